@@ -1,0 +1,9 @@
+//! The trigram index engine shared by tree indexes, huge-file blocks and the server.
+//!
+//! A *document* is a byte range of a file: a small file is one document, a
+//! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
+//! tree the [`planner`] builds from a regex.
+
+pub mod planner;
+pub mod query;
+pub mod trigram;

@@ -1,0 +1,1 @@
+//! Regex → trigram query planning (pending).
