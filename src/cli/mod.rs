@@ -7,6 +7,9 @@
 
 pub mod args;
 pub mod config;
+pub mod index_cmd;
+pub mod indexed;
+pub mod memory;
 pub mod messages;
 pub mod scan;
 pub mod worker;
@@ -53,27 +56,42 @@ fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
             );
         }
     }
-    let args = match SearchArgs::try_parse_from(argv) {
-        Ok(a) => a,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                e.print()?;
-                return Ok((true, false));
-            }
-            return Err(ParseError(e).into());
-        }
-    };
+    let Some(args) = parse::<SearchArgs>(&argv)? else { return Ok((true, false)) };
     messages::set_quiet_errors(args.no_messages);
     let config = Config::from_args(args)?;
     let matched = match config.mode {
         Mode::Types => scan::type_list(&config)?,
         Mode::Files => scan::files(&config)?,
         Mode::Search(_) if !config.matches_possible() => false,
-        Mode::Search(mode) if config.threads == 1 => scan::search(&config, mode)?,
-        Mode::Search(mode) => scan::search_parallel(&config, mode)?,
+        Mode::Search(mode) => {
+            let filter = indexed::IndexFilter::open(&config);
+            let matched = if config.threads == 1 {
+                scan::search(&config, mode, filter.as_ref())?
+            } else {
+                scan::search_parallel(&config, mode, filter.as_ref())?
+            };
+            if let Some(f) = filter.as_ref().filter(|_| config.print_stats) {
+                f.print_stats();
+            }
+            matched
+        }
     };
     Ok((matched, config.quiet))
+}
+
+/// Parses `argv` as `T`; `None` when help or the version was printed instead.
+fn parse<T: Parser>(argv: &[OsString]) -> anyhow::Result<Option<T>> {
+    match T::try_parse_from(argv) {
+        Ok(a) => Ok(Some(a)),
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.print()?;
+                return Ok(None);
+            }
+            Err(ParseError(e).into())
+        }
+    }
 }
 
 /// A command-line parse error, printed by clap in its own format.

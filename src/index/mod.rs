@@ -4,6 +4,8 @@
 //! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
 //! tree the [`planner`] builds from a regex.
 
+pub mod extract;
+pub mod location;
 pub mod planner;
 pub mod query;
 pub mod trigram;
