@@ -4,6 +4,11 @@
 //! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
 //! tree the [`planner`] builds from a regex.
 
+pub mod error;
+pub mod format;
 pub mod planner;
+pub mod postings;
 pub mod query;
+pub mod sort;
+pub mod table;
 pub mod trigram;
