@@ -96,15 +96,28 @@ impl TrigramEntry {
 }
 
 /// Streams posting lists into a writer, one trigram at a time, and returns
-/// a [`TrigramEntry`] per list. Memory does not depend on list length.
+/// a [`TrigramEntry`] per list. Memory does not depend on list length: the
+/// bytes of the current list are written out (and checksummed) in chunks.
 #[derive(Debug)]
 pub struct PostingEncoder {
-    current: Option<(Trigram, u32, DocId, crc32fast::Hasher, u64)>,
+    current: Option<OpenList>,
     written: u64,
-    scratch: Vec<u8>,
+    pending: Vec<u8>,
     /// Total postings written.
     pub postings: u64,
 }
+
+#[derive(Debug)]
+struct OpenList {
+    trigram: Trigram,
+    count: u32,
+    prev: DocId,
+    hasher: crc32fast::Hasher,
+    offset: u64,
+}
+
+/// Bytes of a list buffered before they are written out.
+const ENCODER_CHUNK: usize = 64 << 10;
 
 impl Default for PostingEncoder {
     fn default() -> Self {
@@ -115,7 +128,7 @@ impl Default for PostingEncoder {
 impl PostingEncoder {
     /// A fresh encoder at offset 0 of the postings section.
     pub fn new() -> Self {
-        PostingEncoder { current: None, written: 0, scratch: Vec::new(), postings: 0 }
+        PostingEncoder { current: None, written: 0, pending: Vec::new(), postings: 0 }
     }
 
     /// Adds `(trigram, doc)`; pairs must come sorted by trigram then doc.
@@ -128,40 +141,54 @@ impl PostingEncoder {
         doc: DocId,
     ) -> io::Result<Option<TrigramEntry>> {
         let mut done = None;
-        self.scratch.clear();
         match &mut self.current {
-            Some((t, count, prev, hasher, _)) if *t == trigram => {
-                if doc == *prev {
+            Some(l) if l.trigram == trigram => {
+                if doc == l.prev {
                     return Ok(None);
                 }
-                debug_assert!(doc > *prev, "pairs out of order");
-                put_varint(&mut self.scratch, doc.wrapping_sub(*prev).wrapping_sub(1));
-                hasher.update(&self.scratch);
-                *count += 1;
-                *prev = doc;
+                debug_assert!(doc > l.prev, "pairs out of order");
+                put_varint(&mut self.pending, doc.wrapping_sub(l.prev).wrapping_sub(1));
+                l.count += 1;
+                l.prev = doc;
+                if self.pending.len() >= ENCODER_CHUNK {
+                    self.flush_pending(out)?;
+                }
             }
             _ => {
-                done = self.close();
-                put_varint(&mut self.scratch, doc);
-                let mut hasher = crc32fast::Hasher::new();
-                hasher.update(&self.scratch);
-                self.current = Some((trigram, 1, doc, hasher, self.written));
+                done = self.close(out)?;
+                put_varint(&mut self.pending, doc);
+                self.current = Some(OpenList {
+                    trigram,
+                    count: 1,
+                    prev: doc,
+                    hasher: crc32fast::Hasher::new(),
+                    offset: self.written,
+                });
             }
         }
-        out.write_all(&self.scratch)?;
-        self.written += self.scratch.len() as u64;
         self.postings += 1;
         Ok(done)
     }
 
-    /// Ends the last list and returns its entry, if any.
-    pub fn close(&mut self) -> Option<TrigramEntry> {
-        self.current.take().map(|(trigram, count, _, hasher, offset)| TrigramEntry {
-            trigram,
-            count,
-            offset,
-            crc: hasher.finalize(),
-        })
+    fn flush_pending(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if let Some(l) = &mut self.current {
+            l.hasher.update(&self.pending);
+        }
+        out.write_all(&self.pending)?;
+        self.written += self.pending.len() as u64;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Ends the open list, writing its last bytes, and returns its entry.
+    pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
+        self.flush_pending(out)?;
+        Ok(self.current.take().map(|l| TrigramEntry {
+            trigram: l.trigram,
+            count: l.count,
+            offset: l.offset,
+            crc: l.hasher.finalize(),
+        }))
     }
 
     /// Bytes written so far.
@@ -322,7 +349,7 @@ mod tests {
         for (t, d) in pairs {
             entries.extend(enc.push(&mut out, t, d).unwrap());
         }
-        entries.extend(enc.close());
+        entries.extend(enc.close(&mut out).unwrap());
         assert_eq!(entries.len(), 3);
         assert_eq!(enc.postings, 5);
         let ends: Vec<u64> =

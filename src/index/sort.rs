@@ -273,11 +273,9 @@ mod tests {
         *seed >> 33
     }
 
-    fn sort_with(
-        budget: usize,
-        n: usize,
-        seed: u64,
-    ) -> (Vec<(u32, u32)>, Vec<(u32, u32)>, SortStats) {
+    type Pairs = Vec<(u32, u32)>;
+
+    fn sort_with(budget: usize, n: usize, seed: u64) -> (Pairs, Pairs, SortStats) {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ExternalSorter::new(dir.path(), budget);
         let mut reference = Vec::new();

@@ -149,7 +149,7 @@ pub fn decode_doc(docs: &[u8], i: usize) -> DocMeta {
 /// Returns `(file_count, doc_count)`.
 pub fn validate(files: &[u8], paths: &[u8], docs: &[u8]) -> Result<(u32, u32), IndexError> {
     let c = IndexError::corrupt;
-    if files.len() % FILE_RECORD_LEN != 0 || docs.len() % DOC_RECORD_LEN != 0 {
+    if !files.len().is_multiple_of(FILE_RECORD_LEN) || !docs.len().is_multiple_of(DOC_RECORD_LEN) {
         return Err(c("file or document table has a partial record"));
     }
     let nfiles = u32::try_from(files.len() / FILE_RECORD_LEN).map_err(|_| c("too many files"))?;
