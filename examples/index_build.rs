@@ -6,8 +6,8 @@
 //! per posting, peak private memory (RssAnon, sampled every 5 ms), and the
 //! cost of opening the index and of checksumming the whole file.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use trigrep::index::reader::IndexReader;
@@ -42,10 +42,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let base = rss_anon_kib();
 
     let start = Instant::now();
-    let mut w = IndexWriterBuilder::new()
-        .memory_budget(budget_mib << 20)
-        .spill_dir(dir.path())
-        .build();
+    let mut w =
+        IndexWriterBuilder::new().memory_budget(budget_mib << 20).spill_dir(dir.path()).build();
     let per_doc = 50u64;
     let mut x = 0x1234_5678_9abc_def0u64;
     let mut ts = Vec::with_capacity(per_doc as usize);
@@ -87,11 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.bytes
     );
     println!("sort: {:?}", s.sort);
-    println!(
-        "RssAnon: base {} MiB, peak {} MiB",
-        base / 1024,
-        peak.load(Ordering::Relaxed) / 1024
-    );
+    println!("RssAnon: base {} MiB, peak {} MiB", base / 1024, peak.load(Ordering::Relaxed) / 1024);
 
     let t = Instant::now();
     let r = IndexReader::open(dir.path())?;
