@@ -16,8 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The name of the index file inside an index directory.
-pub const INDEX_FILE: &str = "index.tg";
+pub use super::storage::INDEX_FILE;
 
 /// The name of the text file recording which tree an index directory belongs to.
 pub const ROOT_FILE: &str = "ROOT";

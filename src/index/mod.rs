@@ -6,6 +6,14 @@
 
 pub mod extract;
 pub mod location;
+pub mod error;
+pub mod format;
 pub mod planner;
+pub mod postings;
 pub mod query;
+pub mod reader;
+pub mod sort;
+pub mod storage;
+pub mod table;
 pub mod trigram;
+pub mod writer;
