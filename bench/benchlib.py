@@ -312,3 +312,107 @@ def load_disk_bw(arg):
         with open(arg) as f:
             return float(json.load(f)["disk_cold_best_Bps"])
     return parse_bw(arg)
+
+
+# --------------------------------------------------------- output check ---
+
+def _first_diff_index(a, b):
+    n = min(len(a), len(b))
+    step = 4096
+    i = 0
+    while i < n and a[i:i + step] == b[i:i + step]:
+        i += step
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def compare_outputs(argv_a, argv_b, cwd=None, timeout=None):
+    """Run two commands at once and compare their stdout streams byte for
+    byte in O(chunk) memory (outputs may be many GB). Returns a dict with
+    equal, rc/bytes/lines/err per side ("a", "b") and, if they differ,
+    first_diff_line (1-based) and the two differing lines (first 300 bytes;
+    "<EOF>" when one output ended)."""
+    import tempfile
+    import threading
+    errs = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+    ps = [subprocess.Popen(av, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=e) for av, e in zip((argv_a, argv_b), errs)]
+    timers = []
+    if timeout:
+        for p in ps:
+            t = threading.Timer(timeout, p.kill)
+            t.start()
+            timers.append(t)
+    fds = [p.stdout.fileno() for p in ps]
+    bufs = [b"", b""]
+    eof = [False, False]
+    total = [0, 0]
+    lines = [0, 0]
+    done_lines = 0
+    diff = None
+
+    def find_diff(at_eof):
+        k = _first_diff_index(bufs[0], bufs[1])
+        ls = bufs[0].rfind(b"\n", 0, k) + 1
+        out = []
+        for b, e in zip(bufs, at_eof):
+            if ls >= len(b) and e:
+                out.append(b"<EOF>")
+            else:
+                nl = b.find(b"\n", ls)
+                out.append(b[ls:nl if nl >= 0 else len(b)][:300])
+        return {"first_diff_line": done_lines + bufs[0].count(b"\n", 0, ls) + 1,
+                "a_line": out[0], "b_line": out[1]}
+
+    while not (eof[0] and eof[1]):
+        if eof[0]:
+            i = 1
+        elif eof[1]:
+            i = 0
+        else:
+            i = 0 if len(bufs[0]) <= len(bufs[1]) else 1
+        chunk = os.read(fds[i], READ_CHUNK)
+        if not chunk:
+            eof[i] = True
+        else:
+            total[i] += len(chunk)
+            lines[i] += chunk.count(b"\n")
+            if diff is not None:
+                continue
+            bufs[i] += chunk
+        if diff is not None:
+            continue
+        n = min(len(bufs[0]), len(bufs[1]))
+        if bufs[0][:n] != bufs[1][:n]:
+            diff = find_diff(eof)
+            bufs = [b"", b""]
+            continue
+        if eof[0] and eof[1]:
+            break
+        cut = bufs[0].rfind(b"\n", 0, n) + 1
+        if cut:
+            done_lines += bufs[0].count(b"\n", 0, cut)
+            bufs = [bufs[0][cut:], bufs[1][cut:]]
+    if diff is None and bufs[0] != bufs[1]:
+        diff = find_diff((True, True))
+    rcs = [p.wait() for p in ps]
+    for t in timers:
+        t.cancel()
+    for p in ps:
+        p.stdout.close()
+    err = []
+    for e in errs:
+        e.seek(0)
+        err.append(e.read(4096).decode("utf-8", "replace"))
+        e.close()
+    r = {"equal": diff is None and rcs[0] == rcs[1],
+         "a": {"rc": rcs[0], "out_bytes": total[0], "lines": lines[0], "err": err[0][:500]},
+         "b": {"rc": rcs[1], "out_bytes": total[1], "lines": lines[1], "err": err[1][:500]}}
+    if diff:
+        r.update(first_diff_line=diff["first_diff_line"],
+                 a_line=diff["a_line"].decode("utf-8", "replace"),
+                 b_line=diff["b_line"].decode("utf-8", "replace"))
+    elif rcs[0] != rcs[1]:
+        r.update(first_diff_line=0, a_line="(same output)", b_line="(same output)")
+    return r

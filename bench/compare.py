@@ -7,7 +7,8 @@
 # every run and the drop verified), tg and rg alternated run by run. Reports
 # median and min-max per tool, the ratio rg/tg (>1 = tg faster) for hot, cold
 # and hot+cold, and totals. Before timing a query it runs both tools once with
-# `--sort path` (trees) and compares their stdout byte for byte; a query whose
+# `--sort path` (trees), concurrently, and compares their stdout streams byte
+# for byte (in constant memory); a query whose
 # outputs differ is reported as a mismatch and not timed.
 #
 # Corpus: any directory or file; the project's are those of
@@ -59,16 +60,6 @@ def parse_queries(path):
     if dup:
         sys.exit("%s: duplicate query names: %s" % (path, ", ".join(sorted(dup))))
     return qs
-
-
-def first_diff(a, b):
-    la, lb = a.split(b"\n"), b.split(b"\n")
-    for i, (x, y) in enumerate(zip(la, lb)):
-        if x != y:
-            return i + 1, x[:300], y[:300]
-    i = min(len(la), len(lb))
-    return i + 1, (la[i][:300] if i < len(la) else b"<EOF>"), \
-        (lb[i][:300] if i < len(lb) else b"<EOF>")
 
 
 def main():
@@ -160,30 +151,25 @@ def main():
         rows.append(row)
         B.log("[%d/%d] %s: %s" % (qi + 1, len(queries), q["name"], shlex.join(q["args"])))
         # ---- output equality check
-        chk = {t: B.run_drained(argv(t, q, is_tree), cwd=cwd, keep_output=True,
-                                timeout=a.timeout) for t in TOOLS}
-        otg, org = chk["tg"]["out"], chk["rg"]["out"]
-        row["check"] = {t: {"rc": chk[t]["rc"], "out_bytes": chk[t]["out_bytes"],
-                            "lines": chk[t]["out"].count(b"\n"),
-                            "err": chk[t]["err"][:500]} for t in TOOLS}
-        if otg != org or chk["tg"]["rc"] != chk["rg"]["rc"]:
-            ln, x, y = first_diff(otg, org)
+        chk = B.compare_outputs(argv("tg", q, is_tree), argv("rg", q, is_tree),
+                                cwd=cwd, timeout=a.timeout)
+        row["check"] = {"tg": chk["a"], "rg": chk["b"]}
+        if not chk["equal"]:
             row["mismatch"] = {
-                "first_diff_line": ln, "tg": x.decode("utf-8", "replace"),
-                "rg": y.decode("utf-8", "replace"),
-                "tg_lines": otg.count(b"\n"), "rg_lines": org.count(b"\n"),
-                "tg_rc": chk["tg"]["rc"], "rg_rc": chk["rg"]["rc"]}
+                "first_diff_line": chk["first_diff_line"], "tg": chk["a_line"],
+                "rg": chk["b_line"], "tg_lines": chk["a"]["lines"],
+                "rg_lines": chk["b"]["lines"], "tg_rc": chk["a"]["rc"],
+                "rg_rc": chk["b"]["rc"]}
             B.log("  MISMATCH at line %d: tg %r vs rg %r (lines %d vs %d, rc %d vs %d)" % (
-                ln, x[:120], y[:120], row["mismatch"]["tg_lines"],
-                row["mismatch"]["rg_lines"], chk["tg"]["rc"], chk["rg"]["rc"]))
+                chk["first_diff_line"], chk["a_line"][:120], chk["b_line"][:120],
+                chk["a"]["lines"], chk["b"]["lines"], chk["a"]["rc"], chk["b"]["rc"]))
             continue
-        if chk["rg"]["rc"] == 2:
-            row["error"] = chk["rg"]["err"][:500]
+        if chk["b"]["rc"] == 2:
+            row["error"] = chk["b"]["err"][:500]
             B.log("  both tools failed (rc 2): %s" % row["error"].strip())
             continue
-        row["out_bytes"] = len(org)
-        row["out_lines"] = org.count(b"\n")
-        del chk, otg, org
+        row["out_bytes"] = chk["b"]["out_bytes"]
+        row["out_lines"] = chk["b"]["lines"]
         # ---- timing: alternate tools, swapping the order every round (ABBA)
         for mode in (("hot",) if hot else ()) + (("cold",) if cold else ()):
             runs = {t: [] for t in TOOLS}
