@@ -19,8 +19,8 @@
 //!   (ends) with one of their strings;
 //! * `query` — a trigram query every match's own trigrams satisfy.
 //!
-//! Strings live in bounded sets ([`strset`]) and are ASCII-folded like the
-//! index, so case variants collapse. Literals and small character classes
+//! Strings live in bounded sets (the private `strset` module) and are
+//! ASCII-folded like the index, so case variants collapse. Literals and small character classes
 //! (up to `CLASS_CAP` strings, a character being its UTF-8 bytes) are exact
 //! sets; bigger classes match "any character". Concatenation takes cross
 //! products of exact sets, or extends the prefix (suffix) set with the next
@@ -597,5 +597,11 @@ mod tests {
         assert_eq!(q.simplify(), Query::All);
         let q = Query::And(vec![Query::Or(vec![]), t(b"abc")]);
         assert_eq!(q.simplify(), Query::Nothing);
+        let q = Query::Or(vec![
+            Query::And(vec![t(b"abc"), t(b"bcd")]),
+            Query::And(vec![t(b"xyz"), t(b"abc"), t(b"yzw")]),
+        ]);
+        assert_eq!(q.simplify().to_string(), r#"("abc" & ("bcd" | ("xyz" & "yzw")))"#);
+        assert_eq!(show("[0-9a-f]-deadbeef").matches("eef").count(), 1, "common terms factored");
     }
 }

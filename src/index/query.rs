@@ -131,21 +131,45 @@ fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
     }
     // Absorption: drop a child of the opposite kind that has a sibling as
     // one of its own children.
-    let out: Vec<Query> = out
-        .iter()
-        .filter(|q| match q {
-            Query::Or(sub) if is_and => !sub.iter().any(|s| seen.contains(s)),
-            Query::And(sub) if !is_and => !sub.iter().any(|s| seen.contains(s)),
-            _ => true,
-        })
-        .cloned()
-        .collect();
+    out.retain(|q| match q {
+        Query::Or(sub) if is_and => !sub.iter().any(|s| seen.contains(s)),
+        Query::And(sub) if !is_and => !sub.iter().any(|s| seen.contains(s)),
+        _ => true,
+    });
     match out.len() {
         0 => neutral,
         1 => out.into_iter().next().unwrap_or(neutral),
         _ if is_and => Query::And(out),
-        _ => Query::Or(out),
+        _ => factor_or(out),
     }
+}
+
+/// Builds `Or(alts)` (already simplified, at least two alternatives), with
+/// the terms every alternative requires pulled out:
+/// `(c & a) | (c & b)` → `c & (a | b)`.
+fn factor_or(alts: Vec<Query>) -> Query {
+    let terms = |q: &Query| -> Vec<Query> {
+        match q {
+            Query::And(sub) => sub.clone(),
+            q => vec![q.clone()],
+        }
+    };
+    let mut common: Vec<Query> = terms(&alts[0]);
+    for alt in &alts[1..] {
+        let here: HashSet<Query> = terms(alt).into_iter().collect();
+        common.retain(|t| here.contains(t));
+        if common.is_empty() {
+            return Query::Or(alts);
+        }
+    }
+    let factored: HashSet<&Query> = common.iter().collect();
+    let mut rest = Query::Nothing;
+    for alt in &alts {
+        let left: Vec<Query> = terms(alt).into_iter().filter(|t| !factored.contains(t)).collect();
+        // An alternative made only of common terms makes the OR true.
+        rest = rest.or(Query::And(left));
+    }
+    Query::And(common).and(rest).simplify()
 }
 
 impl fmt::Display for Query {
