@@ -530,6 +530,17 @@ mod tests {
         let lits: Vec<String> = (0..2000).map(|i| format!("pattern{i}x")).collect();
         let qs = plan(&lits, &PlanOptions::default());
         assert!(lits.iter().all(|w| accepts(&qs, w)));
+        // Deep nesting (near the parser's nest limit) and nested counted
+        // repetitions stay bounded.
+        let nested = format!("{}abc{}", "(?:b|".repeat(120), ")".repeat(120));
+        assert_eq!(show(&nested), "ALL");
+        let reps = format!("{}ab{}", "(?:".repeat(120), "){2,3}".repeat(120));
+        assert_eq!(show(&reps), r#"("aba" & "bab")"#);
+        let q = planned("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}");
+        assert!(q.node_count() < 2000);
+        let text = format!("{}z", format!("{}y", "axbxcxdxexfxgxhx").repeat(8)).repeat(64);
+        assert!(regex::Regex::new("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}").unwrap().is_match(&text));
+        assert!(accepts(&q, &text));
         let long = "abcdefghij".repeat(1000);
         assert!(accepts(&planned(&long), &long));
     }

@@ -43,6 +43,9 @@ fn leaf() -> impl Strategy<Value = String> {
         ])
         .prop_map(String::from),
         1 => select(vec!["^", "$", "\\b", "\\B", "\\A", "\\z", ""]).prop_map(String::from),
+        // Raw bytes (invalid UTF-8 on their own) and an empty class.
+        1 => select(vec!["(?-u:\\xC3)", "(?-u:[\\x80-\\xFF])", "(?-u:\\xA9a)", "(?-i:[^\\x00-\\x{10FFFF}])"])
+            .prop_map(String::from),
     ]
 }
 
