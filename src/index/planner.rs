@@ -20,22 +20,38 @@
 //! * `query` — a trigram query every match's own trigrams satisfy.
 //!
 //! Strings live in bounded sets (the private `strset` module) and are
-//! ASCII-folded like the index, so case variants collapse. Literals and small character classes
-//! (up to `CLASS_CAP` strings, a character being its UTF-8 bytes) are exact
+//! ASCII-folded like the index, so ASCII case variants collapse; non-ASCII
+//! variants the parser adds under `(?i)` (such as the Kelvin sign for `k`)
+//! stay alternatives. Literals and small character classes (up to 32
+//! strings after folding, a character being its UTF-8 bytes) are exact
 //! sets; bigger classes match "any character". Concatenation takes cross
 //! products of exact sets, or extends the prefix (suffix) set with the next
 //! (previous) node's strings, and adds the trigrams that straddle the seam.
 //! Alternation unions the sets and ORs the queries. `x?` is `x|""`; `x*` is
 //! `x+|""`; `x+` keeps `x`'s prefixes and suffixes but loses exactness;
-//! `x{n,m}` concatenates a bounded number of copies. Anchors and word
-//! boundaries match the empty string; groups are transparent.
+//! `x{n,m}` concatenates at most 8 copies of `x`, then `x+`. Anchors and
+//! word boundaries match the empty string; groups are transparent.
 //!
-//! Sets are kept small: an exact set with more than `MAX_EXACT` strings, or
-//! whose strings are all at least 4 bytes long, is turned into a query (the
-//! OR over its strings of the AND of their trigrams) plus prefix and suffix
+//! Sets are kept small: an exact set with more than 16 strings, or whose
+//! strings are all at least 4 bytes long, is turned into a query (the OR
+//! over its strings of the AND of their trigrams) plus prefix and suffix
 //! sets; prefix and suffix sets add their own query, then are cut to two
-//! bytes per string, or fewer while more than `MAX_SET` strings remain.
-//! Trigrams containing `\n` are never required.
+//! bytes per string, or fewer while more than 20 strings remain. The
+//! result is simplified ([`Query::simplify`]) and replaced by `Query::All`
+//! if it still has more than 100,000 nodes.
+//!
+//! Trigrams containing `\n` are never required: a string is treated as
+//! split at its newlines, because the searcher may see a line terminator
+//! where the document holds a NUL byte.
+//!
+//! # Known limits
+//!
+//! Sound, but wider than necessary: Unicode `\d`, `\w`, `\s` and other
+//! classes of more than 32 characters match anything (`\d{4}-\d{2}` plans
+//! to `All`; with `--no-unicode` it does not); `x+` forgets how many copies
+//! it saw (`ab+c` plans to `All`, not `(abb|abc) & (abc|bbc)`); sets cut
+//! to two bytes lose trigrams that need more context. `-S` plans like `-i`,
+//! which only widens non-ASCII letters.
 //!
 //! ```
 //! use trigrep::index::planner::{plan, PlanOptions};
