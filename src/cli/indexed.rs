@@ -70,6 +70,7 @@ impl IndexFilter {
                 multi_line: config.multiline,
                 dot_matches_new_line: config.multiline_dotall,
                 unicode: config.unicode,
+                ..PlanOptions::default()
             },
         );
         if query == Query::All {

@@ -49,12 +49,25 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
 
 /// Parses and runs; returns whether anything matched and whether `-q` was given.
 fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
-    if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
-        if SUBCOMMANDS.contains(&sub) {
+    match argv.get(1).and_then(|a| a.to_str()) {
+        Some("index") => {
+            if let Some(args) = parse::<index_cmd::IndexArgs>(&argv[1..])? {
+                index_cmd::run_index(args)?;
+            }
+            return Ok((true, false));
+        }
+        Some("status") => {
+            if let Some(args) = parse::<index_cmd::StatusArgs>(&argv[1..])? {
+                index_cmd::run_status(args)?;
+            }
+            return Ok((true, false));
+        }
+        Some(sub) if SUBCOMMANDS.contains(&sub) => {
             anyhow::bail!(
                 "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
             );
         }
+        _ => {}
     }
     let Some(args) = parse::<SearchArgs>(&argv)? else { return Ok((true, false)) };
     messages::set_quiet_errors(args.no_messages);

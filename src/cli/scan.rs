@@ -62,7 +62,9 @@ impl Subject {
     /// Whether this subject must be read, given an index (always, without one).
     pub fn needs_search(&self, filter: Option<&IndexFilter>) -> bool {
         match filter {
-            Some(f) if !self.is_stdin() => f.should_search(self.dent.path(), self.dent.metadata().ok()),
+            Some(f) if !self.is_stdin() => {
+                f.should_search(self.dent.path(), self.dent.metadata().ok())
+            }
             _ => true,
         }
     }

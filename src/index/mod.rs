@@ -4,10 +4,10 @@
 //! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
 //! tree the [`planner`] builds from a regex.
 
-pub mod extract;
-pub mod location;
 pub mod error;
+pub mod extract;
 pub mod format;
+pub mod location;
 pub mod planner;
 pub mod postings;
 pub mod query;
