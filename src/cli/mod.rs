@@ -1,14 +1,19 @@
 //! The `tg` command line: parse, resolve, dispatch.
 //!
 //! [`args`] mirrors the flags, [`config`] resolves them, [`scan`] searches
-//! without an index, [`worker`] searches one haystack, [`messages`] reports.
+//! without an index, [`worker`] searches one haystack, [`chunked`] searches
+//! one huge file on every core, [`io`] chooses how its bytes are read,
+//! [`stats`] counts what trigrep's `--stats` prints, [`messages`] reports.
 //! Subcommands (`index`, `status`, ...) are recognised by the first argument
 //! only, so `tg -e index` searches for the word.
 
 pub mod args;
+pub mod chunked;
 pub mod config;
+pub mod io;
 pub mod messages;
 pub mod scan;
+pub mod stats;
 pub mod worker;
 
 use std::ffi::OsString;
