@@ -467,8 +467,10 @@ enum Combine {
 /// Writes chunk outputs, in file order, as the output of one search.
 struct Combiner {
     kind: Combine,
+    /// Some chunk had a real match (whatever the printer's `has_match` means).
     has_match: bool,
     stats: Option<Stats>,
+    bytes_searched: u64,
     binary_offset: Option<u64>,
     /// Count mode: the bytes before and after the number, from the first chunk that printed.
     count_frame: Option<(Vec<u8>, Vec<u8>)>,
@@ -494,6 +496,7 @@ impl Combiner {
             kind,
             has_match: false,
             stats: None,
+            bytes_searched: 0,
             binary_offset: None,
             count_frame: None,
             count: 0,
@@ -509,12 +512,18 @@ impl Combiner {
         let r = chunk.result?;
         let bytes = chunk.bytes;
         if let Some(s) = &r.stats {
+            // After binary data, rg counts bytes searched up to its offset only.
+            if self.binary_offset.is_none() {
+                self.bytes_searched += s.bytes_searched();
+            }
             *self.stats.get_or_insert_with(Stats::new) += s;
         }
         if self.binary_offset.is_none() {
             self.binary_offset = r.binary_offset;
         }
-        self.has_match |= r.has_match;
+        // The summary printer's `has_match` means "no match" for --files-without-match.
+        let matched = if self.kind == Combine::WithoutMatch { !r.has_match } else { r.has_match };
+        self.has_match |= matched;
         match self.kind {
             Combine::Concat => out.write_all(&bytes)?,
             Combine::Count => {
@@ -531,7 +540,7 @@ impl Combiner {
                 }
             }
             Combine::WithoutMatch => {
-                if r.has_match {
+                if matched {
                     return Ok(false);
                 }
                 self.last = bytes;
@@ -565,7 +574,7 @@ impl Combiner {
             t.add_elapsed(elapsed);
             t.add_searches(1);
             t.add_searches_with_match(u64::from(self.has_match));
-            t.add_bytes_searched(s.bytes_searched());
+            t.add_bytes_searched(self.bytes_searched);
             t.add_bytes_printed(s.bytes_printed().saturating_sub(self.extra_begin_bytes));
             t.add_matched_lines(s.matched_lines());
             t.add_matches(s.matches());
@@ -592,12 +601,10 @@ impl Combiner {
             }
             _ => {}
         }
-        Ok(SearchResult {
-            has_match: self.has_match,
-            stats,
-            stopped: false,
-            binary_offset: self.binary_offset,
-        })
+        // And the caller reads it the same way.
+        let has_match =
+            if self.kind == Combine::WithoutMatch { !self.has_match } else { self.has_match };
+        Ok(SearchResult { has_match, stats, stopped: false, binary_offset: self.binary_offset })
     }
 }
 
