@@ -85,7 +85,7 @@ fn log_text(lines: usize, eol: &str) -> String {
         x ^= x << 17;
         let level = ["INFO", "WARN", "ERROR", "DEBUG"][(x % 4) as usize];
         let pad = "x".repeat((x >> 8) as usize % 120);
-        let needle = if x % 37 == 0 { " needle" } else { "" };
+        let needle = if x.is_multiple_of(37) { " needle" } else { "" };
         s.push_str(&format!("{i:08} {level} app-{} took {}ms{needle} {pad}{eol}", x % 50, x % 997));
     }
     s

@@ -74,6 +74,7 @@ pub enum IoChoice {
 
 /// The resolved configuration of one `tg` run.
 #[derive(Debug)]
+#[allow(dead_code)] // some fields are only read by the index planner (not built yet)
 pub struct Config {
     /// What the run produces.
     pub mode: Mode,

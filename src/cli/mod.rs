@@ -51,12 +51,12 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
 
 /// Parses and runs; returns whether anything matched and whether `-q` was given.
 fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
-    if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
-        if SUBCOMMANDS.contains(&sub) {
-            anyhow::bail!(
-                "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
-            );
-        }
+    if let Some(sub) = argv.get(1).and_then(|a| a.to_str())
+        && SUBCOMMANDS.contains(&sub)
+    {
+        anyhow::bail!(
+            "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
+        );
     }
     let args = match SearchArgs::try_parse_from(argv) {
         Ok(a) => a,

@@ -101,17 +101,6 @@ impl<W: WriteColor> SearchWorker<W> {
         self.searcher_read.set_start_position(line, offset);
     }
 
-    /// Searches the file at `path`; `explicit` when it was named on the command line.
-    pub fn search_path(
-        &mut self,
-        path: &Path,
-        explicit: bool,
-        mmap: bool,
-    ) -> io::Result<SearchResult> {
-        let file = std::fs::File::open(path)?;
-        self.search(path, explicit, mmap, Haystack::File(&file))
-    }
-
     /// Searches stdin, labelled `<stdin>` in output.
     pub fn search_stdin(&mut self) -> io::Result<SearchResult> {
         let stdin = io::stdin();
