@@ -281,6 +281,12 @@ pub struct SearchArgs {
     /// Memory-map files when possible (same as --io mmap).
     #[arg(long = "mmap")]
     pub mmap: bool,
+    /// Files of at least this many bytes are searched in chunks on all threads.
+    #[arg(long = "chunk-threshold", value_name = "BYTES", hide = true, env = "TG_CHUNK_THRESHOLD")]
+    pub chunk_threshold: Option<u64>,
+    /// The nominal size of one chunk of a huge file, in bytes.
+    #[arg(long = "chunk-size", value_name = "BYTES", hide = true, env = "TG_CHUNK_SIZE")]
+    pub chunk_size: Option<u64>,
     /// Do not use an index even if one exists: scan files directly.
     #[arg(long = "no-index")]
     pub no_index: bool,

@@ -46,6 +46,13 @@ pub enum SearchMode {
     Json,
 }
 
+/// Files from this size up are searched in chunks (see docs/IO.md).
+pub const DEFAULT_CHUNK_THRESHOLD: u64 = 64 << 20;
+
+/// The nominal chunk size: large enough that per-chunk costs vanish, small
+/// enough that a chunk is counted and searched while it is in cache.
+pub const DEFAULT_CHUNK_SIZE: u64 = 4 << 20;
+
 /// How case is treated by the matcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CaseMode {
@@ -54,10 +61,10 @@ enum CaseMode {
     Smart,
 }
 
-/// How files are read: the user's `--io` choice.
+/// How huge files are read: the user's `--io` choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IoChoice {
-    /// Decide per file, from the paths given (as ripgrep does for now).
+    /// Decide per file from its size and free memory ([`super::io::io_choice`]).
     Auto,
     /// Always try to memory-map.
     Mmap,
@@ -67,6 +74,7 @@ pub enum IoChoice {
 
 /// The resolved configuration of one `tg` run.
 #[derive(Debug)]
+#[allow(dead_code)] // some fields are only read by the index planner (not built yet)
 pub struct Config {
     /// What the run produces.
     pub mode: Mode,
@@ -82,8 +90,6 @@ pub struct Config {
     pub quiet: bool,
     /// Collect statistics (for `--stats`, and always for `--json`'s summary).
     pub stats: bool,
-    /// The user asked for `--stats`.
-    pub print_stats: bool,
     /// The number of search threads.
     pub threads: usize,
     /// Sort order of the results, if any.
@@ -352,7 +358,6 @@ impl Config {
             is_one_file,
             quiet,
             stats: args.stats || matches!(mode, Mode::Search(SearchMode::Json)),
-            print_stats: args.stats,
             threads,
             sort,
             no_messages: args.no_messages,
@@ -391,6 +396,11 @@ impl Config {
     /// Whether any line could be printed at all (ripgrep's `matches_possible`).
     pub fn matches_possible(&self) -> bool {
         (self.invert_match || !self.patterns.is_empty()) && self.max_count != Some(0)
+    }
+
+    /// `--stats` was given (JSON collects rg's stats without it).
+    pub fn stats_requested(&self) -> bool {
+        self.args.stats
     }
 
     /// Quit at the first match (`-q` without `--stats`).
@@ -469,13 +479,64 @@ impl Config {
         Ok(b.build())
     }
 
-    /// Whether ripgrep's rule would memory-map: at most 10 paths, all regular files.
-    pub fn default_mmap(&self) -> bool {
-        match self.io {
-            IoChoice::Mmap => true,
-            IoChoice::Read => false,
-            IoChoice::Auto => self.paths.len() <= 10 && self.paths.iter().all(|p| p.is_file()),
+    /// Whether ripgrep would memory-map the files of this run (`--mmap`,
+    /// `--no-mmap`, else at most 10 paths, all regular files).
+    ///
+    /// This decides *semantics*, not speed: rg's mapped and read paths print
+    /// different things for a file with a late NUL byte, so files searched
+    /// whole follow this rule whatever `--io` says; `--io` only picks how
+    /// chunked files are read (see `src/cli/chunked.rs`, docs/IO.md).
+    pub fn rg_mmap(&self) -> bool {
+        if self.args.mmap {
+            true
+        } else if self.args.no_mmap {
+            false
+        } else {
+            self.paths.len() <= 10 && self.paths.iter().all(|p| p.is_file())
         }
+    }
+
+    /// Lines before and after each match (`-B`, `-A`).
+    pub fn context(&self) -> (usize, usize) {
+        self.context
+    }
+
+    /// `--passthru`.
+    pub fn passthru(&self) -> bool {
+        self.args.passthru
+    }
+
+    /// `--null-data`: NUL is the line terminator.
+    pub fn null_data(&self) -> bool {
+        self.args.null_data
+    }
+
+    /// Line numbers are printed (or carried, in JSON).
+    pub fn line_number(&self) -> bool {
+        self.line_number
+    }
+
+    /// The standard printer writes a heading with the path above each file's lines.
+    pub fn prints_heading(&self) -> bool {
+        self.heading && self.with_filename
+    }
+
+    /// Threads that search the chunks of one huge file (`-j`, else one per core).
+    pub fn chunk_threads(&self) -> usize {
+        match self.args.threads {
+            Some(n) if n > 0 => n,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+        }
+    }
+
+    /// Files of at least this many bytes are searched in chunks.
+    pub fn chunk_threshold(&self) -> u64 {
+        self.args.chunk_threshold.unwrap_or(DEFAULT_CHUNK_THRESHOLD)
+    }
+
+    /// The nominal size of one chunk.
+    pub fn chunk_size(&self) -> u64 {
+        self.args.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE)
     }
 
     /// Binary detection for files named on the command line (`explicit`) or found by walking.

@@ -24,7 +24,7 @@ use trigrep::index::table::{FileMeta, flags};
 use trigrep::index::trigram::Trigram;
 use trigrep::index::writer::IndexWriterBuilder;
 
-use super::memory::PeakMemory;
+use super::stats::MemorySampler;
 
 /// `tg index [DIR]`: build (or rebuild) the trigram index of a tree.
 #[derive(Debug, Parser)]
@@ -78,7 +78,7 @@ const BATCH_BYTES: u64 = 32 << 20;
 /// Runs `tg index`.
 pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let peak = PeakMemory::start();
+    let peak = MemorySampler::start();
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{}: not a directory", dir.display());
@@ -128,7 +128,7 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
             summary.postings,
             summary.bytes,
             100.0 * summary.bytes as f64 / total.max(1) as f64,
-            peak.peak_rss_anon() as f64 / (1 << 20) as f64,
+            peak.finish() as f64 / (1 << 20) as f64,
             out.display(),
         );
     }

@@ -29,6 +29,7 @@ pub fn error(msg: impl std::fmt::Display) {
 }
 
 /// Prints a warning that does not change the exit code.
+#[allow(dead_code)] // for the index paths (stale or corrupt index warnings)
 pub fn warn(msg: impl std::fmt::Display) {
     line(&msg.to_string());
 }

@@ -1,17 +1,21 @@
 //! The `tg` command line: parse, resolve, dispatch.
 //!
 //! [`args`] mirrors the flags, [`config`] resolves them, [`scan`] searches
-//! without an index, [`worker`] searches one haystack, [`messages`] reports.
+//! without an index, [`worker`] searches one haystack, [`chunked`] searches
+//! one huge file on every core, [`io`] chooses how its bytes are read,
+//! [`stats`] counts what trigrep's `--stats` prints, [`messages`] reports.
 //! Subcommands (`index`, `status`, ...) are recognised by the first argument
 //! only, so `tg -e index` searches for the word.
 
 pub mod args;
+pub mod chunked;
 pub mod config;
 pub mod index_cmd;
 pub mod indexed;
-pub mod memory;
+pub mod io;
 pub mod messages;
 pub mod scan;
+pub mod stats;
 pub mod worker;
 
 use std::ffi::OsString;
@@ -83,7 +87,7 @@ fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
             } else {
                 scan::search_parallel(&config, mode, filter.as_ref())?
             };
-            if let Some(f) = filter.as_ref().filter(|_| config.print_stats) {
+            if let Some(f) = filter.as_ref().filter(|_| config.stats_requested()) {
                 f.print_stats();
             }
             matched

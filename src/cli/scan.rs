@@ -4,7 +4,9 @@
 //! runs the walker's threads and prints each file's buffered output whole.
 //! Both report per-file errors through [`super::messages`] and go on.
 
+use std::fs::File;
 use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,10 +16,13 @@ use grep_printer::Stats;
 use ignore::{DirEntry, WalkState};
 
 use super::args::SortBy;
-use super::config::{Config, SearchMode};
+use super::chunked::{self, ChunkEngine};
+use super::config::{Config, IoChoice, SearchMode};
 use super::indexed::IndexFilter;
+use super::io::{QueryKind, Strategy, io_choice, mem_available};
 use super::messages;
-use super::worker::{Printer, SearchWorker};
+use super::stats::{RunClock, RunStats};
+use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
 /// One thing to search: a walked entry with the display rules applied.
 pub struct Subject {
@@ -78,41 +83,129 @@ impl Subject {
     }
 }
 
-/// Searches `subject` with `worker`, choosing the read strategy.
+/// Searches `subject` with `worker`; files whole, with ripgrep's map-or-read
+/// rule (`mmap`). Walker threads use this for every file.
 fn search_subject<W: termcolor::WriteColor>(
-    config: &Config,
     worker: &mut SearchWorker<W>,
     subject: &Subject,
     mmap: bool,
-) -> io::Result<super::worker::SearchResult> {
+    run: &mut RunStats,
+) -> io::Result<SearchResult> {
     if subject.is_stdin() {
-        worker.search_stdin()
-    } else {
-        let _ = config;
-        worker.search_path(subject.path(), subject.is_explicit(), mmap)
+        return worker.search_stdin();
+    }
+    let file = File::open(subject.path())?;
+    run.file("sequential", if mmap { "mmap" } else { "read" });
+    run.bytes_read += file.metadata().map_or(0, |m| m.len());
+    worker.search(subject.path(), subject.is_explicit(), mmap, Haystack::File(&file))
+}
+
+/// The sequential scan's per-run state for huge files.
+struct Huge<'c> {
+    config: &'c Config,
+    mode: SearchMode,
+    engine: Option<ChunkEngine<'c>>,
+    mem_available: Option<Option<u64>>,
+}
+
+impl<'c> Huge<'c> {
+    /// Searches `subject` in chunks when it is a regular file at or above the
+    /// threshold and the flags allow it, else whole like [`search_subject`].
+    fn search<W: termcolor::WriteColor>(
+        &mut self,
+        worker: &mut SearchWorker<W>,
+        subject: &Subject,
+        mmap: bool,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        if subject.is_stdin() {
+            return worker.search_stdin();
+        }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
+        let file = File::open(path)?;
+        let md = file.metadata()?;
+        let size = md.len();
+        if md.is_file() && size >= self.config.chunk_threshold() {
+            let mut head = vec![0; chunked::HEAD_LEN];
+            let got = read_head(&file, &mut head)?;
+            match chunked::fallback_reason(self.config, explicit, &head[..got]) {
+                None => return self.search_chunked(worker, path, explicit, &file, size, run),
+                Some(why) => *run.fallbacks.entry(why).or_default() += 1,
+            }
+        }
+        run.file("sequential", if mmap { "mmap" } else { "read" });
+        run.bytes_read += size;
+        worker.search(path, explicit, mmap, Haystack::File(&file))
+    }
+
+    fn search_chunked<W: termcolor::WriteColor>(
+        &mut self,
+        worker: &mut SearchWorker<W>,
+        path: &Path,
+        explicit: bool,
+        file: &File,
+        size: u64,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let strategy = match self.config.io {
+            IoChoice::Mmap => Strategy::Mmap,
+            IoChoice::Read => Strategy::Read,
+            IoChoice::Auto => {
+                let kind =
+                    if self.config.invert_match { QueryKind::Heavy } else { QueryKind::Light };
+                let avail = *self.mem_available.get_or_insert_with(mem_available);
+                io_choice(size, avail, kind)
+            }
+        };
+        run.file("chunked", if strategy == Strategy::Mmap { "mmap" } else { "read" });
+        if self.engine.is_none() {
+            let engine = ChunkEngine::new(self.config, self.mode).map_err(io::Error::other)?;
+            self.engine = Some(engine);
+        }
+        let engine = self.engine.as_ref().expect("built above");
+        engine.search(path, explicit, file, size, strategy, worker.printer().get_mut(), run)
     }
 }
 
-/// Searches on one thread, in walk (or sorted) order. Returns whether anything matched.
+/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
+fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// Searches on one thread, in walk (or sorted) order; huge files are
+/// searched in chunks on every core. Returns whether anything matched.
 /// With `filter`, files the index rules out are skipped unread.
 pub fn search(
     config: &Config,
     mode: SearchMode,
     filter: Option<&IndexFilter>,
 ) -> anyhow::Result<bool> {
-    let started = Instant::now();
+    let clock = RunClock::start(config.stats_requested());
+    let started = clock.started;
     let stdout = grep_cli::stdout(config.color());
     let printer = Printer::new(config, mode, stdout, true);
     let mut worker = SearchWorker::new(config, config.matcher()?, printer)?;
-    let mmap = config.default_mmap();
+    let mmap = config.rg_mmap();
+    let mut huge = Huge { config, mode, engine: None, mem_available: None };
+    let mut run = RunStats::default();
     let mut stats = config.stats.then(Stats::new);
     let (mut matched, mut searched) = (false, false);
-    for subject in subjects(config)? {
+    let subjects = subjects(config)?;
+    run.setup = started.elapsed();
+    let search_started = Instant::now();
+    for subject in subjects {
         searched = true;
         if !subject.needs_search(filter) {
             continue;
         }
-        let result = match search_subject(config, &mut worker, &subject, mmap) {
+        let result = match huge.search(&mut worker, &subject, mmap, &mut run) {
             Ok(r) => r,
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break,
             Err(err) => {
@@ -128,13 +221,25 @@ pub fn search(
             break;
         }
     }
+    run.search = search_started.elapsed();
     if config.has_implicit_path && !searched {
         nothing_searched();
     }
     if let Some(stats) = stats {
         let _ = print_stats(mode, &stats, started, worker.printer().get_mut());
     }
+    finish_run_stats(config, clock, run, worker.printer().get_mut());
     Ok(matched)
+}
+
+/// Prints trigrep's own statistics on stderr, after flushing the results.
+fn finish_run_stats<W: Write>(config: &Config, clock: RunClock, mut run: RunStats, out: &mut W) {
+    if !config.stats_requested() {
+        return;
+    }
+    let _ = out.flush();
+    clock.finish(&mut run);
+    let _ = run.write(io::stderr().lock());
 }
 
 /// Searches on the walker's threads; each file's output is buffered and printed whole.
@@ -144,18 +249,22 @@ pub fn search_parallel(
     mode: SearchMode,
     filter: Option<&IndexFilter>,
 ) -> anyhow::Result<bool> {
-    let started = Instant::now();
+    let clock = RunClock::start(config.stats_requested());
+    let started = clock.started;
+    let run = Mutex::new(RunStats::default());
     let mut bufwtr = termcolor::BufferWriter::stdout(config.color());
     bufwtr.separator(config.file_separator());
     let printer = Printer::new(config, mode, bufwtr.buffer(), false);
     let worker = SearchWorker::new(config, config.matcher()?, printer)?;
-    let mmap = config.default_mmap();
+    let mmap = config.rg_mmap();
     let stats = config.stats.then(|| Mutex::new(Stats::new()));
+    run.lock().unwrap().setup = started.elapsed();
+    let search_started = Instant::now();
     let matched = AtomicBool::new(false);
     let searched = AtomicBool::new(false);
     let strip = config.has_implicit_path;
     config.walk_builder()?.build_parallel().run(|| {
-        let (bufwtr, stats, matched, searched) = (&bufwtr, &stats, &matched, &searched);
+        let (bufwtr, stats, matched, searched, run) = (&bufwtr, &stats, &matched, &searched, &run);
         let mut worker = worker.clone();
         Box::new(move |result| {
             let Some(subject) = Subject::from_walk(result, strip) else {
@@ -166,7 +275,10 @@ pub fn search_parallel(
                 return WalkState::Continue;
             }
             worker.printer().get_mut().clear();
-            let result = match search_subject(config, &mut worker, &subject, mmap) {
+            let mut mine = RunStats::default();
+            let result = search_subject(&mut worker, &subject, mmap, &mut mine);
+            run.lock().unwrap().merge(&mine);
+            let result = match result {
                 Ok(r) => r,
                 Err(err) => {
                     messages::error(format!("{}: {}", subject.path().display(), err));
@@ -200,6 +312,9 @@ pub fn search_parallel(
         let _ = print_stats(mode, &stats.into_inner().unwrap(), started, &mut buf);
         let _ = bufwtr.print(&buf);
     }
+    let mut run = run.into_inner().unwrap();
+    run.search = search_started.elapsed();
+    finish_run_stats(config, clock, run, &mut io::stdout());
     Ok(matched.load(Ordering::Relaxed))
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use grep_printer::{JSON, Standard, Stats, Summary};
 use grep_regex::RegexMatcher;
-use grep_searcher::{BinaryDetection, Searcher, Sink};
+use grep_searcher::{BinaryDetection, Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 use termcolor::WriteColor;
 
 use super::config::{Config, SearchMode};
@@ -54,6 +54,11 @@ pub struct SearchResult {
     pub has_match: bool,
     /// Per-search statistics, when collected.
     pub stats: Option<Stats>,
+    /// The printer asked the searcher to stop before the end of the haystack
+    /// (`-l`/`-q` after a match, binary data in convert mode, ...).
+    pub stopped: bool,
+    /// The absolute offset of binary data seen by this search, if any.
+    pub binary_offset: Option<u64>,
 }
 
 /// A matcher, searchers for both read strategies, and a printer.
@@ -89,15 +94,11 @@ impl<W: WriteColor> SearchWorker<W> {
         &mut self.printer
     }
 
-    /// Searches the file at `path`; `explicit` when it was named on the command line.
-    pub fn search_path(
-        &mut self,
-        path: &Path,
-        explicit: bool,
-        mmap: bool,
-    ) -> io::Result<SearchResult> {
-        let file = std::fs::File::open(path)?;
-        self.search(path, explicit, mmap, Haystack::File(&file))
+    /// Makes the next searches number lines from `line` and offsets from `offset`
+    /// (a chunk of a larger file; see `vendor/README.md`).
+    pub fn set_start_position(&mut self, line: u64, offset: u64) {
+        self.searcher_mmap.set_start_position(line, offset);
+        self.searcher_read.set_start_position(line, offset);
     }
 
     /// Searches stdin, labelled `<stdin>` in output.
@@ -121,20 +122,86 @@ impl<W: WriteColor> SearchWorker<W> {
         Ok(match &mut self.printer {
             Printer::Standard(p) => {
                 let mut sink = p.sink_with_path(m, path);
-                haystack.search(searcher, m, &mut sink)?;
-                SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() }
+                let t = Tracked::run(haystack, searcher, m, &mut sink)?;
+                t.result(sink.has_match(), sink.stats().cloned())
             }
             Printer::Summary(p) => {
                 let mut sink = p.sink_with_path(m, path);
-                haystack.search(searcher, m, &mut sink)?;
-                SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() }
+                let t = Tracked::run(haystack, searcher, m, &mut sink)?;
+                t.result(sink.has_match(), sink.stats().cloned())
             }
             Printer::Json(p) => {
                 let mut sink = p.sink_with_path(m, path);
-                haystack.search(searcher, m, &mut sink)?;
-                SearchResult { has_match: sink.has_match(), stats: Some(sink.stats().clone()) }
+                let t = Tracked::run(haystack, searcher, m, &mut sink)?;
+                t.result(sink.has_match(), Some(sink.stats().clone()))
             }
         })
+    }
+}
+
+/// A sink that forwards to a printer's sink and records whether it asked to
+/// stop and where binary data was seen.
+struct Tracked<S> {
+    inner: S,
+    stopped: bool,
+    binary_offset: Option<u64>,
+}
+
+impl<S: Sink<Error = io::Error>> Tracked<S> {
+    fn run(
+        haystack: Haystack<'_>,
+        searcher: &mut Searcher,
+        matcher: &RegexMatcher,
+        inner: S,
+    ) -> io::Result<Tracked<()>> {
+        let mut t = Tracked { inner, stopped: false, binary_offset: None };
+        haystack.search(searcher, matcher, &mut t)?;
+        Ok(Tracked { inner: (), stopped: t.stopped, binary_offset: t.binary_offset })
+    }
+
+    fn keep(&mut self, go: bool) -> bool {
+        self.stopped |= !go;
+        go
+    }
+}
+
+impl Tracked<()> {
+    fn result(self, has_match: bool, stats: Option<Stats>) -> SearchResult {
+        SearchResult { has_match, stats, stopped: self.stopped, binary_offset: self.binary_offset }
+    }
+}
+
+impl<S: Sink<Error = io::Error>> Sink for Tracked<S> {
+    type Error = io::Error;
+
+    fn matched(&mut self, s: &Searcher, m: &SinkMatch<'_>) -> io::Result<bool> {
+        let go = self.inner.matched(s, m)?;
+        Ok(self.keep(go))
+    }
+
+    fn context(&mut self, s: &Searcher, c: &SinkContext<'_>) -> io::Result<bool> {
+        let go = self.inner.context(s, c)?;
+        Ok(self.keep(go))
+    }
+
+    fn context_break(&mut self, s: &Searcher) -> io::Result<bool> {
+        let go = self.inner.context_break(s)?;
+        Ok(self.keep(go))
+    }
+
+    fn binary_data(&mut self, s: &Searcher, offset: u64) -> io::Result<bool> {
+        self.binary_offset.get_or_insert(offset);
+        let go = self.inner.binary_data(s, offset)?;
+        Ok(self.keep(go))
+    }
+
+    fn begin(&mut self, s: &Searcher) -> io::Result<bool> {
+        let go = self.inner.begin(s)?;
+        Ok(self.keep(go))
+    }
+
+    fn finish(&mut self, s: &Searcher, f: &SinkFinish) -> io::Result<()> {
+        self.inner.finish(s, f)
     }
 }
 

@@ -1,0 +1,635 @@
+//! One huge file on every core: cut at line ends, searched in parallel,
+//! printed in file order.
+//!
+//! [`ChunkEngine::search`] cuts a file into chunks of about `chunk_size`
+//! bytes that end at a `\n`, searches them on `-j` threads with clones of
+//! one [`SearchWorker`] (each writing into its own buffer), and a
+//! [`Combiner`] writes the buffers to stdout in file order. Every chunk is
+//! searched as a *slice* that starts at its true line number and byte offset
+//! (the vendored grep-searcher's `set_start_position`), so grep-printer
+//! prints exactly what it prints for a search of the whole mapped file —
+//! ripgrep's memory-map semantics, including its binary rule (NUL looked for
+//! in the first 64 KiB of the file, then only in matched lines).
+//!
+//! What cannot be split is refused up front ([`fallback_reason`]): context
+//! lines, `-m`, `-U`, `--passthru`, forced encodings and BOMs, `--null-data`,
+//! per-file headings and separators between files, and binary detection
+//! where ripgrep itself would *read* the file (its read path checks every
+//! buffer, which chunks cannot reproduce). Such files are searched whole on
+//! one thread, and `--stats` says why.
+//!
+//! Chunk bytes come from a memory map or from `pread` into large buffers
+//! ([`Strategy`]); the choice changes speed, never output.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
+use std::time::Instant;
+
+use grep_printer::Stats;
+use termcolor::{Buffer, WriteColor};
+
+use super::config::{Config, SearchMode};
+use super::io::{Strategy, advise_map_sequential, advise_sequential};
+use super::stats::RunStats;
+use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
+
+/// Extra bytes read past a chunk's nominal end to find its last line end.
+const SLACK: u64 = 64 << 10;
+
+/// How many leading bytes of a file [`fallback_reason`] wants to see: the
+/// span ripgrep's memory-map path checks for binary data up front.
+pub const HEAD_LEN: usize = 64 << 10;
+
+/// Why a file cannot be searched in chunks with these flags, if it cannot.
+///
+/// `explicit` says the file was named on the command line; `head` holds the
+/// file's first [`HEAD_LEN`] bytes (BOM sniffing, up-front binary check).
+pub fn fallback_reason(config: &Config, explicit: bool, head: &[u8]) -> Option<&'static str> {
+    use grep_searcher::BinaryDetection;
+    let c = config;
+    let binary = c.binary_detection(explicit);
+    if c.multiline {
+        Some("multiline")
+    } else if c.context() != (0, 0) {
+        Some("context")
+    } else if c.passthru() {
+        Some("passthru")
+    } else if c.max_count.is_some() {
+        Some("max-count")
+    } else if c.null_data() {
+        Some("null-data")
+    } else if c.encoding.as_deref().is_some_and(|e| e != "none") {
+        Some("encoding")
+    } else if c.encoding.is_none() && has_bom(head) {
+        Some("BOM")
+    } else if c.prints_heading() || (c.file_separator().is_some() && !c.is_one_file) {
+        Some("heading or file separators")
+    } else if binary == BinaryDetection::none() {
+        None
+    } else if binary.quit_byte().is_some() {
+        // Quit mode squashes a whole file's output on a late NUL.
+        Some("binary detection: quit")
+    } else if !c.rg_mmap() {
+        // rg's read path checks every buffer; chunks reproduce its map path.
+        Some("binary detection of rg's read path")
+    } else if memchr::memchr(0, head).is_some() {
+        Some("binary data in the first 64 KiB")
+    } else {
+        None
+    }
+}
+
+/// Whether `head` starts with a byte-order mark grep-searcher would sniff.
+fn has_bom(head: &[u8]) -> bool {
+    head.starts_with(b"\xEF\xBB\xBF")
+        || head.starts_with(b"\xFF\xFE")
+        || head.starts_with(b"\xFE\xFF")
+}
+
+/// Searches huge files in chunks; built once per run.
+pub struct ChunkEngine<'c> {
+    config: &'c Config,
+    mode: SearchMode,
+    template: SearchWorker<Buffer>,
+    color: bool,
+    threads: usize,
+    chunk_size: u64,
+}
+
+/// One chunk's outcome, as sent from a worker to the printing thread.
+struct ChunkOut {
+    bytes: Vec<u8>,
+    result: io::Result<SearchResult>,
+    bytes_read: u64,
+}
+
+impl<'c> ChunkEngine<'c> {
+    /// Builds the engine: one worker that every thread clones.
+    pub fn new(config: &'c Config, mode: SearchMode) -> anyhow::Result<ChunkEngine<'c>> {
+        let proto = termcolor::BufferWriter::stdout(config.color()).buffer();
+        let color = proto.supports_color();
+        let printer = Printer::new(config, mode, proto, false);
+        Ok(ChunkEngine {
+            config,
+            mode,
+            template: SearchWorker::new(config, config.matcher()?, printer)?,
+            color,
+            threads: config.chunk_threads().max(1),
+            chunk_size: config.chunk_size().max(1),
+        })
+    }
+
+    /// Searches `file` (`size` bytes, printed as `path`) in chunks with
+    /// `strategy`, writing results to `out` in file order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &self,
+        path: &Path,
+        explicit: bool,
+        file: &File,
+        size: u64,
+        strategy: Strategy,
+        out: &mut dyn Write,
+        stats: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let started = Instant::now();
+        let map = match strategy {
+            Strategy::Mmap => {
+                // SAFETY: like ripgrep, we accept that a file truncated while
+                // mapped may raise SIGBUS; the map is read-only and private.
+                let map = unsafe { memmap2::Mmap::map(file)? };
+                advise_map_sequential(&map);
+                Some(map)
+            }
+            Strategy::Read => {
+                advise_sequential(file);
+                None
+            }
+        };
+        let s = self.chunk_size;
+        let n = size.div_ceil(s).max(1) as usize;
+        let source = Source { file, map: map.as_deref(), size, chunk_size: s };
+        let shared = Shared::new(n, self.config.line_number());
+        let window = 2 * self.threads + 2;
+        let claim = AtomicUsize::new(0);
+        let mut combiner = Combiner::new(self.mode);
+        let mut error = None;
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
+            for _ in 0..self.threads {
+                let tx = tx.clone();
+                let (source, shared, claim) = (&source, &shared, &claim);
+                let mut worker = self.template.clone();
+                let color = self.color;
+                scope.spawn(move || {
+                    let mut buf = Vec::new();
+                    loop {
+                        let i = claim.fetch_add(1, Ordering::Relaxed);
+                        if i >= n || !shared.wait_window(i, window) {
+                            break;
+                        }
+                        let job = Job { source, shared, i, path, explicit, color };
+                        let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
+                            break;
+                        };
+                        if tx.send((i, out)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending = BTreeMap::new();
+            let mut next = 0;
+            let mut going = true;
+            for (i, chunk) in rx {
+                if !going {
+                    continue;
+                }
+                pending.insert(i, chunk);
+                while let Some(chunk) = pending.remove(&next) {
+                    next += 1;
+                    stats.chunks += 1;
+                    stats.bytes_read += chunk.bytes_read;
+                    match combiner.take(chunk, &mut *out) {
+                        Ok(true) => shared.emitted(next),
+                        Ok(false) => {
+                            going = false;
+                            shared.cancel();
+                            break;
+                        }
+                        Err(e) => {
+                            error = Some(e);
+                            going = false;
+                            shared.cancel();
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        combiner.finish(out, started.elapsed())
+    }
+}
+
+/// Loads, numbers and searches one chunk; `None` when the search was cancelled.
+fn search_chunk(
+    worker: &mut SearchWorker<Buffer>,
+    buf: &mut Vec<u8>,
+    job: Job<'_>,
+) -> Option<ChunkOut> {
+    let Job { source, shared, i, path, explicit, color } = job;
+    let (range, start, bytes_read) = match source.load(i, buf) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            shared.publish(i, 0);
+            return Some(ChunkOut { bytes: Vec::new(), result: Err(e), bytes_read: 0 });
+        }
+    };
+    let data: &[u8] = match source.map {
+        Some(map) => &map[range],
+        None => &buf[range],
+    };
+    let line = if shared.lines {
+        shared.publish(i, memchr::memchr_iter(b'\n', data).count() as u64);
+        1 + shared.wait_prefix(i)?
+    } else {
+        1
+    };
+    worker.set_start_position(line, start);
+    let result = worker.search(path, explicit, true, Haystack::Slice(data));
+    let fresh = if color { Buffer::ansi() } else { Buffer::no_color() };
+    let bytes = std::mem::replace(worker.printer().get_mut(), fresh).into_inner();
+    Some(ChunkOut { bytes, result, bytes_read })
+}
+
+/// What a worker needs to search chunk `i`.
+struct Job<'a> {
+    source: &'a Source<'a>,
+    shared: &'a Shared,
+    i: usize,
+    path: &'a Path,
+    explicit: bool,
+    color: bool,
+}
+
+/// Where chunk bytes come from, and how the file is cut.
+struct Source<'a> {
+    file: &'a File,
+    map: Option<&'a [u8]>,
+    size: u64,
+    chunk_size: u64,
+}
+
+impl Source<'_> {
+    /// Loads chunk `i`: returns its byte range (in the map, or in `buf`), its
+    /// absolute start offset and the bytes read from the file.
+    ///
+    /// Chunk `i` spans `[boundary(i), boundary(i + 1))`, where `boundary(k)`
+    /// is just past the first `\n` at or after `k * chunk_size - 1` (0 for
+    /// the first chunk, the file size past the last).
+    fn load(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
+        let s = self.chunk_size;
+        let k = i as u64;
+        if let Some(map) = self.map {
+            let start = boundary_in(map, k, s);
+            let end = boundary_in(map, k + 1, s).max(start);
+            return Ok((start as usize..end as usize, start, end - start));
+        }
+        // Read: [lo, ...) where lo is the first byte that can hold the start boundary.
+        let lo = if k == 0 { 0 } else { k * s - 1 };
+        buf.clear();
+        let mut reader = Window { file: self.file, buf, base: lo, size: self.size };
+        reader.fill_to(((k + 1) * s + SLACK).min(self.size))?;
+        let start = if k == 0 { 0 } else { reader.line_end_from(lo)? };
+        let end = if (k + 1) * s >= self.size {
+            reader.fill_to(self.size)?;
+            self.size
+        } else {
+            reader.line_end_from((k + 1) * s - 1)?
+        }
+        .max(start);
+        let read = reader.buf.len() as u64;
+        Ok(((start - lo) as usize..(end - lo) as usize, start, read))
+    }
+}
+
+/// Boundary `k` in a whole-file slice (see [`Source::load`]).
+fn boundary_in(data: &[u8], k: u64, s: u64) -> u64 {
+    let size = data.len() as u64;
+    if k == 0 {
+        return 0;
+    }
+    let from = k * s - 1;
+    if from >= size {
+        return size;
+    }
+    match memchr::memchr(b'\n', &data[from as usize..]) {
+        Some(j) => from + j as u64 + 1,
+        None => size,
+    }
+}
+
+/// A growing window of a file read with `pread`, starting at `base`.
+struct Window<'a> {
+    file: &'a File,
+    buf: &'a mut Vec<u8>,
+    base: u64,
+    size: u64,
+}
+
+impl Window<'_> {
+    /// Reads until the window covers `[base, upto)` (or the file's end).
+    fn fill_to(&mut self, upto: u64) -> io::Result<()> {
+        let upto = upto.min(self.size);
+        let have = self.base + self.buf.len() as u64;
+        if upto <= have {
+            return Ok(());
+        }
+        let old = self.buf.len();
+        self.buf.resize(old + (upto - have) as usize, 0);
+        let mut filled = old;
+        while filled < self.buf.len() {
+            let got = self.file.read_at(&mut self.buf[filled..], self.base + filled as u64)?;
+            if got == 0 {
+                break;
+            }
+            filled += got;
+        }
+        self.buf.truncate(filled);
+        Ok(())
+    }
+
+    /// The absolute offset just past the first `\n` at or after `from`
+    /// (the file size if there is none), reading further as needed.
+    fn line_end_from(&mut self, from: u64) -> io::Result<u64> {
+        let mut searched = from;
+        loop {
+            let have = self.base + self.buf.len() as u64;
+            if searched < have {
+                let rel = (searched - self.base) as usize;
+                if let Some(j) = memchr::memchr(b'\n', &self.buf[rel..]) {
+                    return Ok(searched + j as u64 + 1);
+                }
+                searched = have;
+            }
+            if have >= self.size {
+                return Ok(self.size);
+            }
+            let more = (self.buf.len() as u64).max(1 << 20);
+            self.fill_to(have + more)?;
+            if self.base + self.buf.len() as u64 == have {
+                return Ok(have);
+            }
+        }
+    }
+}
+
+/// State shared by the workers and the printing thread.
+struct Shared {
+    state: Mutex<State>,
+    cv: Condvar,
+    /// Line numbers are printed: chunks must know how many lines precede them.
+    lines: bool,
+}
+
+struct State {
+    /// Chunks printed so far (workers stay within a window past this).
+    emitted: usize,
+    /// The search stopped (a chunk asked to stop, or an error).
+    cancelled: bool,
+    /// Newlines per chunk, once counted.
+    counts: Vec<Option<u64>>,
+    /// The leading chunks whose counts are all known.
+    known: usize,
+    /// Newlines before chunk `i`, valid for `i <= known`.
+    before: Vec<u64>,
+}
+
+impl Shared {
+    fn new(n: usize, lines: bool) -> Shared {
+        let state = State {
+            emitted: 0,
+            cancelled: false,
+            counts: vec![None; n],
+            known: 0,
+            before: vec![0; n + 1],
+        };
+        Shared { state: Mutex::new(state), cv: Condvar::new(), lines }
+    }
+
+    /// Waits until chunk `i` is within `window` chunks of the printed ones;
+    /// false when the search was cancelled.
+    fn wait_window(&self, i: usize, window: usize) -> bool {
+        let mut st = self.state.lock().unwrap();
+        while !st.cancelled && i >= st.emitted + window {
+            st = self.cv.wait(st).unwrap();
+        }
+        !st.cancelled
+    }
+
+    /// Records that chunk `i` holds `count` newlines.
+    fn publish(&self, i: usize, count: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.counts[i] = Some(count);
+        while st.known < st.counts.len() {
+            let Some(c) = st.counts[st.known] else { break };
+            let k = st.known;
+            st.before[k + 1] = st.before[k] + c;
+            st.known += 1;
+        }
+        self.cv.notify_all();
+    }
+
+    /// Waits for the number of newlines before chunk `i`; `None` when cancelled.
+    fn wait_prefix(&self, i: usize) -> Option<u64> {
+        let mut st = self.state.lock().unwrap();
+        while !st.cancelled && st.known < i {
+            st = self.cv.wait(st).unwrap();
+        }
+        if st.cancelled { None } else { Some(st.before[i]) }
+    }
+
+    fn emitted(&self, n: usize) {
+        self.state.lock().unwrap().emitted = n;
+        self.cv.notify_all();
+    }
+
+    fn cancel(&self) {
+        self.state.lock().unwrap().cancelled = true;
+        self.cv.notify_all();
+    }
+}
+
+/// How chunk outputs become one file's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Combine {
+    /// Lines: concatenate in order.
+    Concat,
+    /// `-c`/`--count-matches`: sum the counts, print once.
+    Count,
+    /// `-l`, `-q`: the first chunk with a match decides.
+    FirstMatch,
+    /// `--files-without-match`: printed only if no chunk matched.
+    WithoutMatch,
+    /// `--json`: one begin and one end per file, stats summed.
+    Json,
+}
+
+/// Writes chunk outputs, in file order, as the output of one search.
+struct Combiner {
+    kind: Combine,
+    /// Some chunk had a real match (whatever the printer's `has_match` means).
+    has_match: bool,
+    stats: Option<Stats>,
+    bytes_searched: u64,
+    binary_offset: Option<u64>,
+    /// Count mode: the bytes before and after the number, from the first chunk that printed.
+    count_frame: Option<(Vec<u8>, Vec<u8>)>,
+    count: u64,
+    /// Files-without-match: the last chunk's output (the path line).
+    last: Vec<u8>,
+    /// JSON: begin lines seen (only the first is printed), their bytes, the last end line.
+    begins: u64,
+    extra_begin_bytes: u64,
+    end_line: Option<Vec<u8>>,
+}
+
+impl Combiner {
+    fn new(mode: SearchMode) -> Combiner {
+        let kind = match mode {
+            SearchMode::Standard => Combine::Concat,
+            SearchMode::Count | SearchMode::CountMatches => Combine::Count,
+            SearchMode::FilesWithMatches => Combine::FirstMatch,
+            SearchMode::FilesWithoutMatch => Combine::WithoutMatch,
+            SearchMode::Json => Combine::Json,
+        };
+        Combiner {
+            kind,
+            has_match: false,
+            stats: None,
+            bytes_searched: 0,
+            binary_offset: None,
+            count_frame: None,
+            count: 0,
+            last: Vec::new(),
+            begins: 0,
+            extra_begin_bytes: 0,
+            end_line: None,
+        }
+    }
+
+    /// Takes the next chunk's output; returns whether later chunks still count.
+    fn take(&mut self, chunk: ChunkOut, out: &mut dyn Write) -> io::Result<bool> {
+        let r = chunk.result?;
+        let bytes = chunk.bytes;
+        if let Some(s) = &r.stats {
+            // After binary data, rg counts bytes searched up to its offset only.
+            if self.binary_offset.is_none() {
+                self.bytes_searched += s.bytes_searched();
+            }
+            *self.stats.get_or_insert_with(Stats::new) += s;
+        }
+        if self.binary_offset.is_none() {
+            self.binary_offset = r.binary_offset;
+        }
+        // The summary printer's `has_match` means "no match" for --files-without-match.
+        let matched = if self.kind == Combine::WithoutMatch { !r.has_match } else { r.has_match };
+        self.has_match |= matched;
+        match self.kind {
+            Combine::Concat => out.write_all(&bytes)?,
+            Combine::Count => {
+                if !bytes.is_empty() {
+                    let (head, n, tail) = split_count(&bytes);
+                    self.count += n;
+                    self.count_frame.get_or_insert_with(|| (head.to_vec(), tail.to_vec()));
+                }
+            }
+            Combine::FirstMatch => {
+                if r.has_match {
+                    out.write_all(&bytes)?;
+                    return Ok(false);
+                }
+            }
+            Combine::WithoutMatch => {
+                if matched {
+                    return Ok(false);
+                }
+                self.last = bytes;
+            }
+            Combine::Json => self.take_json(&bytes, out)?,
+        }
+        Ok(!r.stopped)
+    }
+
+    fn take_json(&mut self, bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            if line.starts_with(br#"{"type":"begin""#) {
+                self.begins += 1;
+                if self.begins > 1 {
+                    self.extra_begin_bytes += line.len() as u64;
+                    continue;
+                }
+            } else if line.starts_with(br#"{"type":"end""#) {
+                self.end_line = Some(line.to_vec());
+                continue;
+            }
+            out.write_all(line)?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is printed once per file and returns the file's result.
+    fn finish(self, out: &mut dyn Write, elapsed: std::time::Duration) -> io::Result<SearchResult> {
+        let stats = self.stats.as_ref().map(|s| {
+            let mut t = Stats::new();
+            t.add_elapsed(elapsed);
+            t.add_searches(1);
+            t.add_searches_with_match(u64::from(self.has_match));
+            t.add_bytes_searched(self.bytes_searched);
+            t.add_bytes_printed(s.bytes_printed().saturating_sub(self.extra_begin_bytes));
+            t.add_matched_lines(s.matched_lines());
+            t.add_matches(s.matches());
+            t
+        });
+        match self.kind {
+            Combine::Count => {
+                if let Some((head, tail)) = &self.count_frame {
+                    out.write_all(head)?;
+                    write!(out, "{}", self.count)?;
+                    out.write_all(tail)?;
+                }
+            }
+            Combine::WithoutMatch if !self.has_match => out.write_all(&self.last)?,
+            Combine::Json => {
+                if let (Some(end), Some(stats)) = (&self.end_line, &stats) {
+                    let cut =
+                        memchr::memmem::find(end, br#","binary_offset":"#).unwrap_or(end.len());
+                    out.write_all(&end[..cut])?;
+                    let offset = self.binary_offset.map_or("null".to_string(), |o| o.to_string());
+                    let stats = serde_json::to_string(stats).map_err(io::Error::other)?;
+                    writeln!(out, r#","binary_offset":{offset},"stats":{stats}}}}}"#)?;
+                }
+            }
+            _ => {}
+        }
+        // And the caller reads it the same way.
+        let has_match =
+            if self.kind == Combine::WithoutMatch { !self.has_match } else { self.has_match };
+        Ok(SearchResult { has_match, stats, stopped: false, binary_offset: self.binary_offset })
+    }
+}
+
+/// Splits a summary printer's count line into (before, number, after).
+fn split_count(line: &[u8]) -> (&[u8], u64, &[u8]) {
+    let end = line.iter().rposition(|b| b.is_ascii_digit()).map_or(0, |i| i + 1);
+    let start = line[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
+    let n = std::str::from_utf8(&line[start..end]).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    (&line[..start], n, &line[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_lines_split() {
+        assert_eq!(split_count(b"a/b1.log:42\n"), (&b"a/b1.log:"[..], 42, &b"\n"[..]));
+        assert_eq!(split_count(b"7\r\n"), (&b""[..], 7, &b"\r\n"[..]));
+    }
+
+    #[test]
+    fn boundaries_end_at_line_ends() {
+        let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
+        let b: Vec<u64> = (0..8).map(|k| boundary_in(data, k, 4)).collect();
+        assert_eq!(b, vec![0, 8, 8, 22, 22, 22, 23, 23]);
+    }
+}

@@ -1,0 +1,108 @@
+//! How one file's bytes reach the searcher: memory map or buffered reads.
+//!
+//! [`io_choice`] is the whole `--io auto` rule, a pure function of the
+//! file's size, the memory available and the query's kind; docs/IO.md has
+//! the measurements behind it. [`mem_available`] reads `MemAvailable` from
+//! `/proc/meminfo`; [`advise_sequential`] and [`advise_map_sequential`] give
+//! the kernel its read-ahead hints.
+//!
+//! The strategy only decides *how* bytes are read, never *what* is printed:
+//! files searched in chunks are always searched as slices (ripgrep's
+//! memory-map semantics), whichever way the bytes arrived. See
+//! `src/cli/chunked.rs`.
+
+use std::fs::File;
+
+/// The read strategy actually used for one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The file is memory-mapped and searched in place.
+    Mmap,
+    /// The file is read with `pread` into large buffers.
+    Read,
+}
+
+/// What a query costs per byte, for the read-strategy rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryKind {
+    /// Few lines selected: the search runs near memory speed (`-F` rare literal, most regexes).
+    Light,
+    /// Most lines selected (`-v`): printing dominates.
+    Heavy,
+}
+
+/// The `--io auto` rule for a file of `file_size` bytes when `mem_available`
+/// bytes of memory are available (`None`: unknown).
+///
+/// A file that fits comfortably in memory is mapped: when it is cached, the
+/// map saves a copy per byte, and when it is not, mapped and read cold scans
+/// ran within a few percent of each other here (docs/IO.md). A file larger
+/// than half of the available memory is read: the page cache cannot keep it,
+/// and read() with large buffers and `POSIX_FADV_SEQUENTIAL` avoids the
+/// fault-per-64-KiB cost of a map that keeps missing. Heavy (output-bound)
+/// queries hide the difference, so they take the same rule.
+pub fn io_choice(file_size: u64, mem_available: Option<u64>, kind: QueryKind) -> Strategy {
+    let _ = kind;
+    match mem_available {
+        Some(avail) if file_size > avail / 2 => Strategy::Read,
+        Some(_) => Strategy::Mmap,
+        None => Strategy::Read,
+    }
+}
+
+/// `MemAvailable` from `/proc/meminfo`, in bytes; `None` where unknown.
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo_kb(&text, "MemAvailable:").map(|kb| kb * 1024)
+}
+
+/// The value in kB of the `key` line of a `/proc/meminfo` or `/proc/self/status` text.
+pub fn parse_meminfo_kb(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Tells the kernel `file` will be read sequentially (doubles read-ahead).
+pub fn advise_sequential(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on a valid, open file descriptor.
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL);
+    }
+}
+
+/// Tells the kernel a mapping will be read sequentially.
+pub fn advise_map_sequential(map: &memmap2::Mmap) {
+    let _ = map.advise(memmap2::Advice::Sequential);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn small_files_are_mapped() {
+        assert_eq!(io_choice(GIB, Some(16 * GIB), QueryKind::Light), Strategy::Mmap);
+        assert_eq!(io_choice(8 * GIB, Some(16 * GIB), QueryKind::Heavy), Strategy::Mmap);
+    }
+
+    #[test]
+    fn files_past_half_of_available_memory_are_read() {
+        assert_eq!(io_choice(9 * GIB, Some(16 * GIB), QueryKind::Light), Strategy::Read);
+        assert_eq!(io_choice(40 * GIB, Some(16 * GIB), QueryKind::Heavy), Strategy::Read);
+    }
+
+    #[test]
+    fn unknown_memory_reads() {
+        assert_eq!(io_choice(GIB, None, QueryKind::Light), Strategy::Read);
+    }
+
+    #[test]
+    fn meminfo_parses() {
+        let text = "MemTotal:       24000000 kB\nMemAvailable:   12000000 kB\n";
+        assert_eq!(parse_meminfo_kb(text, "MemAvailable:"), Some(12_000_000));
+        assert_eq!(parse_meminfo_kb(text, "RssAnon:"), None);
+    }
+}

@@ -1,0 +1,218 @@
+//! Huge-file search (issue 3): `tg` with a tiny chunk threshold, so that
+//! multi-megabyte fixtures are cut into dozens of chunks, must print exactly
+//! what the pinned `rg` prints, byte for byte, with the same exit code —
+//! for every `--io` strategy and with one and four threads.
+//!
+//! The pinned rg is `$TG_TEST_RG`, else `/root/.cache/trigrep-ci/rg-15.2.0/bin/rg`;
+//! the tests fail loudly when it is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Chunk size used by the tests: small, so chunk edges fall everywhere.
+const CHUNK: &str = "65536";
+
+fn rg() -> PathBuf {
+    let p = std::env::var_os("TG_TEST_RG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/root/.cache/trigrep-ci/rg-15.2.0/bin/rg"));
+    assert!(p.exists(), "pinned rg not found at {} (set TG_TEST_RG)", p.display());
+    p
+}
+
+/// Output of one run: stdout and exit code.
+fn run(cmd: &mut Command) -> (Vec<u8>, i32) {
+    let out = cmd.output().expect("command runs");
+    (out.stdout, out.status.code().unwrap_or(-1))
+}
+
+/// Replaces JSON `elapsed` objects, which differ from run to run.
+fn normalise(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    let mut s = String::with_capacity(text.len());
+    let mut rest: &str = &text;
+    while let Some(i) = rest.find("\"elapsed") {
+        s.push_str(&rest[..i]);
+        let j = rest[i..].find('}').map_or(rest.len(), |j| i + j + 1);
+        s.push_str("\"elapsed\"");
+        rest = &rest[j..];
+    }
+    s.push_str(rest);
+    s
+}
+
+/// First differing line of two outputs, for a readable failure.
+fn first_diff(a: &str, b: &str) -> String {
+    for (n, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}:\n  rg: {x:.200}\n  tg: {y:.200}", n + 1);
+        }
+    }
+    format!("lengths differ: rg {} lines, tg {} lines", a.lines().count(), b.lines().count())
+}
+
+/// Checks `tg ARGS FILE` against `rg ARGS FILE` for every strategy and thread count.
+fn check(file: &Path, args: &[&str]) {
+    let dir = file.parent().unwrap();
+    let name = file.file_name().unwrap();
+    let (want, want_code) = run(Command::new(rg()).current_dir(dir).args(args).arg(name));
+    let want = normalise(&want);
+    for io in ["auto", "mmap", "read"] {
+        for j in ["1", "4"] {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_tg"));
+            cmd.current_dir(dir)
+                .args(["--chunk-threshold", "1", "--chunk-size", CHUNK, "--io", io, "-j", j])
+                .args(args)
+                .arg(name);
+            let (got, code) = run(&mut cmd);
+            let got = normalise(&got);
+            assert!(
+                got == want && code == want_code,
+                "tg {args:?} {name:?} --io {io} -j{j}: exit {code} vs rg {want_code}; {}",
+                first_diff(&want, &got)
+            );
+        }
+    }
+}
+
+/// A deterministic log of about `lines` lines, with "needle" on some lines.
+fn log_text(lines: usize, eol: &str) -> String {
+    let mut s = String::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..lines {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let level = ["INFO", "WARN", "ERROR", "DEBUG"][(x % 4) as usize];
+        let pad = "x".repeat((x >> 8) as usize % 120);
+        let needle = if x.is_multiple_of(37) { " needle" } else { "" };
+        s.push_str(&format!("{i:08} {level} app-{} took {}ms{needle} {pad}{eol}", x % 50, x % 997));
+    }
+    s
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn fixture(name: &str, bytes: &[u8]) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    Fixture { _dir: dir, path }
+}
+
+const FLAG_SETS: &[&[&str]] = &[
+    &["-n", "needle"],
+    &["-b", "needle"],
+    &["-n", "-b", "ERROR.*needle"],
+    &["-c", "needle"],
+    &["-c", "--include-zero", "nothing-here"],
+    &["--count-matches", "x{10}"],
+    &["-o", "-n", "[0-9]+ms"],
+    &["-v", "-n", "x"],
+    &["-A2", "-n", "needle"],
+    &["-B3", "needle"],
+    &["-C5", "-n", "needle"],
+    &["-m", "3", "-n", "needle"],
+    &["--json", "needle"],
+    &["-l", "needle"],
+    &["-l", "nothing-here"],
+    &["--files-without-match", "needle"],
+    &["--files-without-match", "nothing-here"],
+    &["-q", "needle"],
+    &["-q", "nothing-here"],
+    &["--heading", "-n", "needle"],
+    &["-H", "--heading", "-n", "needle"],
+    &["-U", "-n", "needle[^\\n]*\\n[0-9]+ WARN"],
+    &["-n", "--column", "-w", "INFO"],
+    &["-F", "-n", "app-7 took"],
+    &["-n", "nothing-here"],
+];
+
+#[test]
+fn plain_log_matches_rg() {
+    let f = fixture("plain.log", log_text(40_000, "\n").as_bytes());
+    for args in FLAG_SETS {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn crlf_log_matches_rg() {
+    let f = fixture("crlf.log", log_text(20_000, "\r\n").as_bytes());
+    for args in
+        [&["-n", "needle"][..], &["--crlf", "-n", "needle$"], &["-c", "ms"], &["-v", "-b", "x"]]
+    {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn no_trailing_newline_matches_rg() {
+    let mut text = log_text(20_000, "\n");
+    text.push_str("last line needle without newline");
+    let f = fixture("tail.log", text.as_bytes());
+    for args in
+        [&["-n", "needle"][..], &["-c", "needle"], &["-v", "-n", "x"], &["--json", "without"]]
+    {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn empty_file_matches_rg() {
+    let f = fixture("empty.log", b"");
+    for args in [
+        &["-n", "x"][..],
+        &["-c", "--include-zero", "x"],
+        &["--files-without-match", "x"],
+        &["-v", "x"],
+    ] {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn late_nul_matches_rg() {
+    // A NUL on a line that does not match, and later one on a line that does.
+    let mut text = log_text(30_000, "\n").into_bytes();
+    let quiet_at = text.len() / 3;
+    let quiet_line = text[quiet_at..].iter().position(|&b| b == b'\n').unwrap() + quiet_at + 1;
+    text.splice(quiet_line..quiet_line, b"binary \0 here\n".iter().copied());
+    let loud_at = 2 * text.len() / 3;
+    let loud_line = text[loud_at..].iter().position(|&b| b == b'\n').unwrap() + loud_at + 1;
+    text.splice(loud_line..loud_line, b"needle \0 in a match\n".iter().copied());
+    let f = fixture("late-nul.log", &text);
+    for args in [
+        &["-n", "needle"][..],
+        &["-c", "needle"],
+        &["--count-matches", "needle"],
+        &["-l", "needle"],
+        &["--json", "needle"],
+        &["-n", "binary"],
+        &["-a", "-n", "needle"],
+        &["-v", "-n", "x"],
+    ] {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn early_nul_matches_rg() {
+    let mut text = b"head \0 binary\n".to_vec();
+    text.extend_from_slice(log_text(20_000, "\n").as_bytes());
+    let f = fixture("early-nul.log", &text);
+    for args in [&["-n", "needle"][..], &["-c", "needle"], &["-a", "-c", "needle"]] {
+        check(&f.path, args);
+    }
+}
+
+#[test]
+fn bom_file_matches_rg() {
+    let mut text = b"\xEF\xBB\xBF".to_vec();
+    text.extend_from_slice(log_text(10_000, "\n").as_bytes());
+    let f = fixture("bom.log", &text);
+    check(&f.path, &["-n", "needle"]);
+}
