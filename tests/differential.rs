@@ -108,21 +108,51 @@ fn matrix_cases(pats: &[(&str, &str)]) -> Vec<Case> {
     v
 }
 
-#[test]
-fn matrix_first_half() {
+/// Runs the matrix for patterns `PATTERNS[range]`; split into several
+/// tests so the test runner can spread them over cores.
+fn run_matrix(label: &str, range: std::ops::Range<usize>) {
     let t = corpus_tree();
-    let mut r = Report::new("matrix_first_half");
-    r.check_all(&t, &matrix_cases(&PATTERNS[..8]));
+    let mut r = Report::new(label);
+    r.check_all(&t, &matrix_cases(&PATTERNS[range]));
     r.finish();
 }
 
 #[test]
-fn matrix_second_half() {
+fn matrix_literals() {
+    run_matrix("matrix_literals", 0..2); // lit, case
+}
+
+#[test]
+fn matrix_classes() {
+    run_matrix("matrix_classes", 2..4); // class, suffix_ing
+}
+
+#[test]
+fn matrix_alt_anchors() {
+    run_matrix("matrix_alt_anchors", 4..7); // alt, anchor_start, anchor_end
+}
+
+#[test]
+fn matrix_word_unicode() {
+    run_matrix("matrix_word_unicode", 7..10); // word_b, unicode, greek_upper
+}
+
+#[test]
+fn matrix_kelvin_digits() {
+    run_matrix("matrix_kelvin_digits", 10..12); // kelvin_k, digits
+}
+
+#[test]
+fn matrix_degenerate() {
+    run_matrix("matrix_degenerate", 12..15); // nomatch, empty, invalid
+}
+
+/// The flag sets on one explicit file (no file names by default) and with
+/// a positional pattern instead of `-e`.
+#[test]
+fn matrix_single_file() {
     let t = corpus_tree();
-    let mut r = Report::new("matrix_second_half");
-    r.check_all(&t, &matrix_cases(&PATTERNS[8..]));
-    // The same flags on one explicit file (no file names by default) and
-    // with a positional pattern instead of `-e`.
+    let mut r = Report::new("matrix_single_file");
     for (fname, flags) in FLAG_SETS {
         for (pname, pat) in [("lit", "foo"), ("alt", "cat|dog"), ("nomatch", "zzqqxx")] {
             let mut a: Vec<&str> = flags.to_vec();
@@ -580,6 +610,8 @@ fn big_line() {
 /// Guards the size of the matrix: the brief asks for at least 300 cases.
 #[test]
 fn case_count() {
+    // The matrix_* tests split PATTERNS by index ranges 0..15.
+    assert_eq!(PATTERNS.len(), 15, "update the matrix_* ranges");
     let n = matrix_cases(PATTERNS).len()
         + FLAG_SETS.len() * 3
         + walk_cases().len()

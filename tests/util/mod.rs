@@ -379,8 +379,20 @@ pub fn check_json_lines(bytes: &[u8]) -> Option<String> {
 
 /// Runs both tools on one case; `Err` holds a readable report.
 pub fn compare(root: &Path, case: &Case) -> Result<(), String> {
+    compare_timed(root, case).0
+}
+
+/// Like [`compare`], also returning how long tg and rg took.
+pub fn compare_timed(root: &Path, case: &Case) -> (Result<(), String>, Duration, Duration) {
+    let t0 = Instant::now();
     let tg = run(&tg_bin(), root, case);
+    let t1 = Instant::now();
     let rg = run(&rg_bin(), root, case);
+    let times = (t1 - t0, t1.elapsed());
+    (compare_outcomes(case, &tg, &rg), times.0, times.1)
+}
+
+fn compare_outcomes(case: &Case, tg: &Outcome, rg: &Outcome) -> Result<(), String> {
     let tg_out = normalize_stdout(&tg.stdout);
     let rg_out = normalize_stdout(&rg.stdout);
     // When TG_TEST_TG points at rg itself (harness self-check), its prefix
@@ -416,10 +428,12 @@ pub fn compare(root: &Path, case: &Case) -> Result<(), String> {
     }
     let is_json = case.args.iter().any(|a| a == "--json");
     // Only when rg itself printed JSON lines (`--json -c` prints counts).
-    if is_json && problems.is_empty() && check_json_lines(&rg.stdout).is_none() {
-        if let Some(bad) = check_json_lines(&tg.stdout) {
-            problems.push(format!("tg --json output is not JSON lines: {bad}"));
-        }
+    if is_json
+        && problems.is_empty()
+        && check_json_lines(&rg.stdout).is_none()
+        && let Some(bad) = check_json_lines(&tg.stdout)
+    {
+        problems.push(format!("tg --json output is not JSON lines: {bad}"));
     }
     if problems.is_empty() {
         return Ok(());
@@ -447,6 +461,8 @@ pub struct Report {
     label: String,
     total: usize,
     failures: Vec<(String, String)>,
+    /// (tg time, rg time, case name) per case.
+    times: Vec<(Duration, Duration, String)>,
     names: std::collections::HashSet<String>,
 }
 
@@ -458,6 +474,7 @@ impl Report {
             label: label.to_string(),
             total: 0,
             failures: Vec::new(),
+            times: Vec::new(),
             names: Default::default(),
         }
     }
@@ -471,7 +488,9 @@ impl Report {
     pub fn check_in(&mut self, root: &Path, case: &Case) {
         assert!(self.names.insert(case.name.clone()), "duplicate case name {}", case.name);
         self.total += 1;
-        if let Err(r) = compare(root, case) {
+        let (res, tg_time, rg_time) = compare_timed(root, case);
+        self.times.push((tg_time, rg_time, case.name.clone()));
+        if let Err(r) = res {
             self.failures.push((case.name.clone(), r));
         }
     }
@@ -491,6 +510,17 @@ impl Report {
     /// Panics with every mismatch if there were any.
     pub fn finish(self) {
         eprintln!("[{}] {} cases, {} mismatches", self.label, self.total, self.failures.len());
+        let (tg_sum, rg_sum) =
+            self.times.iter().fold((Duration::ZERO, Duration::ZERO), |a, t| (a.0 + t.0, a.1 + t.1));
+        eprintln!(
+            "[{}] time in tg {tg_sum:.2?}, in rg {rg_sum:.2?}; slowest tg cases:",
+            self.label
+        );
+        let mut slow = self.times.clone();
+        slow.sort_by_key(|t| std::cmp::Reverse(t.0));
+        for (tg_t, rg_t, name) in slow.iter().take(5) {
+            eprintln!("    {name}: tg {tg_t:.2?}, rg {rg_t:.2?}");
+        }
         if self.failures.is_empty() {
             return;
         }
