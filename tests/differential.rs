@@ -607,6 +607,102 @@ fn big_line() {
     r.finish();
 }
 
+fn edge_cases() -> Vec<Case> {
+    vec![
+        // Awkward file names.
+        c("names/walk", &["needle"]).cwd("names"),
+        c("names/files", &["--files"]).cwd("names"),
+        c("names/json", &["--json", "non-utf8"]).cwd("names"),
+        c("names/json_all", &["--json", "-c", "needle"]).cwd("names"),
+        c("names/vimgrep", &["--vimgrep", "needle"]).cwd("names"),
+        c("names/null_l", &["-0", "-l", "needle"]).cwd("names"),
+        c("names/color_heading", &["--color", "always", "--heading", "needle"]).cwd("names"),
+        c("names/dash_path", &["needle", "--", "-dash.txt"]).cwd("names"),
+        c("names/dash_dot_path", &["needle", "./-dash.txt"]).cwd("names"),
+        c("names/space_path", &["-H", "needle", "with space.txt"]).cwd("names"),
+        c("names/glob_upper", &["-g", "*.txt", "-l", "needle"]).cwd("names"),
+        c("names/iglob_upper", &["--iglob", "*.txt", "-l", "needle"]).cwd("names"),
+        c("names/iglob_negated", &["--iglob", "!*.TXT", "-l", "needle"]).cwd("names"),
+        c("names/type_make", &["-t", "make", "needle"]).cwd("names"),
+        c("names/glob_noext", &["-g", "noext", "needle"]).cwd("names"),
+        c("names/path_sep", &["--path-separator", "\\", "-l", "needle", "../names"]).cwd("names"),
+        // Harder ignore rules.
+        c("rules/walk", &["needle"]).cwd("rules"),
+        c("rules/files", &["--files"]).cwd("rules"),
+        c("rules/l", &["-l", "needle"]).cwd("rules"),
+        c("rules/no_ignore", &["--no-ignore", "-l", "needle"]).cwd("rules"),
+        c("rules/hidden", &["--hidden", "--files"]).cwd("rules"),
+        c("rules/u", &["-u", "--files"]).cwd("rules"),
+        c("rules/from_above", &["-l", "needle", "rules"]),
+        c("rules/nested_cwd", &["-l", "needle"]).cwd("rules/nested"),
+        c("rules/explicit_ignored_file", &["needle", "anchored.txt"]).cwd("rules"),
+        c("rules/explicit_ignored_dir", &["needle", "only_dir"]).cwd("rules"),
+        c("rules/glob_reinclude", &["-g", "*.gen", "-l", "needle"]).cwd("rules"),
+        c("rules/glob_anchored", &["-g", "/main.rs", "needle"]).cwd("rules"),
+        c("rules/glob_double_star", &["-g", "**/nested/**", "-l", "needle"]).cwd("rules"),
+        c("rules/max_depth_1", &["--max-depth", "1", "--files"]).cwd("rules"),
+        c("rules/type_rust", &["-t", "rust", "--files"]).cwd("rules"),
+        // Special paths.
+        c("special/dev_null", &["needle", "/dev/null"]),
+        c("special/dev_null_c", &["-c", "needle", "/dev/null"]),
+        c("special/empty_path", &["needle", ""]),
+        // Flag combinations not in the matrix.
+        c("combo/l_v", &["-l", "-v", "foo"]).cwd("corpus"),
+        c("combo/c_count_matches", &["-c", "--count-matches", "o"]).cwd("corpus"),
+        c("combo/o_v", &["-o", "-v", "foo", "a.txt"]).cwd("corpus"),
+        c("combo/x_w", &["-x", "-w", "start", "a.txt"]).cwd("corpus"),
+        c("combo/vimgrep_o", &["--vimgrep", "-o", "o", "c.rs"]).cwd("corpus"),
+        c("combo/json_v", &["--json", "-v", "o", "c.rs"]).cwd("corpus"),
+        c("combo/A1_v", &["-A", "1", "-v", "o", "a.txt"]).cwd("corpus"),
+        c("combo/trim_vimgrep", &["--trim", "--vimgrep", "indented"]).cwd("corpus"),
+        c("combo/r_v", &["-r", "X", "-v", "o", "c.rs"]).cwd("corpus"),
+        c("combo/heading_c", &["--heading", "-c", "foo"]).cwd("corpus"),
+        c("combo/null_heading_n", &["-0", "--heading", "-n", "foo"]).cwd("corpus"),
+        c("combo/color_trim", &["--color", "always", "--trim", "indented", "a.txt"]).cwd("corpus"),
+        c("combo/m1_v", &["-m", "1", "-v", "foo", "a.txt"]).cwd("corpus"),
+        c("combo/m1_json", &["-m", "1", "--json", "o", "a.txt"]).cwd("corpus"),
+        c("combo/stats_json_c", &["--stats", "--json", "-c", "foo"]).cwd("corpus"),
+        c("combo/M10_o", &["-M", "10", "-o", "foo bar baz", "a.txt"]).cwd("corpus"),
+        c("combo/M10_vimgrep", &["-M", "10", "--vimgrep", "foo"]).cwd("corpus"),
+        c("combo/S_class_upper", &["-S", "[A-Z]oo", "a.txt"]).cwd("corpus"),
+        c("combo/S_escape_upper", &["-S", "\\Bar", "a.txt"]).cwd("corpus"),
+        c("combo/S_F", &["-S", "-F", "Foo", "a.txt"]).cwd("corpus"),
+        c("combo/S_then_i", &["-S", "-i", "Foo", "a.txt"]).cwd("corpus"),
+        c("combo/i_then_S", &["-i", "-S", "Foo", "a.txt"]).cwd("corpus"),
+        c("combo/w_nonword", &["-w", "-F", "a(", "a.txt"]).cwd("corpus"),
+        c("combo/x_empty", &["-x", "-c", "", "a.txt"]).cwd("corpus"),
+        c("combo/q_json", &["-q", "--json", "foo"]).cwd("corpus"),
+        c("combo/files_without_match_c", &["--files-without-match", "-c", "foo"]).cwd("corpus"),
+        c("combo/l_json", &["-l", "--json", "foo"]).cwd("corpus"),
+        c("combo/o_C1", &["-o", "-C", "1", "-n", "cat", "a.txt"]).cwd("corpus"),
+        c("combo/count_matches_v", &["--count-matches", "-v", "foo", "a.txt"]).cwd("corpus"),
+        // Pattern syntax.
+        c("syntax/inline_i", &["(?i)straße", "a.txt"]).cwd("corpus"),
+        c("syntax/greek_class", &["-o", "\\p{Greek}+", "a.txt"]).cwd("corpus"),
+        c("syntax/kelvin_escape_i", &["-i", "-c", "\\x{212A}", "a.txt"]).cwd("corpus"),
+        c("syntax/posix_class", &["-o", "[[:digit:]]+", "a.txt"]).cwd("corpus"),
+        c("syntax/not_word_boundary", &["-o", "\\Bar\\b", "a.txt"]).cwd("corpus"),
+        c("syntax/lookahead", &["foo(?=bar)", "a.txt"]).cwd("corpus"),
+        c("syntax/empty_lines", &["-n", "^$", "b.md"]).cwd("corpus"),
+        c("syntax/dollar_only_c", &["-c", "$", "a.txt"]).cwd("corpus"),
+        c("syntax/z_anchor", &["-c", "end\\z", "a.txt"]).cwd("corpus"),
+        c("syntax/repetition", &["-o", "o{2}", "a.txt"]).cwd("corpus"),
+        c("syntax/dot_star_o", &["-o", "-m", "2", ".*", "a.txt"]).cwd("corpus"),
+        c("syntax/space_class", &["-c", "\\s$", "a.txt"]).cwd("corpus"),
+        c("syntax/octal_escape_err", &["\\1", "a.txt"]).cwd("corpus"),
+    ]
+}
+
+#[test]
+fn edge() {
+    let t = Tree::new("edge");
+    fixtures::edge(&t);
+    fixtures::corpus(&t);
+    let mut r = Report::new("edge");
+    r.check_all(&t, &edge_cases());
+    r.finish();
+}
+
 /// Guards the size of the matrix: the brief asks for at least 300 cases.
 #[test]
 fn case_count() {
@@ -618,6 +714,7 @@ fn case_count() {
         + binary_and_encoding_cases().len()
         + inputs_and_errors_cases().len()
         + output_format_cases().len()
+        + edge_cases().len()
         + 10;
     eprintln!("differential cases: {n}");
     assert!(n >= 300, "only {n} differential cases");

@@ -228,3 +228,47 @@ pub fn big(t: &Tree) {
     s.push_str("tail needle\n");
     t.write("big/line5m.txt", s);
 }
+
+/// Writes `names/` (awkward file names) and `rules/` (a git repo with
+/// harder ignore rules: negation, anchoring, directory-only patterns,
+/// `.git/info/exclude`, and an `.ignore` above the search root).
+pub fn edge(t: &Tree) {
+    t.write("names/with space.txt", "needle in a spaced name\n");
+    t.write("names/üñí.txt", "needle in a unicode name\n");
+    t.write("names/-dash.txt", "needle in a dash name\n");
+    t.write("names/a:colon.txt", "needle in a colon name\n");
+    t.write("names/tab\there.txt", "needle in a tab name\n");
+    // A file name that is not valid UTF-8.
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"names/bad\xFFname.txt");
+        t.write(name, "needle in a non-utf8 name\n");
+    }
+    t.write("names/UPPER.TXT", "needle in upper case name\n");
+    t.write("names/noext", "needle without extension\n");
+    t.write("names/Makefile", "needle:\n\techo needle\n");
+
+    t.write(".ignore", "top_ignored.txt\n");
+    t.git_init("rules");
+    t.write("rules/top_ignored.txt", "needle ignored by .ignore above the repo\n");
+    t.write(
+        "rules/.gitignore",
+        "/anchored.txt\n*.gen\n!keep.gen\nonly_dir/\n**/deep_ignored\ndocs/*.md\n",
+    );
+    t.write("rules/.git/info/exclude", "excluded_by_info.txt\n");
+    t.write("rules/anchored.txt", "needle anchored (ignored)\n");
+    t.write("rules/nested/anchored.txt", "needle anchored only at root (kept)\n");
+    t.write("rules/a.gen", "needle generated (ignored)\n");
+    t.write("rules/keep.gen", "needle generated but whitelisted\n");
+    t.write("rules/only_dir/x.txt", "needle in ignored dir\n");
+    t.write("rules/sub/only_dir", "needle file named like ignored dir (kept)\n");
+    t.write("rules/a/b/deep_ignored/y.txt", "needle deep ignored\n");
+    t.write("rules/docs/readme.md", "needle docs md (ignored)\n");
+    t.write("rules/docs/sub/inner.md", "needle nested docs md (kept)\n");
+    t.write("rules/excluded_by_info.txt", "needle excluded by info/exclude\n");
+    t.write("rules/nested/.gitignore", "!*.gen\nlocal.txt\n");
+    t.write("rules/nested/b.gen", "needle gen re-included in nested\n");
+    t.write("rules/nested/local.txt", "needle local ignored\n");
+    t.write("rules/nested/.rgignore", "!local.txt\n");
+    t.write("rules/main.rs", "fn needle() {}\n");
+}

@@ -448,6 +448,12 @@ fn compare_outcomes(case: &Case, tg: &Outcome, rg: &Outcome) -> Result<(), Strin
     if tg_out != rg_out {
         r.push_str("  stdout diff (--- rg, +++ tg):\n");
         r.push_str(&diff::render(&rg_out, &tg_out, "    "));
+        let at = rg_out.iter().zip(&tg_out).take_while(|(a, b)| a == b).count();
+        let lo = at.saturating_sub(50);
+        let window = |v: &[u8]| preview(&v[lo.min(v.len())..(at + 70).min(v.len())], 200);
+        r.push_str(&format!("    first difference at byte {at}:\n"));
+        r.push_str(&format!("      rg: …{}\n", window(&rg_out)));
+        r.push_str(&format!("      tg: …{}\n", window(&tg_out)));
     }
     if tg_err != rg_err {
         r.push_str(&format!("  rg stderr: {}\n", preview(&rg_err, 400)));
