@@ -413,7 +413,7 @@ fn inputs_and_errors_cases() -> Vec<Case> {
         c("pat/f_file", &["-f", "pats.txt"]).cwd("corpus"),
         c("pat/f_file_n", &["-n", "-f", "pats.txt", "a.txt"]).cwd("corpus"),
         c("pat/f_empty", &["-f", "pats_empty.txt"]).cwd("corpus"),
-        c("pat/f_missing", &["-f", "no_such_patterns.txt"]).cwd("corpus"),
+        c("pat/f_missing", &["-f", "no_such_patterns.txt"]).cwd("corpus").stderr_exact(),
         c("pat/f_stdin", &["-f", "-", "a.txt"]).cwd("corpus").stdin("cat\n^start\n"),
         c("pat/f_and_e", &["-f", "pats.txt", "-e", "prose", "-c"]).cwd("corpus"),
         c("pat/e_twice", &["-e", "foo", "-e", "bar", "a.txt"]).cwd("corpus"),

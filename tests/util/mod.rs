@@ -384,12 +384,36 @@ pub fn compare(root: &Path, case: &Case) -> Result<(), String> {
 
 /// Like [`compare`], also returning how long tg and rg took.
 pub fn compare_timed(root: &Path, case: &Case) -> (Result<(), String>, Duration, Duration) {
+    let (res, _, tg_time, rg_time) = compare_full(root, case);
+    (res, tg_time, rg_time)
+}
+
+/// Like [`compare_timed`], also returning a note when stderr wording differs
+/// in a case that only compares stderr presence (informational).
+fn compare_full(
+    root: &Path,
+    case: &Case,
+) -> (Result<(), String>, Option<String>, Duration, Duration) {
     let t0 = Instant::now();
     let tg = run(&tg_bin(), root, case);
     let t1 = Instant::now();
     let rg = run(&rg_bin(), root, case);
     let times = (t1 - t0, t1.elapsed());
-    (compare_outcomes(case, &tg, &rg), times.0, times.1)
+    let note = if case.stderr == StderrCheck::Presence
+        && !tg.stderr.is_empty()
+        && !rg.stderr.is_empty()
+        && tg.stderr != normalize_rg_stderr(&rg.stderr)
+    {
+        Some(format!(
+            "{}\n      rg: {}\n      tg: {}",
+            case.name,
+            preview(&normalize_rg_stderr(&rg.stderr), 200),
+            preview(&tg.stderr, 200)
+        ))
+    } else {
+        None
+    };
+    (compare_outcomes(case, &tg, &rg), note, times.0, times.1)
 }
 
 fn compare_outcomes(case: &Case, tg: &Outcome, rg: &Outcome) -> Result<(), String> {
@@ -469,6 +493,8 @@ pub struct Report {
     failures: Vec<(String, String)>,
     /// (tg time, rg time, case name) per case.
     times: Vec<(Duration, Duration, String)>,
+    /// Cases whose stderr text differs where only presence is compared.
+    stderr_notes: Vec<String>,
     names: std::collections::HashSet<String>,
 }
 
@@ -481,6 +507,7 @@ impl Report {
             total: 0,
             failures: Vec::new(),
             times: Vec::new(),
+            stderr_notes: Vec::new(),
             names: Default::default(),
         }
     }
@@ -494,8 +521,9 @@ impl Report {
     pub fn check_in(&mut self, root: &Path, case: &Case) {
         assert!(self.names.insert(case.name.clone()), "duplicate case name {}", case.name);
         self.total += 1;
-        let (res, tg_time, rg_time) = compare_timed(root, case);
+        let (res, note, tg_time, rg_time) = compare_full(root, case);
         self.times.push((tg_time, rg_time, case.name.clone()));
+        self.stderr_notes.extend(note);
         if let Err(r) = res {
             self.failures.push((case.name.clone(), r));
         }
@@ -516,6 +544,16 @@ impl Report {
     /// Panics with every mismatch if there were any.
     pub fn finish(self) {
         eprintln!("[{}] {} cases, {} mismatches", self.label, self.total, self.failures.len());
+        if !self.stderr_notes.is_empty() {
+            eprintln!(
+                "[{}] note: stderr wording differs (not a failure) in {} cases:",
+                self.label,
+                self.stderr_notes.len()
+            );
+            for n in &self.stderr_notes {
+                eprintln!("    {n}");
+            }
+        }
         let (tg_sum, rg_sum) =
             self.times.iter().fold((Duration::ZERO, Duration::ZERO), |a, t| (a.0 + t.0, a.1 + t.1));
         eprintln!(
