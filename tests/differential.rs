@@ -242,6 +242,21 @@ fn walk_cases() -> Vec<Case> {
         c("walk/j1_files_src", &["-j1", "--files", "src"]).no_sort(),
         c("walk/stats", &["--stats", "needle", "src"]),
         c("walk/stats_c", &["--stats", "-c", "needle"]),
+        // The default parallel walk: file order varies, so lines are
+        // compared as a sorted multiset.
+        c("parallel/default", &["needle"]).unordered(),
+        c("parallel/n", &["-n", "needle"]).unordered(),
+        c("parallel/c", &["-c", "needle"]).unordered(),
+        c("parallel/l", &["-l", "needle"]).unordered(),
+        c("parallel/files", &["--files"]).unordered(),
+        c("parallel/files_uuu", &["--files", "-uuu"]).unordered(),
+        c("parallel/json", &["--json", "needle"]).unordered(),
+        c("parallel/vimgrep", &["--vimgrep", "needle"]).unordered(),
+        c("parallel/stats", &["--stats", "-c", "needle"]).unordered(),
+        c("parallel/j2_count_matches", &["-j2", "--count-matches", "needle"]).unordered(),
+        c("parallel/L", &["-L", "-l", "needle"]).unordered(),
+        c("parallel/q", &["-q", "needle"]).unordered(),
+        c("parallel/m1", &["-m", "1", "needle"]).unordered(),
         // Working directory below the repo root: parent ignores still apply.
         c("walk/sub_cwd", &["needle"]).cwd("repo/sub"),
         c("walk/sub_cwd_files", &["--files"]).cwd("repo/sub"),

@@ -193,6 +193,9 @@ pub struct Case {
     pub sort: bool,
     /// How stderr is compared.
     pub stderr: StderrCheck,
+    /// Compare stdout as a sorted multiset of lines (for the default
+    /// parallel walk, whose file order is not deterministic).
+    pub ordered: bool,
 }
 
 impl Case {
@@ -210,6 +213,7 @@ impl Case {
             stdin: None,
             sort: true,
             stderr: StderrCheck::Presence,
+            ordered: true,
         }
     }
 
@@ -228,6 +232,14 @@ impl Case {
     /// Does not add `--sort path` (the case tests the default or `-j`).
     pub fn no_sort(mut self) -> Case {
         self.sort = false;
+        self
+    }
+
+    /// Runs with the default (parallel, unsorted) walk and compares stdout
+    /// lines as a sorted multiset.
+    pub fn unordered(mut self) -> Case {
+        self.sort = false;
+        self.ordered = false;
         self
     }
 
@@ -354,6 +366,20 @@ pub fn normalize_stdout(bytes: &[u8]) -> Vec<u8> {
     secs.replace_all(&b, &b"N.NNN seconds$1"[..]).into_owned()
 }
 
+/// The lines of `bytes`, sorted (each keeps or gains a final newline).
+pub fn sorted_lines(bytes: &[u8]) -> Vec<u8> {
+    let mut lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    lines.sort();
+    let mut out = Vec::with_capacity(bytes.len() + 1);
+    for l in lines {
+        out.extend_from_slice(l);
+        if !l.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
 /// rg's stderr with its program prefix rewritten to tg's.
 pub fn normalize_rg_stderr(bytes: &[u8]) -> Vec<u8> {
     static PREFIX: OnceLock<regex::bytes::Regex> = OnceLock::new();
@@ -417,8 +443,12 @@ fn compare_full(
 }
 
 fn compare_outcomes(case: &Case, tg: &Outcome, rg: &Outcome) -> Result<(), String> {
-    let tg_out = normalize_stdout(&tg.stdout);
-    let rg_out = normalize_stdout(&rg.stdout);
+    let mut tg_out = normalize_stdout(&tg.stdout);
+    let mut rg_out = normalize_stdout(&rg.stdout);
+    if !case.ordered {
+        tg_out = sorted_lines(&tg_out);
+        rg_out = sorted_lines(&rg_out);
+    }
     // When TG_TEST_TG points at rg itself (harness self-check), its prefix
     // is rewritten too; a real tg must print `tg: ` on its own.
     let tg_err = if std::env::var_os("TG_TEST_TG").is_some() {
