@@ -80,8 +80,10 @@ pub struct Config {
     pub is_one_file: bool,
     /// Print nothing, stop at the first match.
     pub quiet: bool,
-    /// Collect and print statistics.
+    /// Collect statistics (for `--stats`, and always for `--json`'s summary).
     pub stats: bool,
+    /// The user asked for `--stats`.
+    pub print_stats: bool,
     /// The number of search threads.
     pub threads: usize,
     /// Sort order of the results, if any.
@@ -350,6 +352,7 @@ impl Config {
             is_one_file,
             quiet,
             stats: args.stats || matches!(mode, Mode::Search(SearchMode::Json)),
+            print_stats: args.stats,
             threads,
             sort,
             no_messages: args.no_messages,
@@ -647,8 +650,8 @@ impl Config {
     }
 }
 
-/// Parses `--max-filesize`: a number with an optional K, M or G suffix.
-fn parse_size(s: &str) -> anyhow::Result<u64> {
+/// Parses a size: a number with an optional K, M or G suffix.
+pub fn parse_size(s: &str) -> anyhow::Result<u64> {
     let (num, mult) = match s.as_bytes().last() {
         Some(b'K' | b'k') => (&s[..s.len() - 1], 1u64 << 10),
         Some(b'M' | b'm') => (&s[..s.len() - 1], 1 << 20),

@@ -7,6 +7,9 @@
 
 pub mod args;
 pub mod config;
+pub mod index_cmd;
+pub mod indexed;
+pub mod memory;
 pub mod messages;
 pub mod scan;
 pub mod worker;
@@ -46,34 +49,62 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
 
 /// Parses and runs; returns whether anything matched and whether `-q` was given.
 fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
-    if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
-        if SUBCOMMANDS.contains(&sub) {
+    match argv.get(1).and_then(|a| a.to_str()) {
+        Some("index") => {
+            if let Some(args) = parse::<index_cmd::IndexArgs>(&argv[1..])? {
+                index_cmd::run_index(args)?;
+            }
+            return Ok((true, false));
+        }
+        Some("status") => {
+            if let Some(args) = parse::<index_cmd::StatusArgs>(&argv[1..])? {
+                index_cmd::run_status(args)?;
+            }
+            return Ok((true, false));
+        }
+        Some(sub) if SUBCOMMANDS.contains(&sub) => {
             anyhow::bail!(
                 "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
             );
         }
+        _ => {}
     }
-    let args = match SearchArgs::try_parse_from(argv) {
-        Ok(a) => a,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                e.print()?;
-                return Ok((true, false));
-            }
-            return Err(ParseError(e).into());
-        }
-    };
+    let Some(args) = parse::<SearchArgs>(&argv)? else { return Ok((true, false)) };
     messages::set_quiet_errors(args.no_messages);
     let config = Config::from_args(args)?;
     let matched = match config.mode {
         Mode::Types => scan::type_list(&config)?,
         Mode::Files => scan::files(&config)?,
         Mode::Search(_) if !config.matches_possible() => false,
-        Mode::Search(mode) if config.threads == 1 => scan::search(&config, mode)?,
-        Mode::Search(mode) => scan::search_parallel(&config, mode)?,
+        Mode::Search(mode) => {
+            let filter = indexed::IndexFilter::open(&config);
+            let matched = if config.threads == 1 {
+                scan::search(&config, mode, filter.as_ref())?
+            } else {
+                scan::search_parallel(&config, mode, filter.as_ref())?
+            };
+            if let Some(f) = filter.as_ref().filter(|_| config.print_stats) {
+                f.print_stats();
+            }
+            matched
+        }
     };
     Ok((matched, config.quiet))
+}
+
+/// Parses `argv` as `T`; `None` when help or the version was printed instead.
+fn parse<T: Parser>(argv: &[OsString]) -> anyhow::Result<Option<T>> {
+    match T::try_parse_from(argv) {
+        Ok(a) => Ok(Some(a)),
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.print()?;
+                return Ok(None);
+            }
+            Err(ParseError(e).into())
+        }
+    }
 }
 
 /// A command-line parse error, printed by clap in its own format.

@@ -15,6 +15,7 @@ use ignore::{DirEntry, WalkState};
 
 use super::args::SortBy;
 use super::config::{Config, SearchMode};
+use super::indexed::IndexFilter;
 use super::messages;
 use super::worker::{Printer, SearchWorker};
 
@@ -58,6 +59,16 @@ impl Subject {
         self.is_stdin() || (self.dent.depth() == 0 && !self.is_dir())
     }
 
+    /// Whether this subject must be read, given an index (always, without one).
+    pub fn needs_search(&self, filter: Option<&IndexFilter>) -> bool {
+        match filter {
+            Some(f) if !self.is_stdin() => {
+                f.should_search(self.dent.path(), self.dent.metadata().ok())
+            }
+            _ => true,
+        }
+    }
+
     fn is_dir(&self) -> bool {
         match self.dent.file_type() {
             None => false,
@@ -83,7 +94,12 @@ fn search_subject<W: termcolor::WriteColor>(
 }
 
 /// Searches on one thread, in walk (or sorted) order. Returns whether anything matched.
-pub fn search(config: &Config, mode: SearchMode) -> anyhow::Result<bool> {
+/// With `filter`, files the index rules out are skipped unread.
+pub fn search(
+    config: &Config,
+    mode: SearchMode,
+    filter: Option<&IndexFilter>,
+) -> anyhow::Result<bool> {
     let started = Instant::now();
     let stdout = grep_cli::stdout(config.color());
     let printer = Printer::new(config, mode, stdout, true);
@@ -93,6 +109,9 @@ pub fn search(config: &Config, mode: SearchMode) -> anyhow::Result<bool> {
     let (mut matched, mut searched) = (false, false);
     for subject in subjects(config)? {
         searched = true;
+        if !subject.needs_search(filter) {
+            continue;
+        }
         let result = match search_subject(config, &mut worker, &subject, mmap) {
             Ok(r) => r,
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break,
@@ -119,7 +138,12 @@ pub fn search(config: &Config, mode: SearchMode) -> anyhow::Result<bool> {
 }
 
 /// Searches on the walker's threads; each file's output is buffered and printed whole.
-pub fn search_parallel(config: &Config, mode: SearchMode) -> anyhow::Result<bool> {
+/// With `filter`, files the index rules out are skipped unread.
+pub fn search_parallel(
+    config: &Config,
+    mode: SearchMode,
+    filter: Option<&IndexFilter>,
+) -> anyhow::Result<bool> {
     let started = Instant::now();
     let mut bufwtr = termcolor::BufferWriter::stdout(config.color());
     bufwtr.separator(config.file_separator());
@@ -138,6 +162,9 @@ pub fn search_parallel(config: &Config, mode: SearchMode) -> anyhow::Result<bool
                 return WalkState::Continue;
             };
             searched.store(true, Ordering::Relaxed);
+            if !subject.needs_search(filter) {
+                return WalkState::Continue;
+            }
             worker.printer().get_mut().clear();
             let result = match search_subject(config, &mut worker, &subject, mmap) {
                 Ok(r) => r,

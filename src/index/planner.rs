@@ -1,1 +1,636 @@
-//! Regex → trigram query planning (pending).
+//! Regex → trigram query planning. Pure: no I/O.
+//!
+//! [`plan`] turns the patterns of a search (with the matcher's flags in
+//! [`PlanOptions`]) into a [`Query`] over case-folded trigrams; [`plan_hir`]
+//! does the same for one parsed [`Hir`]. The guarantee is **no false
+//! negatives**: for every text a pattern matches, the query accepts the
+//! text's trigrams. The query may admit more; `Query::All` is always a
+//! correct (if useless) answer and is what unindexable patterns get.
+//!
+//! # Algorithm
+//!
+//! The classic one (Russ Cox, "Regular Expression Matching with a Trigram
+//! Index"). Every HIR node is summarised bottom-up in an `Info`:
+//!
+//! * `emptyable` — whether the node can match the empty string;
+//! * `exact` — when known, a small set holding every string the node
+//!   matches;
+//! * `prefix` / `suffix` — otherwise, sets such that every match starts
+//!   (ends) with one of their strings;
+//! * `query` — a trigram query every match's own trigrams satisfy.
+//!
+//! Strings live in bounded sets (the private `strset` module) and are
+//! ASCII-folded like the index, so ASCII case variants collapse; non-ASCII
+//! variants the parser adds under `(?i)` (such as the Kelvin sign for `k`)
+//! stay alternatives. Literals and small character classes (up to 32
+//! strings after folding, a character being its UTF-8 bytes) are exact
+//! sets; bigger classes match "any character". Concatenation takes cross
+//! products of exact sets, or extends the prefix (suffix) set with the next
+//! (previous) node's strings, and adds the trigrams that straddle the seam.
+//! Alternation unions the sets and ORs the queries. `x?` is `x|""`; `x*` is
+//! `x+|""`; `x+` keeps `x`'s prefixes and suffixes but loses exactness;
+//! `x{n,m}` concatenates at most 8 copies of `x`, then `x+`. Anchors and
+//! word boundaries match the empty string; groups are transparent.
+//!
+//! Sets are kept small: an exact set with more than 16 strings, or whose
+//! strings are all at least 4 bytes long, is turned into a query (the OR
+//! over its strings of the AND of their trigrams) plus prefix and suffix
+//! sets; prefix and suffix sets add their own query, then are cut to two
+//! bytes per string, or fewer while more than 20 strings remain. The
+//! result is simplified ([`Query::simplify`]) and replaced by `Query::All`
+//! if it still has more than 100,000 nodes.
+//!
+//! Trigrams containing `\n` are never required: a string is treated as
+//! split at its newlines, because the searcher may see a line terminator
+//! where the document holds a NUL byte.
+//!
+//! # Known limits
+//!
+//! Sound, but wider than necessary: Unicode `\d`, `\w`, `\s` and other
+//! classes of more than 32 characters match anything (`\d{4}-\d{2}` plans
+//! to `All`; with `--no-unicode` it does not); `x+` forgets how many copies
+//! it saw (`ab+c` plans to `All`, not `(abb|abc) & (abc|bbc)`); sets cut
+//! to two bytes lose trigrams that need more context. `-S` plans like `-i`,
+//! which only widens non-ASCII letters.
+//!
+//! ```
+//! use trigrep::index::planner::{plan, PlanOptions};
+//! use trigrep::index::trigram::trigrams;
+//!
+//! let q = plan(&["foo.*bar".into()], &PlanOptions::default());
+//! assert_eq!(q.to_string(), r#"("foo" & "bar")"#);
+//! let doc = trigrams(b"FOO, then bar");
+//! assert!(q.accepts(&|t| doc.binary_search(&t).is_ok()));
+//! ```
+
+mod strset;
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+use self::strset::{Side, StrSet};
+use super::query::Query;
+
+/// An exact set with more strings than this becomes a query plus
+/// prefix/suffix sets.
+const MAX_EXACT: usize = 16;
+/// Prefix and suffix sets are cut to shorter strings until at most this
+/// many remain.
+const MAX_SET: usize = 20;
+/// A character class is expanded into an exact set when it folds to at most
+/// this many strings; otherwise it matches "any character".
+const CLASS_CAP: usize = 32;
+/// Classes with more characters than this (before folding) are not even
+/// enumerated.
+const CLASS_SCAN: u64 = 128;
+/// An exact set holding more bytes than this is turned into a query.
+const MAX_EXACT_BYTES: usize = 4096;
+/// `x{n,m}` is analysed with at most this many copies of `x` concatenated.
+const MAX_COPIES: u32 = 8;
+/// A final query with more nodes than this is replaced by `Query::All`
+/// (the index would spend longer on the query than on a scan).
+const MAX_QUERY_NODES: usize = 100_000;
+
+/// Options mirroring the matcher's flags (ripgrep's `grep-regex`), so the
+/// planner parses each pattern exactly as the matcher does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// `-i`: match case-insensitively.
+    pub case_insensitive: bool,
+    /// `-S`: case-insensitive unless the pattern has an upper-case literal.
+    /// Planned as `-i`, which admits a superset of the documents (the index
+    /// folds ASCII anyway; only non-ASCII case variants widen the query).
+    pub case_smart: bool,
+    /// `-F`: patterns are literal strings, not regexes.
+    pub fixed_strings: bool,
+    /// `-U`: matches may span lines.
+    pub multi_line: bool,
+    /// `--multiline-dotall`: `.` matches `\n` (only with `multi_line`).
+    pub dot_matches_new_line: bool,
+    /// Unicode-aware classes and case folding (`--no-unicode` clears it).
+    pub unicode: bool,
+    /// `--crlf`: `$` also matches before `\r\n`.
+    pub crlf: bool,
+}
+
+impl Default for PlanOptions {
+    /// ripgrep's defaults: case-sensitive regexes, line by line, Unicode on.
+    fn default() -> PlanOptions {
+        PlanOptions {
+            case_insensitive: false,
+            case_smart: false,
+            fixed_strings: false,
+            multi_line: false,
+            dot_matches_new_line: false,
+            unicode: true,
+            crlf: false,
+        }
+    }
+}
+
+/// Plans a search for any of `patterns`: the OR of each pattern's query.
+///
+/// A pattern that does not parse makes the whole plan `Query::All` (the
+/// matcher reports the error; the planner only has to stay correct). No
+/// patterns at all match nothing, as in ripgrep, so the plan is
+/// `Query::Nothing`.
+pub fn plan(patterns: &[String], opts: &PlanOptions) -> Query {
+    let parser = parser_builder(opts);
+    let mut q = Query::Nothing;
+    for p in patterns {
+        match parser.build().parse(&pattern_text(p, opts)) {
+            Ok(hir) => q = q.or(plan_hir(&hir)),
+            Err(_) => return Query::All,
+        }
+    }
+    let q = q.simplify();
+    if q.node_count() > MAX_QUERY_NODES { Query::All } else { q }
+}
+
+/// A parser configured as ripgrep's `grep-regex` configures its own.
+fn parser_builder(opts: &PlanOptions) -> regex_syntax::ParserBuilder {
+    let mut parser = regex_syntax::ParserBuilder::new();
+    parser
+        .utf8(false)
+        .case_insensitive(opts.case_insensitive || opts.case_smart)
+        // ripgrep always sets the regex `m` flag; `-U` is a searcher mode.
+        .multi_line(true)
+        .dot_matches_new_line(opts.multi_line && opts.dot_matches_new_line)
+        .crlf(opts.crlf)
+        .unicode(opts.unicode);
+    parser
+}
+
+/// The regex source for pattern `p`: escaped under `-F`.
+fn pattern_text<'a>(p: &'a str, opts: &PlanOptions) -> std::borrow::Cow<'a, str> {
+    if opts.fixed_strings { regex_syntax::escape(p).into() } else { p.into() }
+}
+
+/// Plans one parsed regex: a query that accepts the trigrams of every text
+/// `hir` matches.
+pub fn plan_hir(hir: &Hir) -> Query {
+    let mut info = analyze(hir);
+    info.simplify(true);
+    let q = match info.exact {
+        Some(exact) => info.query.and(exact.query()),
+        None => info.query,
+    }
+    .simplify();
+    if q.node_count() > MAX_QUERY_NODES { Query::All } else { q }
+}
+
+/// What the planner knows about the strings one HIR node matches.
+#[derive(Clone, Debug)]
+struct Info {
+    /// The node can match the empty string.
+    emptyable: bool,
+    /// If `Some`, every match is one of these strings (and `prefix` and
+    /// `suffix` are unused).
+    exact: Option<StrSet>,
+    /// Every match starts with one of these (when `exact` is `None`).
+    prefix: StrSet,
+    /// Every match ends with one of these (when `exact` is `None`).
+    suffix: StrSet,
+    /// Every match's own trigrams satisfy this.
+    query: Query,
+}
+
+impl Info {
+    /// Matches exactly the strings of `set`.
+    fn exact(set: StrSet) -> Info {
+        Info {
+            emptyable: set.has_empty(),
+            exact: Some(set),
+            prefix: StrSet::empty(),
+            suffix: StrSet::empty(),
+            query: Query::All,
+        }
+    }
+
+    /// Matches the empty string only.
+    fn empty_string() -> Info {
+        Info::exact(StrSet::single(b""))
+    }
+
+    /// Matches one character we know nothing about.
+    fn any_char() -> Info {
+        Info {
+            emptyable: false,
+            exact: None,
+            prefix: StrSet::single(b""),
+            suffix: StrSet::single(b""),
+            query: Query::All,
+        }
+    }
+
+    /// The strings every match starts with.
+    fn prefixes(&self) -> &StrSet {
+        self.exact.as_ref().unwrap_or(&self.prefix)
+    }
+
+    /// The strings every match ends with.
+    fn suffixes(&self) -> &StrSet {
+        self.exact.as_ref().unwrap_or(&self.suffix)
+    }
+
+    /// Gives up exactness: the exact set's query joins `query` and the set
+    /// becomes the prefix and suffix sets (not yet trimmed).
+    fn drop_exact(&mut self) {
+        if let Some(exact) = self.exact.take() {
+            self.and_query(exact.query());
+            self.prefix = exact.clone();
+            self.suffix = exact;
+        }
+    }
+
+    /// `query = query AND q`.
+    fn and_query(&mut self, q: Query) {
+        self.query = std::mem::replace(&mut self.query, Query::All).and(q);
+    }
+
+    /// Keeps the sets bounded (see the module docs). `force` also gives up
+    /// exact sets whose strings all hold a trigram: done once, at the end.
+    fn simplify(&mut self, force: bool) {
+        if let Some(exact) = &self.exact {
+            let min = exact.min_len();
+            if exact.len() > MAX_EXACT
+                || min >= 4
+                || (force && min >= 3)
+                || exact.total_bytes() > MAX_EXACT_BYTES
+            {
+                self.drop_exact();
+            }
+        }
+        if self.exact.is_none() {
+            let q = self.prefix.query().and(self.suffix.query());
+            self.and_query(q);
+            self.prefix.trim(Side::Prefix, MAX_SET);
+            self.suffix.trim(Side::Suffix, MAX_SET);
+        }
+    }
+}
+
+/// Summarises `hir`.
+fn analyze(hir: &Hir) -> Info {
+    let mut info = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => return Info::empty_string(),
+        HirKind::Literal(lit) => return Info::exact(StrSet::single(&lit.0)),
+        HirKind::Class(class) => return class_info(class),
+        HirKind::Capture(cap) => return analyze(&cap.sub),
+        HirKind::Repetition(rep) => repeat(analyze(&rep.sub), rep.min, rep.max),
+        HirKind::Concat(subs) => {
+            let mut acc = Info::empty_string();
+            for sub in subs {
+                acc = concat(acc, analyze(sub));
+            }
+            acc
+        }
+        HirKind::Alternation(subs) => {
+            let mut acc: Option<Info> = None;
+            for sub in subs {
+                let next = analyze(sub);
+                acc = Some(match acc {
+                    None => next,
+                    Some(acc) => alternate(acc, next),
+                });
+            }
+            acc.unwrap_or_else(|| Info::exact(StrSet::empty()))
+        }
+    };
+    // Composite nodes deduplicate their query once, not at every step.
+    info.query = info.query.simplify();
+    info
+}
+
+/// A character class: an exact set of its (folded) characters when small,
+/// else "any character".
+fn class_info(class: &Class) -> Info {
+    let mut set = StrSet::empty();
+    match class {
+        Class::Unicode(c) => {
+            let size: u64 =
+                c.ranges().iter().map(|r| u64::from(r.end()) - u64::from(r.start()) + 1).sum();
+            if size > CLASS_SCAN {
+                return Info::any_char();
+            }
+            let mut buf = [0; 4];
+            for ch in c.ranges().iter().flat_map(|r| r.start()..=r.end()) {
+                set.insert(ch.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+        Class::Bytes(c) => {
+            let size: u64 =
+                c.ranges().iter().map(|r| u64::from(r.end()) - u64::from(r.start()) + 1).sum();
+            if size > CLASS_SCAN {
+                return Info::any_char();
+            }
+            for b in c.ranges().iter().flat_map(|r| r.start()..=r.end()) {
+                set.insert(&[b]);
+            }
+        }
+    }
+    if set.len() > CLASS_CAP { Info::any_char() } else { Info::exact(set) }
+}
+
+/// `x` followed by `y`.
+fn concat(mut x: Info, mut y: Info) -> Info {
+    if let (Some(xs), Some(ys)) = (&x.exact, &y.exact)
+        && xs.len() * ys.len() > CLASS_CAP * CLASS_CAP
+    {
+        x.drop_exact();
+        y.drop_exact();
+    }
+    let query = std::mem::replace(&mut x.query, Query::All)
+        .and(std::mem::replace(&mut y.query, Query::All));
+    let emptyable = x.emptyable && y.emptyable;
+    if let (Some(xs), Some(ys)) = (&x.exact, &y.exact) {
+        let mut xy = Info::exact(xs.cross(ys));
+        xy.query = query;
+        xy.simplify(false);
+        return xy;
+    }
+    let mut xy =
+        Info { emptyable, exact: None, prefix: StrSet::empty(), suffix: StrSet::empty(), query };
+    xy.prefix = match &x.exact {
+        Some(xs) => xs.cross(y.prefixes()),
+        None => {
+            let mut p = x.prefix.clone();
+            if x.emptyable {
+                p.union(y.prefixes());
+            }
+            p
+        }
+    };
+    xy.suffix = match &y.exact {
+        Some(ys) => x.suffixes().cross(ys),
+        None => {
+            let mut s = y.suffix.clone();
+            if y.emptyable {
+                s.union(x.suffixes());
+            }
+            s
+        }
+    };
+    if x.exact.is_none() && y.exact.is_none() {
+        // Trigrams straddling the seam are in neither set: a match ends
+        // some string of x's suffixes followed by one of y's prefixes.
+        xy.and_query(x.suffix.cross(&y.prefix).query());
+    }
+    xy.simplify(false);
+    xy
+}
+
+/// `x` or `y`.
+fn alternate(mut x: Info, mut y: Info) -> Info {
+    let emptyable = x.emptyable || y.emptyable;
+    let mut xy = if let (Some(xs), Some(ys)) = (&mut x.exact, &y.exact) {
+        let mut set = std::mem::take(xs);
+        set.union(ys);
+        let mut xy = Info::exact(set);
+        xy.query = x.query.or(y.query);
+        xy
+    } else {
+        // Keep each side's exact knowledge in its query before it is
+        // blurred into prefix and suffix sets.
+        x.drop_exact();
+        y.drop_exact();
+        let mut prefix = x.prefix;
+        prefix.union(&y.prefix);
+        let mut suffix = x.suffix;
+        suffix.union(&y.suffix);
+        Info { emptyable, exact: None, prefix, suffix, query: x.query.or(y.query) }
+    };
+    xy.emptyable = emptyable;
+    xy.simplify(false);
+    xy
+}
+
+/// One or more copies of `x`.
+fn plus(mut x: Info) -> Info {
+    x.drop_exact();
+    x.simplify(false);
+    x
+}
+
+/// `x{min,max}` (`max == None`: unbounded).
+fn repeat(x: Info, min: u32, max: Option<u32>) -> Info {
+    if max == Some(0) {
+        return Info::empty_string();
+    }
+    if min == 0 {
+        // x{0,m} is "" or x{1,m}.
+        return alternate(repeat(x, 1, max), Info::empty_string());
+    }
+    if max == Some(min) && min <= MAX_COPIES {
+        let mut acc = x.clone();
+        for _ in 1..min {
+            acc = concat(acc, x.clone());
+        }
+        return acc;
+    }
+    // x{n,m} lies within x^(k-1) x+ for any 1 <= k <= n.
+    let k = min.min(MAX_COPIES);
+    let mut acc = Info::empty_string();
+    for _ in 1..k {
+        acc = concat(acc, x.clone());
+    }
+    concat(acc, plus(x))
+}
+
+#[cfg(test)]
+mod prop;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::trigram::trigrams;
+
+    /// The plan of one pattern with `opts`, displayed.
+    fn show_with(pattern: &str, opts: &PlanOptions) -> String {
+        plan(&[pattern.to_string()], opts).to_string()
+    }
+
+    /// The plan of one pattern with default options, displayed.
+    fn show(pattern: &str) -> String {
+        show_with(pattern, &PlanOptions::default())
+    }
+
+    /// Whether `q` accepts a document holding `text`.
+    fn accepts(q: &Query, text: &str) -> bool {
+        let doc = trigrams(text.as_bytes());
+        q.accepts(&|t| doc.binary_search(&t).is_ok())
+    }
+
+    fn planned(pattern: &str) -> Query {
+        plan(&[pattern.to_string()], &PlanOptions::default())
+    }
+
+    #[test]
+    fn literals_and_empty() {
+        assert_eq!(show(""), "ALL");
+        assert_eq!(show("ab"), "ALL");
+        assert_eq!(show("abc"), r#""abc""#);
+        assert_eq!(show("abcd"), r#"("abc" & "bcd")"#);
+        assert_eq!(show("ABC"), r#""abc""#, "folded like the index");
+    }
+
+    #[test]
+    fn anchors_and_word_boundaries_are_empty() {
+        assert_eq!(show(r"\bfoo\b"), r#""foo""#);
+        assert_eq!(show("^foo$"), r#""foo""#);
+        assert_eq!(show(r"\Afo\Bo\z"), r#""foo""#);
+    }
+
+    #[test]
+    fn unconstrained_patterns_plan_to_all() {
+        for p in [r"[^\n]*", ".", ".*", r"\w+", "(?s).", "a.b", "[a-z]+"] {
+            assert_eq!(show(p), "ALL", "{p}");
+        }
+    }
+
+    #[test]
+    fn alternation() {
+        assert_eq!(show("abc|def"), r#"("abc" | "def")"#);
+        assert_eq!(show("(?i)a|b"), "ALL");
+        assert_eq!(show("abc|d"), "ALL");
+        // Alternation inside a concatenation: cross product.
+        assert_eq!(show("a(b|c)d"), r#"("abd" | "acd")"#);
+        assert_eq!(show("x(ab|cd)yz"), r#"(("xab" & "aby" & "byz") | ("xcd" & "cdy" & "dyz"))"#);
+    }
+
+    #[test]
+    fn optional_group_does_not_span() {
+        let q = planned("foo_(bar_)?baz");
+        assert_ne!(q, Query::All);
+        assert!(accepts(&q, "foo_baz"));
+        assert!(accepts(&q, "foo_bar_baz"));
+        assert!(!accepts(&q, "foo_bar"));
+        let q2 = plan(&["foo_(bar_)?".to_string()], &PlanOptions::default());
+        assert_eq!(q2.to_string(), r#"("foo" & "oo_")"#);
+        assert!(accepts(&q2, "foo_"));
+    }
+
+    #[test]
+    fn classes() {
+        assert_eq!(show("ab[cd]"), r#"("abc" | "abd")"#);
+        assert_eq!(show("[Aa]bc"), r#""abc""#);
+        assert!(accepts(&planned("x[0-9]yz"), "x7yz"));
+        assert!(!accepts(&planned("x[0-9]yz"), "xayz"));
+        // Too big to expand: any character.
+        assert_eq!(show(r"ab\wcd"), "ALL");
+        assert_eq!(show(r"abc\wdef"), r#"("abc" & "def")"#);
+        // An empty class matches nothing.
+        assert_eq!(show(r"a[^\x00-\x{10FFFF}]"), "NONE");
+    }
+
+    #[test]
+    fn repetition() {
+        assert_eq!(show("(abc)+"), r#""abc""#);
+        assert_eq!(show("(abc)*def"), r#""def""#);
+        assert_eq!(show("abc+"), r#""abc""#);
+        assert_eq!(show("a{3}"), r#""aaa""#);
+        assert_eq!(show("ab?c"), "ALL");
+        assert_eq!(show("xab?cd"), r#"(("xab" & "abc" & "bcd") | ("xac" & "acd"))"#);
+        let q = planned("(ab){2,}");
+        assert!(accepts(&q, "abab") && accepts(&q, "ababab"));
+        assert!(!accepts(&q, "ab"));
+        assert!(accepts(&planned("(abc){0,3}x"), "x"));
+    }
+
+    #[test]
+    fn big_inputs_stay_fast() {
+        assert_eq!(show("a{1000}"), r#""aaa""#);
+        assert_eq!(show("(a{1000}){1000}"), r#""aaa""#);
+        assert_eq!(show("((ab|cd){100}){100}x"), planned("((ab|cd){100}){100}x").to_string());
+        let words: Vec<String> = (0..5000).map(|i| format!("word{i}")).collect();
+        let q = planned(&words.join("|"));
+        assert!(words.iter().all(|w| accepts(&q, w)));
+        assert!(!accepts(&q, "word"));
+        let lits: Vec<String> = (0..2000).map(|i| format!("pattern{i}x")).collect();
+        let qs = plan(&lits, &PlanOptions::default());
+        assert!(lits.iter().all(|w| accepts(&qs, w)));
+        // Deep nesting (near the parser's nest limit) and nested counted
+        // repetitions stay bounded.
+        let nested = format!("{}abc{}", "(?:bcd|".repeat(120), ")".repeat(120));
+        assert_eq!(show(&nested), r#"("abc" | "bcd")"#);
+        let reps = format!("{}ab{}", "(?:".repeat(120), "){2,3}".repeat(120));
+        assert_eq!(show(&reps), r#"("aba" & "bab")"#);
+        let q = planned("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}");
+        assert!(q.node_count() < 2000);
+        let text = format!("{}z", format!("{}y", "axbxcxdxexfxgxhx").repeat(8)).repeat(64);
+        assert!(regex::Regex::new("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}").unwrap().is_match(&text));
+        assert!(accepts(&q, &text));
+        let long = "abcdefghij".repeat(1000);
+        assert!(accepts(&planned(&long), &long));
+    }
+
+    #[test]
+    fn newlines_split_strings() {
+        let opts = PlanOptions { multi_line: true, ..PlanOptions::default() };
+        assert_eq!(show_with("abc\ndef", &opts), r#"("abc" & "def")"#);
+        assert_eq!(show_with("ab\ncd", &opts), "ALL");
+        assert_eq!(show_with(r"abc\sdef", &opts), r#"("abc" & "def")"#);
+    }
+
+    #[test]
+    fn unicode() {
+        let q = planned("héllo");
+        assert!(accepts(&q, "xhéllox"));
+        assert!(!accepts(&q, "hello"));
+        let qi = plan(&["(?i)héllo".to_string()], &PlanOptions::default());
+        assert!(accepts(&qi, "HÉLLO"));
+        assert!(accepts(&qi, "hÉllo"));
+        let raw = plan(&[r"(?-u:\xff)ab".to_string()], &PlanOptions::default());
+        assert_eq!(raw.to_string(), r#""\xffab""#);
+    }
+
+    #[test]
+    fn case_insensitive_kelvin() {
+        let opts = PlanOptions { case_insensitive: true, ..PlanOptions::default() };
+        let q = plan(&["kelvin".to_string()], &opts);
+        assert!(accepts(&q, "KELVIN"));
+        assert!(accepts(&q, "\u{212A}elvin"), "Kelvin sign is a case variant of k");
+        assert!(!accepts(&q, "elvin"));
+        // Without -i the Kelvin sign is not a variant.
+        assert!(!accepts(&plan(&["kelvin".to_string()], &PlanOptions::default()), "\u{212A}elvin"));
+        // Smart case plans like -i.
+        let smart = PlanOptions { case_smart: true, ..PlanOptions::default() };
+        assert_eq!(plan(&["kelvin".to_string()], &smart), q);
+    }
+
+    #[test]
+    fn fixed_strings_escape_metacharacters() {
+        let opts = PlanOptions { fixed_strings: true, ..PlanOptions::default() };
+        assert_eq!(show_with("a.b*c", &opts), r#"("a.b" & ".b*" & "b*c")"#);
+        assert_eq!(show_with("(", &opts), "ALL");
+        assert_eq!(show_with("foo(", &opts), r#"("foo" & "oo(")"#);
+    }
+
+    #[test]
+    fn multiple_patterns() {
+        let p = |ps: &[&str]| {
+            plan(&ps.iter().map(|s| s.to_string()).collect::<Vec<_>>(), &PlanOptions::default())
+                .to_string()
+        };
+        assert_eq!(p(&["foo", "bar"]), r#"("foo" | "bar")"#);
+        assert_eq!(p(&["foo", "("]), "ALL", "a parse error plans to ALL");
+        assert_eq!(p(&["foo", ".*"]), "ALL");
+        assert_eq!(p(&[]), "NONE");
+    }
+
+    #[test]
+    fn query_simplify() {
+        let t = |s: &[u8; 3]| Query::Trigram(crate::index::trigram::pack(*s));
+        let q = Query::And(vec![t(b"abc"), Query::Or(vec![t(b"abc"), t(b"def")]), t(b"abc")]);
+        assert_eq!(q.simplify(), t(b"abc"));
+        let q = Query::Or(vec![Query::And(vec![]), t(b"abc")]);
+        assert_eq!(q.simplify(), Query::All);
+        let q = Query::And(vec![Query::Or(vec![]), t(b"abc")]);
+        assert_eq!(q.simplify(), Query::Nothing);
+        let q = Query::Or(vec![
+            Query::And(vec![t(b"abc"), t(b"bcd")]),
+            Query::And(vec![t(b"xyz"), t(b"abc"), t(b"yzw")]),
+        ]);
+        assert_eq!(q.simplify().to_string(), r#"("abc" & ("bcd" | ("xyz" & "yzw")))"#);
+        assert_eq!(show("[0-9a-f]-deadbeef").matches("eef").count(), 1, "common terms factored");
+    }
+}

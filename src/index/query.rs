@@ -5,6 +5,9 @@
 //! trigrams. The planner guarantees that every document containing a match
 //! of the regex is a candidate; the index may admit more, never fewer.
 
+use std::collections::HashSet;
+use std::fmt;
+
 use super::trigram::Trigram;
 
 /// A boolean query over case-folded trigrams.
@@ -20,4 +23,180 @@ pub enum Query {
     And(Vec<Query>),
     /// Documents accepted by at least one sub-query.
     Or(Vec<Query>),
+}
+
+impl Query {
+    /// `self AND other`, with `All`/`Nothing` absorbed and nested `And`s
+    /// flattened. Cheap (no deduplication); call [`Query::simplify`] once
+    /// the tree is built.
+    pub fn and(self, other: Query) -> Query {
+        match (self, other) {
+            (Query::Nothing, _) | (_, Query::Nothing) => Query::Nothing,
+            (Query::All, q) | (q, Query::All) => q,
+            (Query::And(mut a), Query::And(b)) => {
+                a.extend(b);
+                Query::And(a)
+            }
+            (Query::And(mut a), q) | (q, Query::And(mut a)) => {
+                a.push(q);
+                Query::And(a)
+            }
+            (a, b) => Query::And(vec![a, b]),
+        }
+    }
+
+    /// `self OR other`, with `All`/`Nothing` absorbed and nested `Or`s
+    /// flattened. Cheap (no deduplication); call [`Query::simplify`] once
+    /// the tree is built.
+    pub fn or(self, other: Query) -> Query {
+        match (self, other) {
+            (Query::All, _) | (_, Query::All) => Query::All,
+            (Query::Nothing, q) | (q, Query::Nothing) => q,
+            (Query::Or(mut a), Query::Or(b)) => {
+                a.extend(b);
+                Query::Or(a)
+            }
+            (Query::Or(mut a), q) | (q, Query::Or(mut a)) => {
+                a.push(q);
+                Query::Or(a)
+            }
+            (a, b) => Query::Or(vec![a, b]),
+        }
+    }
+
+    /// Whether a document whose trigram set is described by `has` is a
+    /// candidate: `has(t)` answers "does the document contain trigram `t`?".
+    ///
+    /// ```
+    /// use trigrep::index::query::Query;
+    /// use trigrep::index::trigram::{pack, trigrams};
+    /// let q = Query::Trigram(pack(*b"foo")).and(Query::Trigram(pack(*b"bar")));
+    /// let doc = trigrams(b"Foo and BAR");
+    /// assert!(q.accepts(&|t| doc.binary_search(&t).is_ok()));
+    /// assert!(!q.accepts(&|t| t == pack(*b"foo")));
+    /// ```
+    pub fn accepts(&self, has: &impl Fn(Trigram) -> bool) -> bool {
+        match self {
+            Query::All => true,
+            Query::Nothing => false,
+            Query::Trigram(t) => has(*t),
+            Query::And(qs) => qs.iter().all(|q| q.accepts(has)),
+            Query::Or(qs) => qs.iter().any(|q| q.accepts(has)),
+        }
+    }
+
+    /// The number of nodes in the tree (a size measure for caps).
+    pub fn node_count(&self) -> usize {
+        match self {
+            Query::All | Query::Nothing | Query::Trigram(_) => 1,
+            Query::And(qs) | Query::Or(qs) => 1 + qs.iter().map(Query::node_count).sum::<usize>(),
+        }
+    }
+
+    /// An equivalent, smaller tree: nested `And`/`Or` flattened, `All` and
+    /// `Nothing` absorbed, duplicate children removed, single-child nodes
+    /// collapsed, and absorption applied one level deep
+    /// (`a AND (a OR b)` → `a`, `a OR (a AND b)` → `a`).
+    pub fn simplify(self) -> Query {
+        match self {
+            Query::And(qs) => simplify_node(qs, true),
+            Query::Or(qs) => simplify_node(qs, false),
+            q => q,
+        }
+    }
+}
+
+/// Simplifies an `And` (`is_and`) or `Or` node with children `qs`.
+fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
+    // The value that absorbs the whole node, and the one that vanishes in it.
+    let (absorbing, neutral) =
+        if is_and { (Query::Nothing, Query::All) } else { (Query::All, Query::Nothing) };
+    let mut seen = HashSet::new();
+    let mut out: Vec<Query> = Vec::with_capacity(qs.len());
+    let mut add = |q: Query| {
+        if seen.insert(q.clone()) {
+            out.push(q);
+        }
+    };
+    for q in qs {
+        match q.simplify() {
+            // A simplified node never has a child of its own kind, so the
+            // grandchildren need no further work.
+            Query::And(sub) if is_and => sub.into_iter().for_each(&mut add),
+            Query::Or(sub) if !is_and => sub.into_iter().for_each(&mut add),
+            q if q == absorbing => return absorbing,
+            q if q == neutral => {}
+            q => add(q),
+        }
+    }
+    // Absorption: drop a child of the opposite kind that has a sibling as
+    // one of its own children.
+    out.retain(|q| match q {
+        Query::Or(sub) if is_and => !sub.iter().any(|s| seen.contains(s)),
+        Query::And(sub) if !is_and => !sub.iter().any(|s| seen.contains(s)),
+        _ => true,
+    });
+    match out.len() {
+        0 => neutral,
+        1 => out.into_iter().next().unwrap_or(neutral),
+        _ if is_and => Query::And(out),
+        _ => factor_or(out),
+    }
+}
+
+/// Builds `Or(alts)` (already simplified, at least two alternatives), with
+/// the terms every alternative requires pulled out:
+/// `(c & a) | (c & b)` → `c & (a | b)`.
+fn factor_or(alts: Vec<Query>) -> Query {
+    let terms = |q: &Query| -> Vec<Query> {
+        match q {
+            Query::And(sub) => sub.clone(),
+            q => vec![q.clone()],
+        }
+    };
+    let mut common: Vec<Query> = terms(&alts[0]);
+    for alt in &alts[1..] {
+        let here: HashSet<Query> = terms(alt).into_iter().collect();
+        common.retain(|t| here.contains(t));
+        if common.is_empty() {
+            return Query::Or(alts);
+        }
+    }
+    let factored: HashSet<&Query> = common.iter().collect();
+    let mut rest = Query::Nothing;
+    for alt in &alts {
+        let left: Vec<Query> = terms(alt).into_iter().filter(|t| !factored.contains(t)).collect();
+        // An alternative made only of common terms makes the OR true.
+        rest = rest.or(Query::And(left));
+    }
+    Query::And(common).and(rest).simplify()
+}
+
+impl fmt::Display for Query {
+    /// Writes the tree compactly: trigrams quoted (`"foo"`, bytes escaped),
+    /// `(a & b)`, `(a | b)`, `ALL`, `NONE`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Query::All => f.write_str("ALL"),
+            Query::Nothing => f.write_str("NONE"),
+            Query::Trigram(t) => {
+                f.write_str("\"")?;
+                for b in &t.to_be_bytes()[1..] {
+                    write!(f, "{}", b.escape_ascii())?;
+                }
+                f.write_str("\"")
+            }
+            Query::And(qs) | Query::Or(qs) => {
+                let sep = if matches!(self, Query::And(_)) { " & " } else { " | " };
+                f.write_str("(")?;
+                for (i, q) in qs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(sep)?;
+                    }
+                    write!(f, "{q}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
 }

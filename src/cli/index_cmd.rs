@@ -1,0 +1,273 @@
+//! `tg index [DIR]` builds a tree's trigram index; `tg status` describes it.
+//!
+//! The build walks the tree with the search's default rules, sorts the files
+//! by path (so file ids follow path order), extracts each file's distinct
+//! trigrams on every core in bounded batches, and feeds them in order to the
+//! [`IndexWriter`], whose external sort keeps memory within the budget. The
+//! index is published atomically: a build killed at any point leaves the
+//! previous index answering.
+
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Parser;
+use rayon::prelude::*;
+use trigrep::index::extract::TrigramSet;
+use trigrep::index::location::{self, ROOT_FILE};
+use trigrep::index::reader::IndexReader;
+use trigrep::index::table::{FileMeta, flags};
+use trigrep::index::trigram::Trigram;
+use trigrep::index::writer::IndexWriterBuilder;
+
+use super::memory::PeakMemory;
+
+/// `tg index [DIR]`: build (or rebuild) the trigram index of a tree.
+#[derive(Debug, Parser)]
+#[command(name = "tg index")]
+pub struct IndexArgs {
+    /// The root of the tree to index (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// Memory budget of the build's external sort (suffixes K, M, G).
+    #[arg(long = "index-memory", value_name = "SIZE", default_value = "64M")]
+    pub index_memory: String,
+    /// Where indexes live (default: the user's cache directory).
+    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
+    pub index_dir: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+/// `tg status [DIR]`: describe the index that a query in DIR would use.
+#[derive(Debug, Parser)]
+#[command(name = "tg status")]
+pub struct StatusArgs {
+    /// Where to look (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// List the files the index left out (binary, unreadable, too large) and why.
+    #[arg(long = "skipped")]
+    pub skipped: bool,
+    /// Where indexes live (default: the user's cache directory).
+    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
+    pub index_dir: Option<PathBuf>,
+}
+
+/// A file found by the build's walk.
+struct Found {
+    path: PathBuf,
+    rel: Vec<u8>,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// One file after extraction: its table entry and trigrams.
+struct Extracted {
+    meta: FileMeta,
+    len: u64,
+    trigrams: Vec<Trigram>,
+}
+
+/// Input bytes extracted per batch before the batch is handed to the writer.
+const BATCH_BYTES: u64 = 32 << 20;
+
+/// Runs `tg index`.
+pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let peak = PeakMemory::start();
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{}: not a directory", dir.display());
+    let budget = super::config::parse_size(&args.index_memory)? as usize;
+    let base = args.index_dir.clone().unwrap_or_else(location::default_base);
+    let out = location::index_dir_for(&base, &root);
+    std::fs::create_dir_all(&out).with_context(|| format!("{}", out.display()))?;
+
+    let mut files = walk(&root)?;
+    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let progress = Progress::new(args.quiet, total);
+
+    let mut writer = IndexWriterBuilder::new().memory_budget(budget).spill_dir(&out).build();
+    let mut skipped = 0u64;
+    let mut start = 0;
+    while start < files.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < files.len() && (end == start || bytes + files[end].size <= BATCH_BYTES) {
+            bytes += files[end].size;
+            end += 1;
+        }
+        let batch: Vec<Extracted> = files[start..end]
+            .par_iter()
+            .map_init(|| (TrigramSet::new(), Vec::new()), |(set, buf), f| extract(f, set, buf))
+            .collect();
+        for e in batch {
+            skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
+            let id = writer.add_file(e.meta);
+            writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+        }
+        progress.advance(bytes);
+        start = end;
+    }
+    let summary = writer.finish(&out).context("writing the index")?;
+    std::fs::write(out.join(ROOT_FILE), root.as_os_str().as_bytes())?;
+    progress.finish();
+    if !args.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "indexed {} files ({} bytes) in {secs:.2}s: {} trigrams, {} postings, index {} bytes \
+             ({:.1}% of the tree), {skipped} left out; peak private memory {:.1} MiB\nindex: {}",
+            summary.files,
+            total,
+            summary.trigrams,
+            summary.postings,
+            summary.bytes,
+            100.0 * summary.bytes as f64 / total.max(1) as f64,
+            peak.peak_rss_anon() as f64 / (1 << 20) as f64,
+            out.display(),
+        );
+    }
+    Ok(())
+}
+
+/// Lists the files under `root` with the search's default filters.
+fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
+    let found = Mutex::new(Vec::new());
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder.add_custom_ignore_filename(".rgignore");
+    builder.build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return ignore::WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
+            let path = entry.into_path();
+            let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
+            let f = Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), path };
+            found.lock().unwrap().push(f);
+            ignore::WalkState::Continue
+        })
+    });
+    Ok(found.into_inner().unwrap())
+}
+
+/// A file's modification time in nanoseconds since the epoch.
+pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
+    md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec())
+}
+
+/// Reads one file and collects its distinct trigrams. The size and time
+/// recorded are those seen by the walk, before reading: a file changed
+/// while it is read then looks changed to every later query.
+fn extract(f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
+    let meta = |flags| FileMeta { path: f.rel.clone(), size: f.size, mtime_ns: f.mtime_ns, flags };
+    let skipped = |why| Extracted {
+        meta: meta(flags::ALWAYS_CANDIDATE | why),
+        len: f.size,
+        trigrams: Vec::new(),
+    };
+    let Ok(mut file) = std::fs::File::open(&f.path) else {
+        return skipped(flags::SKIPPED_UNREADABLE);
+    };
+    const MAP_ABOVE: u64 = 8 << 20;
+    let map;
+    let bytes: &[u8] = if f.size > MAP_ABOVE {
+        // SAFETY: the map is read once, here; a file truncated meanwhile can
+        // raise SIGBUS, as with any mmap reader (ripgrep accepts the same).
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(m) => {
+                map = m;
+                &map
+            }
+            Err(_) => return skipped(flags::SKIPPED_UNREADABLE),
+        }
+    } else {
+        buf.clear();
+        if file.read_to_end(buf).is_err() {
+            return skipped(flags::SKIPPED_UNREADABLE);
+        }
+        buf
+    };
+    // UTF-16 files are transcoded by the searcher: their raw bytes do not
+    // hold the text's trigrams, so they are always searched.
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return skipped(flags::SKIPPED_ENCODING);
+    }
+    set.add_bytes(bytes);
+    Extracted { meta: meta(0), len: bytes.len() as u64, trigrams: set.take_sorted() }
+}
+
+/// Runs `tg status`.
+pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let base = args.index_dir.clone().unwrap_or_else(location::default_base);
+    let Some(found) = location::find(&base, &dir) else {
+        anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
+    };
+    let reader = IndexReader::open(&found.dir)?;
+    let st = reader.stats();
+    let index_file = found.dir.join(location::INDEX_FILE);
+    let age = std::fs::metadata(&index_file)?.modified()?.elapsed().unwrap_or_default();
+    if args.skipped {
+        for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
+            let why = match f.flags & flags::SKIPPED_ANY {
+                flags::SKIPPED_BINARY => "binary",
+                flags::SKIPPED_TOO_LARGE => "too large",
+                flags::SKIPPED_UNREADABLE => "unreadable",
+                flags::SKIPPED_ENCODING => "encoding (searched directly)",
+                _ => "skipped",
+            };
+            println!("{}\t{why}", String::from_utf8_lossy(f.path));
+        }
+        return Ok(());
+    }
+    println!("root:       {}", found.root.display());
+    println!("index:      {}", index_file.display());
+    println!("size:       {} bytes", st.bytes);
+    println!("age:        {} s", age.as_secs());
+    println!("files:      {}", st.files);
+    println!("documents:  {}", st.documents);
+    println!("trigrams:   {}", st.trigrams);
+    println!("postings:   {} ({} bytes)", st.postings, st.posting_bytes);
+    let skipped = reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0).count();
+    println!("left out:   {skipped} (tg status --skipped lists them)");
+    Ok(())
+}
+
+/// A progress bar on stderr when it is a terminal.
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(quiet: bool, total: u64) -> Progress {
+        use std::io::IsTerminal;
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(total);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "indexing {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        ) {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    fn advance(&self, bytes: u64) {
+        if let Some(b) = &self.0 {
+            b.inc(bytes);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Bounded sets of folded byte strings: the algebra the planner runs on.
+//!
+//! A [`StrSet`] holds strings that are already case-folded with
+//! [`trigram::fold`]. The planner uses a set in three roles — every match
+//! *is* one of the strings (exact), *starts with* one (prefix) or *ends
+//! with* one (suffix) — and the operations here are the same for all three:
+//! union, concatenation ([`StrSet::cross`]), the trigram query the set
+//! implies ([`StrSet::query`]) and trimming a prefix or suffix set to short
+//! strings ([`StrSet::trim`]). The empty set means "cannot match at all".
+
+use std::collections::{BTreeSet, HashSet};
+
+use crate::index::query::Query;
+use crate::index::trigram::{self, Trigram};
+
+/// Which end of the strings a prefix/suffix set describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Side {
+    /// Every match starts with one of the strings.
+    Prefix,
+    /// Every match ends with one of the strings.
+    Suffix,
+}
+
+/// A set of case-folded byte strings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct StrSet(BTreeSet<Vec<u8>>);
+
+impl StrSet {
+    /// The empty set (no string at all: the node cannot match).
+    pub(super) fn empty() -> StrSet {
+        StrSet(BTreeSet::new())
+    }
+
+    /// The set holding only `s`, folded.
+    pub(super) fn single(s: &[u8]) -> StrSet {
+        let mut set = StrSet::empty();
+        set.insert(s);
+        set
+    }
+
+    /// Adds `s`, folded.
+    pub(super) fn insert(&mut self, s: &[u8]) {
+        self.0.insert(s.iter().map(|&b| trigram::fold(b)).collect());
+    }
+
+    /// Number of strings.
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the set holds the empty string.
+    pub(super) fn has_empty(&self) -> bool {
+        self.0.contains(&[][..])
+    }
+
+    /// Length of the shortest string (0 for the empty set).
+    pub(super) fn min_len(&self) -> usize {
+        self.0.iter().map(Vec::len).min().unwrap_or(0)
+    }
+
+    /// Total bytes held.
+    pub(super) fn total_bytes(&self) -> usize {
+        self.0.iter().map(Vec::len).sum()
+    }
+
+    /// Adds every string of `other`.
+    pub(super) fn union(&mut self, other: &StrSet) {
+        self.0.extend(other.0.iter().cloned());
+    }
+
+    /// Every `a ++ b` for `a` in `self` and `b` in `other`.
+    pub(super) fn cross(&self, other: &StrSet) -> StrSet {
+        let mut out = BTreeSet::new();
+        for a in &self.0 {
+            for b in &other.0 {
+                let mut s = Vec::with_capacity(a.len() + b.len());
+                s.extend_from_slice(a);
+                s.extend_from_slice(b);
+                out.insert(s);
+            }
+        }
+        StrSet(out)
+    }
+
+    /// The query every text containing one of the strings satisfies: OR over
+    /// the strings of AND over their trigrams. A string with no usable
+    /// trigram (shorter than 3 bytes) makes it `All`; the empty set gives
+    /// `Nothing`. Trigrams containing `\n` are never required: a string is
+    /// treated as split at its newlines (see [`string_query`]).
+    pub(super) fn query(&self) -> Query {
+        let mut q = Query::Nothing;
+        for s in &self.0 {
+            q = q.or(string_query(s));
+            if q == Query::All {
+                break;
+            }
+        }
+        q
+    }
+
+    /// Shortens a prefix or suffix set so it stays small, keeping the end of
+    /// each string named by `side`: first every string is cut to at most
+    /// two bytes (two bytes are all a trigram across a concatenation can
+    /// use), then to one and zero bytes while more than `max` strings
+    /// remain. Finally strings made redundant by a shorter one (`"ab"` when
+    /// `"a"` is a prefix already) are dropped. The caller must have taken
+    /// the set's [`query`](StrSet::query) first: trimming loses it.
+    pub(super) fn trim(&mut self, side: Side, max: usize) {
+        let mut keep = 2;
+        loop {
+            if self.0.iter().any(|s| s.len() > keep) {
+                let cut = std::mem::take(&mut self.0);
+                self.0 = cut
+                    .into_iter()
+                    .map(|mut s| {
+                        if s.len() > keep {
+                            match side {
+                                Side::Prefix => s.truncate(keep),
+                                Side::Suffix => {
+                                    s.drain(..s.len() - keep);
+                                }
+                            }
+                        }
+                        s
+                    })
+                    .collect();
+            }
+            if self.0.len() <= max || keep == 0 {
+                break;
+            }
+            keep -= 1;
+        }
+        if self.has_empty() {
+            *self = StrSet::single(b"");
+            return;
+        }
+        // Strings are at most two bytes now: drop the two-byte ones whose
+        // one-byte end is present.
+        let ones: Vec<u8> = self.0.iter().filter(|s| s.len() == 1).map(|s| s[0]).collect();
+        if !ones.is_empty() {
+            self.0.retain(|s| {
+                s.len() < 2
+                    || !ones.contains(match side {
+                        Side::Prefix => &s[0],
+                        Side::Suffix => &s[s.len() - 1],
+                    })
+            });
+        }
+    }
+}
+
+/// The trigrams of the folded string `s` that a text containing `s` must
+/// contain, ANDed: every trigram of `s` except those containing `\n`.
+///
+/// Newlines are left out because the searcher may see a `\n` where the
+/// document holds another byte (NUL bytes are turned into line terminators
+/// in binary files), so a trigram spanning a newline is no proof.
+pub(super) fn string_query(s: &[u8]) -> Query {
+    let mut seen = HashSet::new();
+    let ts: Vec<Trigram> = s
+        .windows(3)
+        .filter(|w| !w.contains(&b'\n'))
+        .map(|w| trigram::pack([w[0], w[1], w[2]]))
+        .filter(|&t| seen.insert(t))
+        .collect();
+    match ts.len() {
+        0 => Query::All,
+        1 => Query::Trigram(ts[0]),
+        _ => Query::And(ts.into_iter().map(Query::Trigram).collect()),
+    }
+}

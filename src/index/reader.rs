@@ -1,0 +1,406 @@
+//! Reading an index: [`IndexReader`] opens a published index, checks it,
+//! and answers [`Query`]s with [`Candidates`].
+//!
+//! What is checked, and when:
+//! - at open: the footer (magic, version, footer CRC, body length), the TOC
+//!   (CRC, every section's bounds), the CRC of the small tables (`files`,
+//!   `paths`, `docs`, `always`, `trigrams`) and their structure (record
+//!   sizes, ids in range, trigrams sorted, list bounds);
+//! - on first use of each posting list: its own CRC, stored in the trigram
+//!   table, before any id of it is decoded ([`IndexReader::postings`]);
+//! - on demand: [`IndexReader::verify`] checks the CRC of the whole body and
+//!   decodes every list.
+//!
+//! Postings are most of an index and a query reads a handful of lists, so
+//! they are not checksummed at open: doing so would read the whole file on
+//! every search (see `docs/INDEX-FORMAT.md` for the measured cost). A
+//! corrupt list therefore surfaces as [`IndexError::Corrupt`] from the query
+//! that reads it, never as a wrong answer.
+//!
+//! Queries: `All` gives every document; `Nothing` none; `And` evaluates its
+//! children cheapest first (by posting-list length) and stops once the
+//! intersection is empty; `Or` merges. Documents of files flagged
+//! [`flags::ALWAYS_CANDIDATE`](super::table::flags::ALWAYS_CANDIDATE) are
+//! added to the result of every satisfiable query.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::error::IndexError;
+use super::format::{FEATURE_VERSION, Layout, read_u32};
+use super::postings::{Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list};
+use super::query::Query;
+use super::storage::{FsStorage, IndexBytes, Storage};
+use super::table::{self, DocId, DocMeta, FileId, FileRef};
+use super::trigram::Trigram;
+
+/// Counts describing an open index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Documents in the document table.
+    pub documents: u32,
+    /// Files in the file table.
+    pub files: u32,
+    /// Distinct trigrams (posting lists).
+    pub trigrams: u32,
+    /// Postings: `(trigram, doc)` pairs.
+    pub postings: u64,
+    /// Bytes of the `postings` section.
+    pub posting_bytes: u64,
+    /// Bytes of the index file.
+    pub bytes: u64,
+}
+
+/// Candidate documents of a query: sorted, distinct doc ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Candidates {
+    docs: Vec<DocId>,
+}
+
+impl Candidates {
+    /// The ids, sorted.
+    pub fn as_slice(&self) -> &[DocId] {
+        &self.docs
+    }
+
+    /// Number of candidates.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The ids, sorted.
+    pub fn into_vec(self) -> Vec<DocId> {
+        self.docs
+    }
+}
+
+/// A sorted set of documents during evaluation.
+enum Set {
+    All,
+    Docs(Vec<DocId>),
+}
+
+/// An open, checked index.
+#[derive(Debug)]
+pub struct IndexReader {
+    bytes: IndexBytes,
+    layout: Layout,
+    files: Range<usize>,
+    paths: Range<usize>,
+    docs: Range<usize>,
+    always: Range<usize>,
+    trigrams: Range<usize>,
+    postings: Range<usize>,
+    stats: IndexStats,
+}
+
+impl IndexReader {
+    /// Opens `dir/index.tg` (memory-mapped; see [`FsStorage`] on why the
+    /// mapping stays valid while a new index is published).
+    pub fn open(dir: &Path) -> Result<IndexReader, IndexError> {
+        Self::load(&FsStorage::new(dir))
+    }
+
+    /// Opens the index published in `storage`.
+    pub fn load(storage: &dyn Storage) -> Result<IndexReader, IndexError> {
+        Self::from_index_bytes(storage.load()?)
+    }
+
+    /// Opens an index from its bytes.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<IndexReader, IndexError> {
+        Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
+    }
+
+    fn from_index_bytes(bytes: IndexBytes) -> Result<IndexReader, IndexError> {
+        let layout = Layout::parse(&bytes)?;
+        let range = |name: &str, check_crc: bool| -> Result<Range<usize>, IndexError> {
+            let s = layout.require(name)?;
+            let r = s.offset as usize..(s.offset + s.len) as usize;
+            if check_crc && crc32fast::hash(&bytes[r.clone()]) != s.crc {
+                return Err(IndexError::corrupt(&format!("section {name:?} checksum mismatch")));
+            }
+            Ok(r)
+        };
+        let files = range("files", true)?;
+        let paths = range("paths", true)?;
+        let docs = range("docs", true)?;
+        let always = range("always", true)?;
+        let trigrams = range("trigrams", true)?;
+        let postings = range("postings", false)?;
+        let (nfiles, ndocs) =
+            table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
+        validate_always(&bytes[always.clone()], ndocs)?;
+        let (ntrigrams, npostings) =
+            validate_trigrams(&bytes[trigrams.clone()], postings.len() as u64, ndocs)?;
+        let stats = IndexStats {
+            documents: ndocs,
+            files: nfiles,
+            trigrams: ntrigrams,
+            postings: npostings,
+            posting_bytes: postings.len() as u64,
+            bytes: bytes.len() as u64,
+        };
+        Ok(IndexReader { bytes, layout, files, paths, docs, always, trigrams, postings, stats })
+    }
+
+    /// Whether the index was built with older feature semantics (same
+    /// layout) and should be rebuilt; it still answers correctly for what
+    /// it was built with.
+    pub fn needs_reindex(&self) -> bool {
+        self.layout.feature_version < FEATURE_VERSION
+    }
+
+    /// Counts describing the index.
+    pub fn stats(&self) -> IndexStats {
+        self.stats
+    }
+
+    /// Every file, in id order.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = FileRef<'_>> + '_ {
+        (0..self.stats.files).map(|i| self.file_unchecked(i))
+    }
+
+    /// Every document, in id order.
+    pub fn documents(&self) -> impl ExactSizeIterator<Item = DocMeta> + '_ {
+        (0..self.stats.documents)
+            .map(|i| table::decode_doc(&self.bytes[self.docs.clone()], i as usize))
+    }
+
+    /// File `id`, if it exists.
+    pub fn file(&self, id: FileId) -> Option<FileRef<'_>> {
+        (id < self.stats.files).then(|| self.file_unchecked(id))
+    }
+
+    fn file_unchecked(&self, id: FileId) -> FileRef<'_> {
+        table::decode_file(
+            &self.bytes[self.files.clone()],
+            &self.bytes[self.paths.clone()],
+            id as usize,
+        )
+    }
+
+    /// Document `id`, if it exists.
+    pub fn doc(&self, id: DocId) -> Option<DocMeta> {
+        (id < self.stats.documents)
+            .then(|| table::decode_doc(&self.bytes[self.docs.clone()], id as usize))
+    }
+
+    fn entry(&self, trigram: Trigram) -> Option<(usize, TrigramEntry)> {
+        let table = &self.bytes[self.trigrams.clone()];
+        let (mut lo, mut hi) = (0usize, self.stats.trigrams as usize);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let t = read_u32(table, mid * TRIGRAM_ENTRY_LEN)?;
+            match t.cmp(&trigram) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some((mid, TrigramEntry::decode(table, mid)?)),
+            }
+        }
+        None
+    }
+
+    /// The bytes of list `i` (bounds were checked at open).
+    fn list_bytes(&self, i: usize, e: &TrigramEntry) -> &[u8] {
+        let table = &self.bytes[self.trigrams.clone()];
+        let postings = &self.bytes[self.postings.clone()];
+        let end = TrigramEntry::decode(table, i + 1).map_or(postings.len() as u64, |n| n.offset);
+        postings.get(e.offset as usize..end as usize).unwrap_or(&[])
+    }
+
+    /// Number of documents containing `trigram` (0 when none).
+    pub fn posting_len(&self, trigram: Trigram) -> u32 {
+        self.entry(trigram).map_or(0, |(_, e)| e.count)
+    }
+
+    /// The documents containing `trigram`, in increasing order. Checks the
+    /// list's CRC first: a corrupt list is an error, not a wrong answer.
+    pub fn postings(&self, trigram: Trigram) -> Result<Postings<'_>, IndexError> {
+        let Some((i, e)) = self.entry(trigram) else { return Ok(Postings::empty()) };
+        let bytes = self.list_bytes(i, &e);
+        if crc32fast::hash(bytes) != e.crc {
+            return Err(IndexError::corrupt(&format!(
+                "posting list of trigram {trigram:#08x} checksum mismatch"
+            )));
+        }
+        Ok(Postings::new(bytes, e.count))
+    }
+
+    /// Checks everything: the CRC of the whole body and of every section,
+    /// and that every posting list decodes to valid, increasing ids.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let body = &self.bytes[..self.layout.body_len as usize];
+        if crc32fast::hash(body) != self.layout.body_crc {
+            return Err(IndexError::corrupt("body checksum mismatch"));
+        }
+        for s in &self.layout.sections {
+            if crc32fast::hash(&body[s.offset as usize..(s.offset + s.len) as usize]) != s.crc {
+                return Err(IndexError::corrupt(&format!(
+                    "section {:?} checksum mismatch",
+                    s.name
+                )));
+            }
+        }
+        let table = &self.bytes[self.trigrams.clone()];
+        for i in 0..self.stats.trigrams as usize {
+            let e = TrigramEntry::decode(table, i)
+                .ok_or_else(|| IndexError::corrupt("trigram table"))?;
+            let bytes = self.list_bytes(i, &e);
+            if crc32fast::hash(bytes) != e.crc {
+                return Err(IndexError::corrupt("posting list checksum mismatch"));
+            }
+            validate_list(bytes, e.count, self.stats.documents)?;
+        }
+        Ok(())
+    }
+
+    /// The candidate documents of `query`, sorted.
+    pub fn candidates(&self, query: &Query) -> Result<Candidates, IndexError> {
+        if unsatisfiable(query) {
+            return Ok(Candidates::default());
+        }
+        let docs = match self.eval(query)? {
+            Set::All => (0..self.stats.documents).collect(),
+            Set::Docs(d) => union(&d, &self.always_docs()),
+        };
+        Ok(Candidates { docs })
+    }
+
+    fn always_docs(&self) -> Vec<DocId> {
+        self.bytes[self.always.clone()]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    /// An upper bound on the number of documents `q` accepts, to order
+    /// intersections.
+    fn cost(&self, q: &Query) -> u64 {
+        match q {
+            Query::All => u64::MAX,
+            Query::Nothing => 0,
+            Query::Trigram(t) => u64::from(self.posting_len(*t)),
+            Query::And(cs) => cs.iter().map(|c| self.cost(c)).min().unwrap_or(u64::MAX),
+            Query::Or(cs) => cs.iter().map(|c| self.cost(c)).fold(0, u64::saturating_add),
+        }
+    }
+
+    fn eval(&self, q: &Query) -> Result<Set, IndexError> {
+        Ok(match q {
+            Query::All => Set::All,
+            Query::Nothing => Set::Docs(Vec::new()),
+            Query::Trigram(t) => Set::Docs(self.postings(*t)?.collect()),
+            Query::And(cs) => {
+                let mut cs: Vec<&Query> = cs.iter().filter(|c| !matches!(c, Query::All)).collect();
+                cs.sort_by_cached_key(|c| self.cost(c));
+                let mut acc: Option<Vec<DocId>> = None;
+                for c in cs {
+                    acc = match (c, acc) {
+                        (_, Some(a)) if a.is_empty() => return Ok(Set::Docs(a)),
+                        (Query::Trigram(t), Some(a)) => Some(intersect(&a, self.postings(*t)?)),
+                        (c, a) => match (self.eval(c)?, a) {
+                            (Set::All, a) => a,
+                            (Set::Docs(d), None) => Some(d),
+                            (Set::Docs(d), Some(a)) => Some(intersect(&a, d.into_iter())),
+                        },
+                    };
+                }
+                acc.map_or(Set::All, Set::Docs)
+            }
+            Query::Or(cs) => {
+                let mut acc = Vec::new();
+                for c in cs {
+                    match self.eval(c)? {
+                        Set::All => return Ok(Set::All),
+                        Set::Docs(d) => acc = union(&acc, &d),
+                    }
+                }
+                Set::Docs(acc)
+            }
+        })
+    }
+}
+
+/// Whether `q` accepts no document at all, whatever the index holds.
+fn unsatisfiable(q: &Query) -> bool {
+    match q {
+        Query::Nothing => true,
+        Query::All | Query::Trigram(_) => false,
+        Query::And(cs) => cs.iter().any(unsatisfiable),
+        Query::Or(cs) => cs.iter().all(unsatisfiable),
+    }
+}
+
+fn validate_always(always: &[u8], ndocs: u32) -> Result<(), IndexError> {
+    if !always.len().is_multiple_of(4) {
+        return Err(IndexError::corrupt("always section has a partial id"));
+    }
+    let mut prev: Option<u32> = None;
+    for c in always.chunks_exact(4) {
+        let d = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        if d >= ndocs || prev.is_some_and(|p| p >= d) {
+            return Err(IndexError::corrupt("always section: bad doc id"));
+        }
+        prev = Some(d);
+    }
+    Ok(())
+}
+
+/// Checks the trigram table against the postings section; returns the
+/// number of trigrams and of postings.
+fn validate_trigrams(
+    table: &[u8],
+    postings_len: u64,
+    ndocs: u32,
+) -> Result<(u32, u64), IndexError> {
+    let c = IndexError::corrupt;
+    if !table.len().is_multiple_of(TRIGRAM_ENTRY_LEN) {
+        return Err(c("trigram table has a partial entry"));
+    }
+    let n = u32::try_from(table.len() / TRIGRAM_ENTRY_LEN).map_err(|_| c("too many trigrams"))?;
+    let mut total = 0u64;
+    let mut prev: Option<TrigramEntry> = None;
+    for i in 0..n as usize {
+        let e = TrigramEntry::decode(table, i).ok_or_else(|| c("trigram table"))?;
+        if let Some(p) = prev {
+            if p.trigram >= e.trigram {
+                return Err(c("trigram table not sorted"));
+            }
+            check_list(&p, e.offset, ndocs)?;
+        } else if e.offset != 0 {
+            return Err(c("first posting list does not start at 0"));
+        }
+        total += u64::from(e.count);
+        prev = Some(e);
+    }
+    match prev {
+        Some(p) => check_list(&p, postings_len, ndocs)?,
+        None if postings_len != 0 => return Err(c("postings without trigrams")),
+        None => {}
+    }
+    Ok((n, total))
+}
+
+/// A list of `e.count` varints (1 to 5 bytes each) ending at `end`.
+fn check_list(e: &TrigramEntry, end: u64, ndocs: u32) -> Result<(), IndexError> {
+    let len =
+        end.checked_sub(e.offset).ok_or_else(|| IndexError::corrupt("posting offsets decrease"))?;
+    let count = u64::from(e.count);
+    if e.count == 0 || e.count > ndocs || len < count || len > 5 * count {
+        return Err(IndexError::corrupt(&format!(
+            "posting list of {:#08x} has bad bounds",
+            e.trigram
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -1,0 +1,282 @@
+//! Where index files live: a small [`Storage`] trait with a directory
+//! implementation ([`FsStorage`]) and an in-memory one ([`MemStorage`]).
+//!
+//! Publishing is atomic. [`Storage::begin`] hands out a [`PendingIndex`]
+//! to write the new file into; only [`PendingIndex::commit`] makes it
+//! visible, and dropping it without committing leaves the previous index
+//! as it was. For a directory that means: write a temporary file in the
+//! same directory, fsync it, rename it over [`INDEX_FILE`], fsync the
+//! directory. A process killed at any point leaves either the old or the
+//! new index in place, never a torn one; a stray `.index.tg.*.tmp` file may
+//! remain after a kill and is never read.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use memmap2::Mmap;
+
+use super::error::IndexError;
+
+/// Name of the index file inside an index directory.
+pub const INDEX_FILE: &str = "index.tg";
+
+/// The bytes of a published index: mapped from disk or shared in memory.
+#[derive(Debug)]
+pub enum IndexBytes {
+    /// A read-only mapping of the index file.
+    Mapped(Mmap),
+    /// Bytes held in memory.
+    Shared(Arc<Vec<u8>>),
+}
+
+impl Deref for IndexBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            IndexBytes::Mapped(m) => m,
+            IndexBytes::Shared(v) => v,
+        }
+    }
+}
+
+/// A place where one index is published and read back.
+pub trait Storage {
+    /// Starts writing a new index; nothing is visible until it is committed.
+    fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError>;
+    /// The bytes of the published index.
+    fn load(&self) -> Result<IndexBytes, IndexError>;
+}
+
+/// A new index being written. Dropping it without [`commit`](Self::commit)
+/// discards it.
+pub trait PendingIndex: Write {
+    /// Makes the written bytes the published index, atomically.
+    fn commit(self: Box<Self>) -> Result<(), IndexError>;
+}
+
+/// Steps of a directory publish at which tests inject failures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Step {
+    /// Creating the temporary file.
+    Create,
+    /// A write at this offset of the temporary file.
+    Write(u64),
+    /// fsync of the temporary file.
+    SyncFile,
+    /// The rename over the index file.
+    Rename,
+    /// fsync of the directory.
+    SyncDir,
+}
+
+#[cfg(test)]
+type FailHook = Arc<dyn Fn(Step) -> io::Result<()> + Send + Sync>;
+
+/// An index stored as [`INDEX_FILE`] in a directory.
+#[derive(Clone)]
+pub struct FsStorage {
+    dir: PathBuf,
+    #[cfg(test)]
+    fail: Option<FailHook>,
+}
+
+impl std::fmt::Debug for FsStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FsStorage").field("dir", &self.dir).finish()
+    }
+}
+
+impl FsStorage {
+    /// Storage in `dir` (which must exist).
+    pub fn new(dir: &Path) -> Self {
+        FsStorage {
+            dir: dir.to_path_buf(),
+            #[cfg(test)]
+            fail: None,
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The same storage, calling `hook` before each step of a publish; an
+    /// error from the hook is returned as if the step had failed.
+    #[cfg(test)]
+    pub(crate) fn with_fail_hook(mut self, hook: FailHook) -> Self {
+        self.fail = Some(hook);
+        self
+    }
+
+    /// Runs the test hook, if any, before `step`.
+    #[inline]
+    fn check(&self, _step: Step) -> io::Result<()> {
+        #[cfg(test)]
+        if let Some(h) = &self.fail {
+            return h(_step);
+        }
+        Ok(())
+    }
+}
+
+struct FsPending<'a> {
+    storage: &'a FsStorage,
+    tmp: tempfile::NamedTempFile,
+    written: u64,
+}
+
+impl Write for FsPending<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.storage.check(Step::Write(self.written))?;
+        let n = self.tmp.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.tmp.flush()
+    }
+}
+
+impl PendingIndex for FsPending<'_> {
+    fn commit(self: Box<Self>) -> Result<(), IndexError> {
+        let FsPending { storage, mut tmp, .. } = *self;
+        tmp.flush()?;
+        storage.check(Step::SyncFile)?;
+        tmp.as_file().sync_all()?;
+        storage.check(Step::Rename)?;
+        tmp.persist(storage.dir.join(INDEX_FILE)).map_err(|e| e.error)?;
+        storage.check(Step::SyncDir)?;
+        File::open(&storage.dir)?.sync_all()?;
+        Ok(())
+    }
+}
+
+impl Storage for FsStorage {
+    fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
+        self.check(Step::Create)?;
+        let tmp =
+            tempfile::Builder::new().prefix(".index.tg.").suffix(".tmp").tempfile_in(&self.dir)?;
+        Ok(Box::new(FsPending { storage: self, tmp, written: 0 }))
+    }
+
+    fn load(&self) -> Result<IndexBytes, IndexError> {
+        let path = self.dir.join(INDEX_FILE);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(IndexError::NotFound(path));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if file.metadata()?.len() == 0 {
+            return Ok(IndexBytes::Shared(Arc::new(Vec::new())));
+        }
+        // SAFETY: an index file is only ever replaced by rename (see
+        // `FsPending::commit`), never rewritten or truncated in place, so
+        // the inode mapped here keeps its bytes for as long as the mapping
+        // lives, even after a newer index is published. Another program
+        // truncating the file would break this (SIGBUS on access); trigrep
+        // never does.
+        let map = unsafe { Mmap::map(&file)? };
+        Ok(IndexBytes::Mapped(map))
+    }
+}
+
+/// An index kept in memory: for tests and for indexes that are never saved.
+#[derive(Debug, Default)]
+pub struct MemStorage {
+    current: Mutex<Option<Arc<Vec<u8>>>>,
+}
+
+impl MemStorage {
+    /// Empty storage (no index published yet).
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+struct MemPending<'a> {
+    storage: &'a MemStorage,
+    buf: Vec<u8>,
+}
+
+impl Write for MemPending<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl PendingIndex for MemPending<'_> {
+    fn commit(self: Box<Self>) -> Result<(), IndexError> {
+        let mut cur = self.storage.current.lock().unwrap_or_else(|e| e.into_inner());
+        *cur = Some(Arc::new(self.buf));
+        Ok(())
+    }
+}
+
+impl Storage for MemStorage {
+    fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
+        Ok(Box::new(MemPending { storage: self, buf: Vec::new() }))
+    }
+
+    fn load(&self) -> Result<IndexBytes, IndexError> {
+        let cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cur {
+            Some(b) => Ok(IndexBytes::Shared(Arc::clone(b))),
+            None => Err(IndexError::NotFound(PathBuf::from("<memory>"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One conformance suite, run on every implementation.
+    fn conformance(s: &dyn Storage) {
+        assert!(matches!(s.load(), Err(IndexError::NotFound(_))));
+        let mut p = s.begin().unwrap();
+        p.write_all(b"first").unwrap();
+        p.commit().unwrap();
+        assert_eq!(&*s.load().unwrap(), b"first");
+        let held = s.load().unwrap();
+        let mut p = s.begin().unwrap();
+        p.write_all(b"dropped").unwrap();
+        drop(p);
+        assert_eq!(&*s.load().unwrap(), b"first");
+        let mut p = s.begin().unwrap();
+        p.write_all(b"second!").unwrap();
+        p.commit().unwrap();
+        assert_eq!(&*s.load().unwrap(), b"second!");
+        // A reader of the old index keeps its bytes.
+        assert_eq!(&*held, b"first");
+    }
+
+    #[test]
+    fn mem_storage_conforms() {
+        conformance(&MemStorage::new());
+    }
+
+    #[test]
+    fn fs_storage_conforms_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        conformance(&FsStorage::new(dir.path()));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec![INDEX_FILE.to_string()]);
+    }
+}

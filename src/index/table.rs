@@ -1,0 +1,193 @@
+//! The file and document tables: what a document is and where it lives.
+//!
+//! A *file* ([`FileMeta`]) carries a path and freshness metadata; a
+//! *document* ([`DocMeta`]) is a byte range of one file and is what posting
+//! lists point at. A small file is one document; a huge file is many block
+//! documents. Both tables are fixed-size little-endian records, so the
+//! reader reaches record `i` at `i * LEN` without parsing the rest:
+//!
+//! ```text
+//! files  (FILE_RECORD_LEN = 32 bytes each)
+//! +--------------+--------------+-----------+-----------+--------------+
+//! | path_off u64 | path_len u32 | flags u32 | size u64  | mtime_ns i64 |
+//! +--------------+--------------+-----------+-----------+--------------+
+//! docs   (DOC_RECORD_LEN = 32 bytes each)
+//! +----------+--------------+------------+---------+----------------+
+//! | file u32 | reserved u32 | offset u64 | len u64 | first_line u64 |
+//! +----------+--------------+------------+---------+----------------+
+//! ```
+//!
+//! `path_off` points into the `paths` section (raw path bytes, concatenated).
+
+use super::error::IndexError;
+use super::format::{read_u32, read_u64};
+
+/// Identifies a file of an index: its position in the file table.
+pub type FileId = u32;
+
+/// Identifies a document of an index: its position in the document table.
+pub type DocId = u32;
+
+/// Bits of [`FileMeta::flags`].
+pub mod flags {
+    /// The file's bytes are not indexed as-is (UTF-16, unreadable at build
+    /// time, ...): its documents are candidates for every satisfiable query.
+    pub const ALWAYS_CANDIDATE: u32 = 1 << 0;
+    /// Skipped: binary file.
+    pub const SKIPPED_BINARY: u32 = 1 << 8;
+    /// Skipped: larger than the size limit.
+    pub const SKIPPED_TOO_LARGE: u32 = 1 << 9;
+    /// Skipped: could not be read.
+    pub const SKIPPED_UNREADABLE: u32 = 1 << 10;
+    /// Skipped: an encoding the indexer does not handle.
+    pub const SKIPPED_ENCODING: u32 = 1 << 11;
+    /// Any of the `SKIPPED_*` reasons (for `tg status --skipped`).
+    pub const SKIPPED_ANY: u32 = 0xff << 8;
+}
+
+/// A file as the writer is told about it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileMeta {
+    /// Path relative to the indexed root, raw bytes (not necessarily UTF-8).
+    pub path: Vec<u8>,
+    /// Size in bytes when indexed.
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch when indexed.
+    pub mtime_ns: i64,
+    /// A combination of [`flags`].
+    pub flags: u32,
+}
+
+/// A file as the reader returns it, borrowing the path from the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRef<'a> {
+    /// Path relative to the indexed root, raw bytes.
+    pub path: &'a [u8],
+    /// Size in bytes when indexed.
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch when indexed.
+    pub mtime_ns: i64,
+    /// A combination of [`flags`].
+    pub flags: u32,
+}
+
+impl FileRef<'_> {
+    /// An owned copy.
+    pub fn to_meta(&self) -> FileMeta {
+        FileMeta {
+            path: self.path.to_vec(),
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+            flags: self.flags,
+        }
+    }
+}
+
+/// A document: a byte range of one file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DocMeta {
+    /// The file the range belongs to.
+    pub file: FileId,
+    /// Offset of the first byte in the file.
+    pub offset: u64,
+    /// Length of the range in bytes.
+    pub len: u64,
+    /// 1-based line number of the range's first line.
+    pub first_line: u64,
+}
+
+/// Length of one file record.
+pub const FILE_RECORD_LEN: usize = 32;
+/// Length of one document record.
+pub const DOC_RECORD_LEN: usize = 32;
+
+/// Appends the record of a file whose path starts at `path_off` in `paths`.
+pub fn encode_file(out: &mut Vec<u8>, f: &FileMeta, path_off: u64) {
+    out.extend_from_slice(&path_off.to_le_bytes());
+    out.extend_from_slice(&(f.path.len() as u32).to_le_bytes());
+    out.extend_from_slice(&f.flags.to_le_bytes());
+    out.extend_from_slice(&f.size.to_le_bytes());
+    out.extend_from_slice(&f.mtime_ns.to_le_bytes());
+}
+
+/// Appends the record of a document.
+pub fn encode_doc(out: &mut Vec<u8>, d: &DocMeta) {
+    out.extend_from_slice(&d.file.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&d.offset.to_le_bytes());
+    out.extend_from_slice(&d.len.to_le_bytes());
+    out.extend_from_slice(&d.first_line.to_le_bytes());
+}
+
+/// Decodes file record `i`. The caller has validated the tables with
+/// [`validate`], so this does not fail; out-of-range reads yield zeros.
+pub fn decode_file<'a>(files: &[u8], paths: &'a [u8], i: usize) -> FileRef<'a> {
+    let at = i * FILE_RECORD_LEN;
+    let off = read_u64(files, at).unwrap_or(0) as usize;
+    let len = read_u32(files, at + 8).unwrap_or(0) as usize;
+    FileRef {
+        path: paths.get(off..off.saturating_add(len)).unwrap_or(&[]),
+        flags: read_u32(files, at + 12).unwrap_or(0),
+        size: read_u64(files, at + 16).unwrap_or(0),
+        mtime_ns: read_u64(files, at + 24).unwrap_or(0) as i64,
+    }
+}
+
+/// Decodes document record `i` (see [`decode_file`] on validation).
+pub fn decode_doc(docs: &[u8], i: usize) -> DocMeta {
+    let at = i * DOC_RECORD_LEN;
+    DocMeta {
+        file: read_u32(docs, at).unwrap_or(0),
+        offset: read_u64(docs, at + 8).unwrap_or(0),
+        len: read_u64(docs, at + 16).unwrap_or(0),
+        first_line: read_u64(docs, at + 24).unwrap_or(0),
+    }
+}
+
+/// Checks the file and document tables: whole records, every path inside
+/// `paths`, every document's file id in range, counts within `u32`.
+/// Returns `(file_count, doc_count)`.
+pub fn validate(files: &[u8], paths: &[u8], docs: &[u8]) -> Result<(u32, u32), IndexError> {
+    let c = IndexError::corrupt;
+    if !files.len().is_multiple_of(FILE_RECORD_LEN) || !docs.len().is_multiple_of(DOC_RECORD_LEN) {
+        return Err(c("file or document table has a partial record"));
+    }
+    let nfiles = u32::try_from(files.len() / FILE_RECORD_LEN).map_err(|_| c("too many files"))?;
+    let ndocs = u32::try_from(docs.len() / DOC_RECORD_LEN).map_err(|_| c("too many docs"))?;
+    for i in 0..nfiles as usize {
+        let at = i * FILE_RECORD_LEN;
+        let off = read_u64(files, at).ok_or_else(|| c("file record"))?;
+        let len = u64::from(read_u32(files, at + 8).ok_or_else(|| c("file record"))?);
+        if off.checked_add(len).is_none_or(|end| end > paths.len() as u64) {
+            return Err(c(&format!("file {i}: path outside the paths section")));
+        }
+    }
+    for i in 0..ndocs as usize {
+        let file = read_u32(docs, i * DOC_RECORD_LEN).ok_or_else(|| c("doc record"))?;
+        if file >= nfiles {
+            return Err(c(&format!("doc {i}: file id {file} out of range")));
+        }
+    }
+    Ok((nfiles, ndocs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let f = FileMeta { path: b"a/\xffb.rs".to_vec(), size: 9, mtime_ns: -5, flags: 3 };
+        let mut files = Vec::new();
+        encode_file(&mut files, &f, 0);
+        let d = DocMeta { file: 0, offset: 7, len: 2, first_line: 4 };
+        let mut docs = Vec::new();
+        encode_doc(&mut docs, &d);
+        assert_eq!(validate(&files, &f.path, &docs).unwrap(), (1, 1));
+        assert_eq!(decode_file(&files, &f.path, 0).to_meta(), f);
+        assert_eq!(decode_doc(&docs, 0), d);
+        assert!(validate(&files, b"short", &docs).is_err());
+        encode_doc(&mut docs, &DocMeta { file: 1, ..d });
+        assert!(validate(&files, &f.path, &docs).is_err());
+    }
+}
