@@ -718,6 +718,56 @@ fn edge() {
     r.finish();
 }
 
+/// Prefixes case names with the search path they exercise.
+fn on_path(path: &str, cases: Vec<Case>) -> Vec<Case> {
+    cases
+        .into_iter()
+        .map(|mut c| {
+            c.name = format!("{path}/{}", c.name);
+            c
+        })
+        .collect()
+}
+
+/// Patterns for the indexed run of the matrix (the slow debug-build
+/// `\w` patterns are left to the scan run).
+const INDEXED_PATTERNS: &[(&str, &str)] = &[
+    ("lit", "foo"),
+    ("case", "Foo"),
+    ("alt", "cat|dog"),
+    ("anchor_start", "^start"),
+    ("word_b", r"\bbar\b"),
+    ("unicode", "café"),
+    ("kelvin_k", "k"),
+    ("nomatch", "zzqqxx"),
+    ("empty", ""),
+    ("invalid", "a("),
+];
+
+/// The same expectations with tg's trigram index built over the corpus:
+/// output must not change when an index narrows the candidates.
+#[test]
+fn indexed_matrix() {
+    let t = corpus_tree();
+    util::tg_index(&t, "corpus");
+    let mut r = Report::new("indexed_matrix");
+    r.check_all(&t, &on_path("indexed", matrix_cases(INDEXED_PATTERNS)));
+    r.check_all(&t, &on_path("indexed", output_format_cases()));
+    r.finish();
+}
+
+/// Walks, binaries and encodings with an index over `repo/` and `plain/`.
+#[test]
+fn indexed_walk() {
+    let t = walk_tree();
+    util::tg_index(&t, "repo");
+    util::tg_index(&t, "plain");
+    let mut r = Report::new("indexed_walk");
+    r.check_all(&t, &on_path("indexed", walk_cases()));
+    r.check_all(&t, &on_path("indexed", binary_and_encoding_cases()));
+    r.finish();
+}
+
 /// Guards the size of the matrix: the brief asks for at least 300 cases.
 #[test]
 fn case_count() {

@@ -168,6 +168,31 @@ impl Tree {
     }
 }
 
+/// Builds tg's trigram index of `rel` (a directory in `tree`), with the same
+/// environment the cases run in (the index lands under the tree's private
+/// HOME). Skipped when `TG_TEST_TG` replaces tg, since rg has no index.
+pub fn tg_index(tree: &Tree, rel: &str) {
+    if std::env::var_os("TG_TEST_TG").is_some() {
+        eprintln!("TG_TEST_TG is set: not building an index of {rel}");
+        return;
+    }
+    let out = Command::new(tg_bin())
+        .args(["index", "-q", rel])
+        .current_dir(tree.root())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tree.path(".home"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn tg index");
+    assert!(
+        out.status.success(),
+        "tg index {rel} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// How stderr is compared for one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StderrCheck {
