@@ -750,6 +750,7 @@ const INDEXED_PATTERNS: &[(&str, &str)] = &[
 fn indexed_matrix() {
     let t = corpus_tree();
     util::tg_index(&t, "corpus");
+    util::mutate_after_index(&t, "corpus");
     let mut r = Report::new("indexed_matrix");
     r.check_all(&t, &on_path("indexed", matrix_cases(INDEXED_PATTERNS)));
     r.check_all(&t, &on_path("indexed", output_format_cases()));
@@ -762,6 +763,8 @@ fn indexed_walk() {
     let t = walk_tree();
     util::tg_index(&t, "repo");
     util::tg_index(&t, "plain");
+    util::mutate_after_index(&t, "repo");
+    util::mutate_after_index(&t, "plain");
     let mut r = Report::new("indexed_walk");
     r.check_all(&t, &on_path("indexed", walk_cases()));
     r.check_all(&t, &on_path("indexed", binary_and_encoding_cases()));

@@ -194,8 +194,7 @@ impl Config {
                         grep_cli::patterns_from_stdin()
                     } else {
                         grep_cli::patterns_from_path(&path)
-                    }
-                    .with_context(|| format!("{}", path.display()))?;
+                    }?;
                     for p in pats {
                         add(p);
                     }
@@ -403,9 +402,9 @@ impl Config {
         self.args.stats
     }
 
-    /// Quit at the first match (`-q` without `--stats`).
+    /// Quit at the first match (`-q`, unless statistics are collected, as with `--json`).
     pub fn quit_after_match(&self) -> bool {
-        self.quiet && !self.args.stats
+        self.quiet && !self.stats
     }
 
     /// Builds the regex matcher.
@@ -700,7 +699,8 @@ impl Config {
             .git_global(!no_vcs)
             .git_ignore(!no_vcs)
             .git_exclude(!no_vcs)
-            .require_git(!a.no_require_git);
+            .require_git(!a.no_require_git)
+            .current_dir(std::env::current_dir()?);
         if !no_dot {
             b.add_custom_ignore_filename(".rgignore");
         }

@@ -106,10 +106,10 @@ impl IndexFilter {
         };
         let mut candidate_files = vec![0u64; reader.stats().files as usize / 64 + 1];
         for &d in candidates.as_slice() {
-            if let Some(doc) = reader.doc(d) {
-                if let Some(w) = candidate_files.get_mut(doc.file as usize / 64) {
-                    *w |= 1 << (doc.file % 64);
-                }
+            if let Some(doc) = reader.doc(d)
+                && let Some(w) = candidate_files.get_mut(doc.file as usize / 64)
+            {
+                *w |= 1 << (doc.file % 64);
             }
         }
         let roots = config
@@ -205,6 +205,10 @@ impl IndexFilter {
 }
 
 /// Whether this query can be answered from an index at all.
+///
+/// `--json` always ends with a summary whose counters (files searched, bytes
+/// searched) describe reading every file, as ripgrep does; files ruled out
+/// by the index are never read, so JSON output comes from the scan.
 fn usable_for(config: &Config) -> bool {
     let mode_ok = matches!(
         config.mode,
@@ -213,7 +217,6 @@ fn usable_for(config: &Config) -> bool {
                 | SearchMode::Count
                 | SearchMode::CountMatches
                 | SearchMode::FilesWithMatches
-                | SearchMode::Json
         )
     );
     let stdin_only = config.paths.iter().all(|p| p == Path::new("-"));
