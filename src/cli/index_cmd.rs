@@ -3,7 +3,7 @@
 //! The build walks the tree with the search's default rules, sorts the files
 //! by path (so file ids follow path order), extracts each file's distinct
 //! trigrams on every core in bounded batches, and feeds them in order to the
-//! [`IndexWriter`], whose external sort keeps memory within the budget. The
+//! [`trigrep::index::writer::IndexWriter`], whose external sort keeps memory within the budget. The
 //! index is published atomically: a build killed at any point leaves the
 //! previous index answering.
 
