@@ -676,11 +676,36 @@ impl Config {
         Ok(b.build()?)
     }
 
+    /// Whether the walk uses only the default filters, the ones `tg index` walks with.
+    pub fn walk_is_default(&self) -> bool {
+        let a = &self.args;
+        a.glob.is_empty()
+            && a.iglob.is_empty()
+            && a.type_select.is_empty()
+            && a.type_not.is_empty()
+            && a.type_add.is_empty()
+            && !self.hidden
+            && !self.no_ignore
+            && !a.no_ignore_vcs
+            && !a.no_ignore_dot
+            && !a.no_ignore_parent
+            && !a.no_require_git
+            && !a.follow
+            && a.max_depth.is_none()
+            && self.max_filesize.is_none()
+            && !a.one_file_system
+    }
+
     /// Builds the directory walker over [`Config::paths`], with ripgrep's filters.
     pub fn walk_builder(&self) -> anyhow::Result<WalkBuilder> {
+        self.walk_builder_at(&self.paths)
+    }
+
+    /// Builds the walker with ripgrep's filters over `paths` (not empty).
+    pub fn walk_builder_at(&self, paths: &[PathBuf]) -> anyhow::Result<WalkBuilder> {
         let a = &self.args;
-        let mut b = WalkBuilder::new(&self.paths[0]);
-        for p in &self.paths[1..] {
+        let mut b = WalkBuilder::new(&paths[0]);
+        for p in &paths[1..] {
             b.add(p);
         }
         let no_vcs = self.no_ignore || a.no_ignore_vcs;

@@ -8,7 +8,7 @@
 //! previous index answering.
 
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -57,13 +57,19 @@ pub struct StatusArgs {
     pub index_dir: Option<PathBuf>,
 }
 
-/// A file found by the build's walk.
+/// An entry of the file table found by the build: a file to index, or a
+/// directory or watched path (see [`flags::NOT_A_FILE`]).
 struct Found {
     path: PathBuf,
     rel: Vec<u8>,
     size: u64,
     mtime_ns: i64,
+    flags: u32,
 }
+
+/// Names whose appearance, change or removal in a directory changes what a
+/// walk yields: ignore files and repository markers.
+pub const WATCHED_NAMES: &[&str] = &[".gitignore", ".ignore", ".rgignore", ".git", ".jj"];
 
 /// One file after extraction: its table entry and trigrams.
 struct Extracted {
@@ -89,7 +95,7 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
 
     let mut files = walk(&root)?;
     files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
-    let total: u64 = files.iter().map(|f| f.size).sum();
+    let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
     let progress = Progress::new(args.quiet, total);
 
     let mut writer = IndexWriterBuilder::new().memory_budget(budget).spill_dir(&out).build();
@@ -108,8 +114,11 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
             .collect();
         for e in batch {
             skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
+            let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
             let id = writer.add_file(e.meta);
-            writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+            if is_file {
+                writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+            }
         }
         progress.advance(bytes);
         start = end;
@@ -135,7 +144,8 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Lists the files under `root` with the search's default filters.
+/// Lists the files under `root` with the search's default filters, plus the
+/// directories and the watched paths that let a query trust this list later.
 fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
     let found = Mutex::new(Vec::new());
     let mut builder = ignore::WalkBuilder::new(root);
@@ -144,18 +154,87 @@ fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
         let found = &found;
         Box::new(move |entry| {
             let Ok(entry) = entry else { return ignore::WalkState::Continue };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            let Some(kind) = entry.file_type() else { return ignore::WalkState::Continue };
+            let flags = if kind.is_file() {
+                0
+            } else if kind.is_dir() {
+                flags::DIR
+            } else {
                 return ignore::WalkState::Continue;
-            }
+            };
             let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
             let path = entry.into_path();
             let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
-            let f = Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), path };
-            found.lock().unwrap().push(f);
+            let mut out = found.lock().unwrap();
+            if flags == flags::DIR {
+                for name in WATCHED_NAMES {
+                    let mut w = rel.clone();
+                    if !w.is_empty() {
+                        w.push(b'/');
+                    }
+                    w.extend_from_slice(name.as_bytes());
+                    if let Some(f) = watched(root, w, false) {
+                        out.push(f);
+                    }
+                }
+            }
+            out.push(Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), flags, path });
             ignore::WalkState::Continue
         })
     });
-    Ok(found.into_inner().unwrap())
+    let mut found = found.into_inner().unwrap();
+    // Outside the tree, absent paths are watched too: creating one changes
+    // the walk, and no directory of the tree would show it.
+    found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
+    Ok(found)
+}
+
+/// The watch entry for `rel` (relative to `root`, or absolute); absent
+/// paths give an entry only when `keep_absent`.
+fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
+    let path = root.join(std::ffi::OsStr::from_bytes(&rel));
+    let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
+    let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
+    match std::fs::symlink_metadata(&path) {
+        Ok(md) => {
+            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), mtime_ns(&md)) };
+            Some(Found { path, rel, size, mtime_ns: mtime, flags })
+        }
+        Err(_) if keep_absent => Some(Found { path, rel, size: 0, mtime_ns: i64::MIN, flags }),
+        Err(_) => None,
+    }
+}
+
+/// Paths outside the tree that steer the walk: ignore files and repository
+/// markers of every ancestor (as `../…`), git's exclude files, and the
+/// user's git configuration and global ignore file (absolute).
+fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut up = Vec::new();
+    for _ in root.ancestors().skip(1) {
+        up.extend_from_slice(b"../");
+        for name in WATCHED_NAMES.iter().chain(&[".git/info/exclude"]) {
+            let mut p = up.clone();
+            p.extend_from_slice(name.as_bytes());
+            out.push(p);
+        }
+    }
+    out.push(b".git/info/exclude".to_vec());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|x| !x.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut absolute = Vec::new();
+    if let Some(h) = &home {
+        absolute.push(h.join(".gitconfig"));
+    }
+    if let Some(c) = &config {
+        absolute.push(c.join("git/ignore"));
+        absolute.push(c.join("git/config"));
+    }
+    out.extend(absolute.into_iter().map(|p| p.into_os_string().into_vec()));
+    out
 }
 
 /// A file's modification time in nanoseconds since the epoch.
@@ -168,6 +247,9 @@ pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
 /// while it is read then looks changed to every later query.
 fn extract(f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
     let meta = |flags| FileMeta { path: f.rel.clone(), size: f.size, mtime_ns: f.mtime_ns, flags };
+    if f.flags != 0 {
+        return Extracted { meta: meta(f.flags), len: 0, trigrams: Vec::new() };
+    }
     let skipped = |why| Extracted {
         meta: meta(flags::ALWAYS_CANDIDATE | why),
         len: f.size,
@@ -232,7 +314,8 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     println!("index:      {}", index_file.display());
     println!("size:       {} bytes", st.bytes);
     println!("age:        {} s", age.as_secs());
-    println!("files:      {}", st.files);
+    let files = reader.files().filter(|f| f.flags & flags::NOT_A_FILE == 0).count();
+    println!("files:      {files}");
     println!("documents:  {}", st.documents);
     println!("trigrams:   {}", st.trigrams);
     println!("postings:   {} ({} bytes)", st.postings, st.posting_bytes);

@@ -17,7 +17,7 @@ use trigrep::index::location;
 use trigrep::index::planner::{PlanOptions, plan};
 use trigrep::index::query::Query;
 use trigrep::index::reader::IndexReader;
-use trigrep::index::table::FileId;
+use trigrep::index::table::{FileId, flags};
 
 use super::config::{Config, Mode, SearchMode};
 use super::index_cmd::mtime_ns;
@@ -25,30 +25,33 @@ use super::messages;
 
 /// Decides per walked file whether it must be searched; see the module docs.
 pub struct IndexFilter {
-    reader: IndexReader,
+    pub(super) reader: IndexReader,
+    /// The canonical root of the indexed tree.
+    pub(super) root: PathBuf,
     dir: PathBuf,
     /// For each search path as given: its path relative to the index root,
     /// or `None` when it lies outside the indexed tree.
-    roots: Vec<(PathBuf, Option<PathBuf>)>,
+    pub(super) roots: Vec<(PathBuf, Option<PathBuf>)>,
     /// Bit `i` set: file `i` has a candidate document.
     candidate_files: Vec<u64>,
     candidate_docs: usize,
     plan_time: Duration,
     open_time: Duration,
-    counters: Counters,
+    pub(super) sweep_time: std::sync::Mutex<Option<Duration>>,
+    pub(super) counters: Counters,
 }
 
-/// What the filter saw; every counter counts walked files.
+/// What the filter saw; every counter counts walked (or swept) files.
 #[derive(Default)]
-struct Counters {
+pub(super) struct Counters {
     /// Files found in the index, unchanged, and not candidates: not read.
-    pruned: AtomicU64,
+    pub(super) pruned: AtomicU64,
     /// Files found in the index, unchanged, and candidates: read.
-    candidates: AtomicU64,
+    pub(super) candidates: AtomicU64,
     /// Files in the index whose size or modification time changed: read.
-    changed: AtomicU64,
+    pub(super) changed: AtomicU64,
     /// Files the index does not know (new, outside the tree, or left out): read.
-    unknown: AtomicU64,
+    pub(super) unknown: AtomicU64,
 }
 
 impl IndexFilter {
@@ -127,7 +130,9 @@ impl IndexFilter {
             open_time: started.elapsed(),
             candidate_docs: candidates.len(),
             dir: found.dir,
+            root: found.root,
             reader,
+            sweep_time: std::sync::Mutex::new(None),
             roots,
             candidate_files,
             plan_time,
@@ -143,7 +148,7 @@ impl IndexFilter {
             c.unknown.fetch_add(1, Ordering::Relaxed);
             return true;
         };
-        let Some(meta) = self.reader.file(id) else {
+        let Some(meta) = self.reader.file(id).filter(|m| m.flags & flags::NOT_A_FILE == 0) else {
             c.unknown.fetch_add(1, Ordering::Relaxed);
             return true;
         };
@@ -151,10 +156,15 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }
-        let candidate = self.candidate_files[id as usize / 64] & (1 << (id % 64)) != 0;
+        let candidate = self.is_candidate(id);
         let counter = if candidate { &c.candidates } else { &c.pruned };
         counter.fetch_add(1, Ordering::Relaxed);
         candidate
+    }
+
+    /// Whether file `id` has a candidate document.
+    pub(super) fn is_candidate(&self, id: FileId) -> bool {
+        self.candidate_files[id as usize / 64] & (1 << (id % 64)) != 0
     }
 
     /// `path` relative to the index root, if it lies under a search path inside the tree.
@@ -167,7 +177,7 @@ impl IndexFilter {
     }
 
     /// The id of the file with this relative path (file ids follow path order).
-    fn lookup(&self, rel: &[u8]) -> Option<FileId> {
+    pub(super) fn lookup(&self, rel: &[u8]) -> Option<FileId> {
         let (mut lo, mut hi) = (0u32, self.reader.stats().files);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -187,7 +197,8 @@ impl IndexFilter {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let st = self.reader.stats();
         messages::line(&format!(
-            "index: {} ({} files, {} documents); plan {:.3} ms, open+candidates {:.3} ms; \
+            "index: {} ({} entries, {} documents); plan {:.3} ms, open+candidates {:.3} ms, \
+             freshness {}; \
              candidate documents {}; walked files: {} read as candidates, {} not read, \
              {} changed since the build (read), {} not in the index (read)",
             self.dir.display(),
@@ -195,6 +206,10 @@ impl IndexFilter {
             st.documents,
             self.plan_time.as_secs_f64() * 1e3,
             self.open_time.as_secs_f64() * 1e3,
+            match *self.sweep_time.lock().unwrap() {
+                Some(t) => format!("sweep of the file table {:.3} ms", t.as_secs_f64() * 1e3),
+                None => "checked during the walk".to_string(),
+            },
             self.candidate_docs,
             get(&c.candidates),
             get(&c.pruned),

@@ -16,6 +16,7 @@ pub mod io;
 pub mod messages;
 pub mod scan;
 pub mod stats;
+pub mod sweep;
 pub mod worker;
 
 use std::ffi::OsString;
@@ -82,10 +83,14 @@ fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
         Mode::Search(_) if !config.matches_possible() => false,
         Mode::Search(mode) => {
             let filter = indexed::IndexFilter::open(&config);
+            let source = match filter.as_ref().and_then(|f| f.sweep(&config)) {
+                Some(list) => scan::Source::List(list),
+                None => scan::Source::Walk(filter.as_ref()),
+            };
             let matched = if config.threads == 1 {
-                scan::search(&config, mode, filter.as_ref())?
+                scan::search(&config, mode, source)?
             } else {
-                scan::search_parallel(&config, mode, filter.as_ref())?
+                scan::search_parallel(&config, mode, source)?
             };
             if let Some(f) = filter.as_ref().filter(|_| config.stats_requested()) {
                 f.print_stats();

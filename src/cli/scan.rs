@@ -7,9 +7,9 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use grep_printer::Stats;
@@ -24,10 +24,13 @@ use super::messages;
 use super::stats::{RunClock, RunStats};
 use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
-/// One thing to search: a walked entry with the display rules applied.
+/// One thing to search: a walked entry, or a file listed from an index,
+/// with the display rules applied.
 pub struct Subject {
-    dent: DirEntry,
-    strip_dot_prefix: bool,
+    path: PathBuf,
+    explicit: bool,
+    stdin: bool,
+    dent: Option<DirEntry>,
 }
 
 impl Subject {
@@ -40,47 +43,72 @@ impl Subject {
                 return None;
             }
         };
-        let subject = Subject { dent, strip_dot_prefix: strip };
-        if subject.is_explicit() || subject.dent.file_type().is_some_and(|t| t.is_file()) {
-            Some(subject)
-        } else {
-            None
+        let stdin = dent.is_stdin();
+        let explicit = stdin || (dent.depth() == 0 && !is_dir(&dent));
+        if !explicit && !dent.file_type().is_some_and(|t| t.is_file()) {
+            return None;
         }
+        let p = dent.path();
+        let path = if strip { p.strip_prefix("./").unwrap_or(p) } else { p }.to_path_buf();
+        Some(Subject { path, explicit, stdin, dent: Some(dent) })
+    }
+
+    /// A file found below a search path without walking (from an index's file table).
+    pub fn listed(path: PathBuf) -> Subject {
+        Subject { path, explicit: false, stdin: false, dent: None }
     }
 
     /// The path as printed.
     pub fn path(&self) -> &Path {
-        let p = self.dent.path();
-        if self.strip_dot_prefix { p.strip_prefix("./").unwrap_or(p) } else { p }
+        &self.path
     }
 
     /// Whether this is stdin.
     pub fn is_stdin(&self) -> bool {
-        self.dent.is_stdin()
+        self.stdin
     }
 
     /// Named on the command line (binary files are then searched, not skipped).
     pub fn is_explicit(&self) -> bool {
-        self.is_stdin() || (self.dent.depth() == 0 && !self.is_dir())
+        self.explicit
     }
 
     /// Whether this subject must be read, given an index (always, without one).
     pub fn needs_search(&self, filter: Option<&IndexFilter>) -> bool {
-        match filter {
-            Some(f) if !self.is_stdin() => {
-                f.should_search(self.dent.path(), self.dent.metadata().ok())
+        match (filter, &self.dent) {
+            (Some(f), Some(dent)) if !self.stdin => {
+                f.should_search(dent.path(), dent.metadata().ok())
             }
             _ => true,
         }
     }
 
-    fn is_dir(&self) -> bool {
-        match self.dent.file_type() {
-            None => false,
-            Some(t) if t.is_dir() => true,
-            Some(_) => self.dent.path_is_symlink() && self.dent.path().is_dir(),
+    /// The time `kind` of the file, for `--sort modified` and the like.
+    fn time(&self, kind: SortBy) -> Option<std::time::SystemTime> {
+        let md = self.path.metadata().ok()?;
+        match kind {
+            SortBy::Modified => md.modified().ok(),
+            SortBy::Accessed => md.accessed().ok(),
+            SortBy::Created => md.created().ok(),
+            SortBy::Path | SortBy::None => None,
         }
     }
+}
+
+fn is_dir(dent: &DirEntry) -> bool {
+    match dent.file_type() {
+        None => false,
+        Some(t) if t.is_dir() => true,
+        Some(_) => dent.path_is_symlink() && dent.path().is_dir(),
+    }
+}
+
+/// Where the subjects of a search come from.
+pub enum Source<'a> {
+    /// Walk the search paths; with an index filter, files it rules out are skipped unread.
+    Walk(Option<&'a IndexFilter>),
+    /// A list made from an index's file table (already filtered), in output order.
+    List(Vec<Subject>),
 }
 
 /// Searches `subject` with `worker`; files whole, with ripgrep's map-or-read
@@ -181,12 +209,7 @@ fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Searches on one thread, in walk (or sorted) order; huge files are
 /// searched in chunks on every core. Returns whether anything matched.
-/// With `filter`, files the index rules out are skipped unread.
-pub fn search(
-    config: &Config,
-    mode: SearchMode,
-    filter: Option<&IndexFilter>,
-) -> anyhow::Result<bool> {
+pub fn search(config: &Config, mode: SearchMode, source: Source<'_>) -> anyhow::Result<bool> {
     let clock = RunClock::start(config.stats_requested());
     let started = clock.started;
     let stdout = grep_cli::stdout(config.color());
@@ -197,7 +220,13 @@ pub fn search(
     let mut run = RunStats::default();
     let mut stats = config.stats.then(Stats::new);
     let (mut matched, mut searched) = (false, false);
-    let subjects = subjects(config)?;
+    let (subjects, filter): (Box<dyn Iterator<Item = Subject>>, _) = match source {
+        Source::Walk(filter) => (subjects(config)?, filter),
+        Source::List(list) => {
+            searched = true;
+            (Box::new(list.into_iter()), None)
+        }
+    };
     run.setup = started.elapsed();
     let search_started = Instant::now();
     for subject in subjects {
@@ -242,68 +271,69 @@ fn finish_run_stats<W: Write>(config: &Config, clock: RunClock, mut run: RunStat
     let _ = run.write(io::stderr().lock());
 }
 
-/// Searches on the walker's threads; each file's output is buffered and printed whole.
-/// With `filter`, files the index rules out are skipped unread.
+/// Searches on several threads; each file's output is buffered and printed
+/// whole. Walks with the walker's threads, or spreads a list over rayon's.
 pub fn search_parallel(
     config: &Config,
     mode: SearchMode,
-    filter: Option<&IndexFilter>,
+    source: Source<'_>,
 ) -> anyhow::Result<bool> {
     let clock = RunClock::start(config.stats_requested());
     let started = clock.started;
-    let run = Mutex::new(RunStats::default());
     let mut bufwtr = termcolor::BufferWriter::stdout(config.color());
     bufwtr.separator(config.file_separator());
     let printer = Printer::new(config, mode, bufwtr.buffer(), false);
     let worker = SearchWorker::new(config, config.matcher()?, printer)?;
-    let mmap = config.rg_mmap();
-    let stats = config.stats.then(|| Mutex::new(Stats::new()));
-    run.lock().unwrap().setup = started.elapsed();
+    let shared = Parallel {
+        config,
+        bufwtr,
+        mmap: config.rg_mmap(),
+        stats: config.stats.then(|| Mutex::new(Stats::new())),
+        run: Mutex::new(RunStats::default()),
+        matched: AtomicBool::new(false),
+        searched: AtomicBool::new(false),
+    };
+    shared.run.lock().unwrap().setup = started.elapsed();
     let search_started = Instant::now();
-    let matched = AtomicBool::new(false);
-    let searched = AtomicBool::new(false);
     let strip = config.has_implicit_path;
-    config.walk_builder()?.build_parallel().run(|| {
-        let (bufwtr, stats, matched, searched, run) = (&bufwtr, &stats, &matched, &searched, &run);
-        let mut worker = worker.clone();
-        Box::new(move |result| {
-            let Some(subject) = Subject::from_walk(result, strip) else {
-                return WalkState::Continue;
-            };
-            searched.store(true, Ordering::Relaxed);
-            if !subject.needs_search(filter) {
-                return WalkState::Continue;
-            }
-            worker.printer().get_mut().clear();
-            let mut mine = RunStats::default();
-            let result = search_subject(&mut worker, &subject, mmap, &mut mine);
-            run.lock().unwrap().merge(&mine);
-            let result = match result {
-                Ok(r) => r,
-                Err(err) => {
-                    messages::error(format!("{}: {}", subject.path().display(), err));
+    match source {
+        Source::Walk(filter) => config.walk_builder()?.build_parallel().run(|| {
+            let (shared, mut worker) = (&shared, worker.clone());
+            Box::new(move |result| {
+                let Some(subject) = Subject::from_walk(result, strip) else {
                     return WalkState::Continue;
+                };
+                shared.searched.store(true, Ordering::Relaxed);
+                if !subject.needs_search(filter) || shared.search_one(&mut worker, &subject) {
+                    WalkState::Continue
+                } else {
+                    WalkState::Quit
                 }
-            };
-            if result.has_match {
-                matched.store(true, Ordering::Relaxed);
-            }
-            if let (Some(total), Some(s)) = (stats.as_ref(), result.stats.as_ref()) {
-                *total.lock().unwrap() += s;
-            }
-            if let Err(err) = bufwtr.print(worker.printer().get_mut()) {
-                if err.kind() == io::ErrorKind::BrokenPipe {
-                    return WalkState::Quit;
+            })
+        }),
+        Source::List(list) => {
+            shared.searched.store(true, Ordering::Relaxed);
+            let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
+            std::thread::scope(|scope| {
+                for _ in 0..config.threads {
+                    let (shared, list, next, stop) = (&shared, &list, &next, &stop);
+                    let mut worker = worker.clone();
+                    scope.spawn(move || {
+                        while !stop.load(Ordering::Relaxed) {
+                            let Some(subject) = list.get(next.fetch_add(1, Ordering::Relaxed))
+                            else {
+                                break;
+                            };
+                            if !shared.search_one(&mut worker, subject) {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    });
                 }
-                messages::error(format!("{}: {}", subject.path().display(), err));
-            }
-            if matched.load(Ordering::Relaxed) && config.quit_after_match() {
-                WalkState::Quit
-            } else {
-                WalkState::Continue
-            }
-        })
-    });
+            });
+        }
+    }
+    let Parallel { bufwtr, stats, run, matched, searched, .. } = shared;
     if config.has_implicit_path && !searched.load(Ordering::Relaxed) {
         nothing_searched();
     }
@@ -318,6 +348,48 @@ pub fn search_parallel(
     Ok(matched.load(Ordering::Relaxed))
 }
 
+/// What the threads of [`search_parallel`] share.
+struct Parallel<'c> {
+    config: &'c Config,
+    bufwtr: termcolor::BufferWriter,
+    mmap: bool,
+    stats: Option<Mutex<Stats>>,
+    run: Mutex<RunStats>,
+    matched: AtomicBool,
+    searched: AtomicBool,
+}
+
+impl Parallel<'_> {
+    /// Searches one subject into the worker's buffer and prints it whole.
+    /// Returns `false` when the search should stop (a closed pipe, or `-q` matched).
+    fn search_one(&self, worker: &mut SearchWorker<termcolor::Buffer>, subject: &Subject) -> bool {
+        worker.printer().get_mut().clear();
+        let mut mine = RunStats::default();
+        let result = search_subject(worker, subject, self.mmap, &mut mine);
+        self.run.lock().unwrap().merge(&mine);
+        let result = match result {
+            Ok(r) => r,
+            Err(err) => {
+                messages::error(format!("{}: {}", subject.path().display(), err));
+                return true;
+            }
+        };
+        if result.has_match {
+            self.matched.store(true, Ordering::Relaxed);
+        }
+        if let (Some(total), Some(s)) = (self.stats.as_ref(), result.stats.as_ref()) {
+            *total.lock().unwrap() += s;
+        }
+        if let Err(err) = self.bufwtr.print(worker.printer().get_mut()) {
+            if err.kind() == io::ErrorKind::BrokenPipe {
+                return false;
+            }
+            messages::error(format!("{}: {}", subject.path().display(), err));
+        }
+        !(self.matched.load(Ordering::Relaxed) && self.config.quit_after_match())
+    }
+}
+
 /// The subjects to search on one thread, in walk or sorted order.
 fn subjects(config: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Subject>>> {
     let strip = config.has_implicit_path;
@@ -326,18 +398,8 @@ fn subjects(config: &Config) -> anyhow::Result<Box<dyn Iterator<Item = Subject>>
     if kind == SortBy::Path && !reverse {
         return Ok(Box::new(walk));
     }
-    let mut keyed: Vec<(Option<std::time::SystemTime>, Subject)> = walk
-        .map(|s| {
-            let md = s.dent.path().metadata().ok();
-            let t = md.and_then(|m| match kind {
-                SortBy::Modified => m.modified().ok(),
-                SortBy::Accessed => m.accessed().ok(),
-                SortBy::Created => m.created().ok(),
-                SortBy::Path | SortBy::None => None,
-            });
-            (t, s)
-        })
-        .collect();
+    let mut keyed: Vec<(Option<std::time::SystemTime>, Subject)> =
+        walk.map(|s| (s.time(kind), s)).collect();
     if kind == SortBy::Path {
         keyed.sort_by(|a, b| b.1.path().cmp(a.1.path()));
     } else {

@@ -43,6 +43,18 @@ pub mod flags {
     pub const SKIPPED_ENCODING: u32 = 1 << 11;
     /// Any of the `SKIPPED_*` reasons (for `tg status --skipped`).
     pub const SKIPPED_ANY: u32 = 0xff << 8;
+    /// Not a file but a directory of the tree: its modification time tells
+    /// a query whether entries were added or removed since the build.
+    pub const DIR: u32 = 1 << 16;
+    /// A path whose change changes which files a walk yields (an ignore
+    /// file, git's configuration, ...): any change and a query walks the
+    /// tree instead of trusting the file table. An absent path is recorded
+    /// with `mtime_ns == i64::MIN`.
+    pub const WATCH: u32 = 1 << 17;
+    /// Like [`WATCH`], but only whether the path exists is compared (`.git`).
+    pub const WATCH_EXISTS: u32 = 1 << 18;
+    /// Entries that are not searchable files ([`DIR`], [`WATCH`], [`WATCH_EXISTS`]).
+    pub const NOT_A_FILE: u32 = DIR | WATCH | WATCH_EXISTS;
 }
 
 /// A file as the writer is told about it.
