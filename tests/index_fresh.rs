@@ -1,0 +1,136 @@
+//! Issue 4, "never stale": after `tg index`, the tree changes behind the
+//! index's back, and every query must still print exactly what rg prints.
+//!
+//! Each scenario builds a small git tree, indexes it, changes it in one way
+//! (files added, grown, rewritten in place, deleted, replaced by a
+//! directory, directories added and removed, ignore files added or edited),
+//! then runs the same queries through tg and rg. The scenarios also check
+//! which freshness path tg took (`--stats` on stderr): the fast sweep of
+//! the file table, or the walk it falls back to when ignore rules changed.
+
+mod util;
+
+use std::process::{Command, Stdio};
+
+use util::{Case, Report, Tree};
+
+/// The tree every scenario starts from.
+fn tree(name: &str) -> Tree {
+    let t = Tree::new(name);
+    t.git_init("repo");
+    t.write("repo/.gitignore", "*.log\nbuild/\n");
+    t.write("repo/a.txt", "alpha needle\nplain\n");
+    t.write("repo/b.txt", "beta\nno match here\n");
+    t.write("repo/src/lib.rs", "fn needle() {}\n");
+    t.write("repo/src/deep/mod.rs", "// needle deep\n");
+    t.write("repo/src/deep/other.rs", "// nothing\n");
+    t.write("repo/docs/guide.md", "Needle in docs\n");
+    t.write("repo/app.log", "needle in ignored log\n");
+    t.write("repo/build/out.txt", "needle in ignored dir\n");
+    util::tg_index(&t, "repo");
+    t
+}
+
+/// The queries run after each change.
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for (name, args) in [
+        ("plain", &["needle"][..]),
+        ("n", &["-n", "needle"]),
+        ("i_l", &["-i", "-l", "needle"]),
+        ("c", &["-c", "needle"]),
+        ("word", &["-w", "needle"]),
+        ("new_word", &["-n", "freshword"]),
+        ("subdir", &["-n", "needle", "src"]),
+        ("two_paths", &["-n", "needle", "src", "docs"]),
+    ] {
+        v.push(Case::new(format!("repo/{name}"), args).cwd("repo"));
+    }
+    v.push(Case::new("inside_src/n", ["-n", "needle"]).cwd("repo/src"));
+    v.push(Case::new("parallel/n", ["-n", "needle"]).cwd("repo").no_sort().unordered());
+    v
+}
+
+/// tg's `--stats` stderr for a query in `repo`, to see which path it took.
+fn stats_stderr(t: &Tree) -> String {
+    let out = Command::new(util::tg_bin())
+        .args(["--stats", "-l", "needle"])
+        .current_dir(t.path("repo"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", t.path(".home"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tg");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn check(name: &str, t: &Tree, expect_sweep: bool) {
+    let mut r = Report::new(name);
+    r.check_all(t, &cases());
+    r.finish();
+    let err = stats_stderr(t);
+    let swept = err.contains("sweep of the file table");
+    assert_eq!(swept, expect_sweep, "{name}: expected sweep={expect_sweep}, stderr:\n{err}");
+}
+
+#[test]
+fn unchanged_tree_uses_the_sweep() {
+    let t = tree("fresh_unchanged");
+    check("unchanged", &t, true);
+}
+
+#[test]
+fn files_added_grown_rewritten_deleted() {
+    let t = tree("fresh_files");
+    t.write("repo/new.txt", "freshword needle new file\n");
+    t.write("repo/src/deep/new.rs", "freshword in a new file deep down\n");
+    let mut a = std::fs::read(t.path("repo/a.txt")).unwrap();
+    a.extend_from_slice(b"freshword appended needle\n");
+    t.write("repo/a.txt", a);
+    // Same size as before: only the modification time changes.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    t.write("repo/b.txt", "freshword needle\n  xx\n");
+    std::fs::remove_file(t.path("repo/src/deep/other.rs")).unwrap();
+    std::fs::remove_file(t.path("repo/src/lib.rs")).unwrap();
+    check("files", &t, true);
+}
+
+#[test]
+fn directories_added_removed_and_replaced() {
+    let t = tree("fresh_dirs");
+    t.write("repo/newdir/inner/x.txt", "freshword needle in a new directory\n");
+    std::fs::remove_dir_all(t.path("repo/docs")).unwrap();
+    // A file replaced by a directory of the same name, and back.
+    std::fs::remove_file(t.path("repo/b.txt")).unwrap();
+    t.write("repo/b.txt/inside.txt", "needle freshword inside what was a file\n");
+    std::fs::remove_dir_all(t.path("repo/src/deep")).unwrap();
+    t.write("repo/src/deep", "needle: a file where a directory was\n");
+    // New files the ignore rules leave out stay out.
+    t.write("repo/new.log", "needle freshword ignored\n");
+    t.write("repo/build/more.txt", "needle freshword ignored dir\n");
+    check("dirs", &t, true);
+}
+
+#[test]
+fn ignore_file_edited_falls_back_to_the_walk() {
+    let t = tree("fresh_ignore_edit");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    t.write("repo/.gitignore", "*.log\nbuild/\na.txt\n");
+    check("ignore_edit", &t, false);
+}
+
+#[test]
+fn ignore_file_added_falls_back_to_the_walk() {
+    let t = tree("fresh_ignore_add");
+    t.write("repo/src/.ignore", "deep/\n");
+    check("ignore_add", &t, false);
+}
+
+#[test]
+fn hidden_and_symlinked_additions_stay_out() {
+    let t = tree("fresh_hidden");
+    t.write("repo/.hidden.txt", "needle freshword hidden\n");
+    t.symlink("a.txt", "repo/link.txt");
+    check("hidden", &t, true);
+}
