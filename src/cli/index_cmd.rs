@@ -8,6 +8,7 @@
 //! previous index answering.
 
 use std::io::Read;
+use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -60,7 +61,6 @@ pub struct StatusArgs {
 /// An entry of the file table found by the build: a file to index, or a
 /// directory or watched path (see [`flags::NOT_A_FILE`]).
 struct Found {
-    path: PathBuf,
     rel: Vec<u8>,
     size: u64,
     mtime_ns: i64,
@@ -78,8 +78,10 @@ struct Extracted {
     trigrams: Vec<Trigram>,
 }
 
-/// Input bytes extracted per batch before the batch is handed to the writer.
-const BATCH_BYTES: u64 = 32 << 20;
+/// The share of the memory budget given to extraction batches (input bytes
+/// read per batch, whose trigram lists wait for the writer); the writer's
+/// sort gets three quarters.
+const BATCH_SHARE: usize = 8;
 
 /// Runs `tg index`.
 pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
@@ -96,21 +98,24 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let mut files = walk(&root)?;
     files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
+    let n_files = files.iter().filter(|f| f.flags == 0).count();
     let progress = Progress::new(args.quiet, total);
 
-    let mut writer = IndexWriterBuilder::new().memory_budget(budget).spill_dir(&out).build();
+    let batch_bytes = (budget / BATCH_SHARE).max(1 << 20) as u64;
+    let sort_budget = budget - budget / 4;
+    let mut writer = IndexWriterBuilder::new().memory_budget(sort_budget).spill_dir(&out).build();
     let mut skipped = 0u64;
     let mut start = 0;
     while start < files.len() {
         let mut end = start;
         let mut bytes = 0;
-        while end < files.len() && (end == start || bytes + files[end].size <= BATCH_BYTES) {
+        while end < files.len() && (end == start || bytes + files[end].size <= batch_bytes) {
             bytes += files[end].size;
             end += 1;
         }
         let batch: Vec<Extracted> = files[start..end]
             .par_iter()
-            .map_init(|| (TrigramSet::new(), Vec::new()), |(set, buf), f| extract(f, set, buf))
+            .map_init(|| (TrigramSet::new(), Vec::new()), |(set, buf), f| extract(&root, f, set, buf))
             .collect();
         for e in batch {
             skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
@@ -129,9 +134,8 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     if !args.quiet {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
-            "indexed {} files ({} bytes) in {secs:.2}s: {} trigrams, {} postings, index {} bytes \
+            "indexed {n_files} files ({} bytes) in {secs:.2}s: {} trigrams, {} postings, index {} bytes \
              ({:.1}% of the tree), {skipped} left out; peak private memory {:.1} MiB\nindex: {}",
-            summary.files,
             total,
             summary.trigrams,
             summary.postings,
@@ -178,7 +182,7 @@ fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
                     }
                 }
             }
-            out.push(Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), flags, path });
+            out.push(Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), flags });
             ignore::WalkState::Continue
         })
     });
@@ -198,9 +202,9 @@ fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
     match std::fs::symlink_metadata(&path) {
         Ok(md) => {
             let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), mtime_ns(&md)) };
-            Some(Found { path, rel, size, mtime_ns: mtime, flags })
+            Some(Found { rel, size, mtime_ns: mtime, flags })
         }
-        Err(_) if keep_absent => Some(Found { path, rel, size: 0, mtime_ns: i64::MIN, flags }),
+        Err(_) if keep_absent => Some(Found { rel, size: 0, mtime_ns: i64::MIN, flags }),
         Err(_) => None,
     }
 }
@@ -245,7 +249,7 @@ pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
 /// Reads one file and collects its distinct trigrams. The size and time
 /// recorded are those seen by the walk, before reading: a file changed
 /// while it is read then looks changed to every later query.
-fn extract(f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
+fn extract(root: &Path, f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
     let meta = |flags| FileMeta { path: f.rel.clone(), size: f.size, mtime_ns: f.mtime_ns, flags };
     if f.flags != 0 {
         return Extracted { meta: meta(f.flags), len: 0, trigrams: Vec::new() };
@@ -255,7 +259,7 @@ fn extract(f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
         len: f.size,
         trigrams: Vec::new(),
     };
-    let Ok(mut file) = std::fs::File::open(&f.path) else {
+    let Ok(mut file) = std::fs::File::open(root.join(OsStr::from_bytes(&f.rel))) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
     const MAP_ABOVE: u64 = 8 << 20;
