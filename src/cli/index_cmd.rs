@@ -42,6 +42,9 @@ pub struct IndexArgs {
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// Describe the existing index instead of building one (same as `tg status`).
+    #[arg(long = "status")]
+    pub status: bool,
 }
 
 /// `tg status [DIR]`: describe the index that a query in DIR would use.
@@ -85,6 +88,9 @@ const BATCH_SHARE: usize = 8;
 
 /// Runs `tg index`.
 pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
+    if args.status {
+        return run_status(StatusArgs { dir: args.dir, skipped: false, index_dir: args.index_dir });
+    }
     let started = Instant::now();
     let peak = MemorySampler::start();
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
