@@ -7,8 +7,8 @@
 //! index is published atomically: a build killed at any point leaves the
 //! previous index answering.
 
-use std::io::Read;
 use std::ffi::OsStr;
+use std::io::Read;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,10 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         }
         let batch: Vec<Extracted> = files[start..end]
             .par_iter()
-            .map_init(|| (TrigramSet::new(), Vec::new()), |(set, buf), f| extract(&root, f, set, buf))
+            .map_init(
+                || (TrigramSet::new(), Vec::new()),
+                |(set, buf), f| extract(&root, f, set, buf),
+            )
             .collect();
         for e in batch {
             skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);

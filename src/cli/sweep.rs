@@ -31,6 +31,7 @@ use trigrep::index::table::{FileId, FileRef, flags};
 
 use super::args::SortBy;
 use super::config::Config;
+use super::fstat::{DirStat, Meta};
 use super::index_cmd::{WATCHED_NAMES, mtime_ns};
 use super::indexed::IndexFilter;
 use super::scan::Subject;
@@ -82,13 +83,17 @@ impl IndexFilter {
         let n = self.reader.stats().files;
         let verdicts: Vec<(FileId, Verdict)> = (0..n)
             .into_par_iter()
-            .with_min_len(256)
-            .filter_map(|id| {
-                let f = self.reader.file(id)?;
-                let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-                let v = self.judge(&f, id, in_scope)?;
-                Some((id, v))
-            })
+            .with_min_len(1024)
+            .map_init(
+                || DirStat::new(&self.root),
+                |stat, id| {
+                    let f = self.reader.file(id)?;
+                    let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
+                    let v = self.judge(stat.as_mut()?, &f, id, in_scope)?;
+                    Some((id, v))
+                },
+            )
+            .flatten()
             .collect();
         if verdicts.iter().any(|(_, v)| matches!(v, Verdict::GiveUp)) {
             return None;
@@ -122,35 +127,52 @@ impl IndexFilter {
     }
 
     /// Stats one table entry; `None` when it needs nothing (out of scope, vanished).
-    fn judge(&self, f: &FileRef<'_>, id: FileId, in_scope: bool) -> Option<Verdict> {
+    fn judge(
+        &self,
+        stat: &mut DirStat,
+        f: &FileRef<'_>,
+        id: FileId,
+        in_scope: bool,
+    ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
         if !in_scope && !is_watch {
             return None;
         }
-        let path = self.root.join(OsStr::from_bytes(f.path));
-        let md = std::fs::symlink_metadata(&path);
+        // Watched paths may lie outside the tree (`../.gitignore`, absolute).
+        let md = if is_watch {
+            std::fs::symlink_metadata(self.root.join(OsStr::from_bytes(f.path))).ok().map(|m| {
+                Meta {
+                    is_file: m.is_file(),
+                    is_dir: m.is_dir(),
+                    size: m.len(),
+                    mtime_ns: mtime_ns(&m),
+                }
+            })
+        } else {
+            stat.lstat(f.path)
+        };
         let c = &self.counters;
         if f.flags & flags::WATCH_EXISTS != 0 {
             let was = f.mtime_ns != i64::MIN;
-            return (md.is_ok() != was).then_some(Verdict::GiveUp);
+            return (md.is_some() != was).then_some(Verdict::GiveUp);
         }
         if f.flags & flags::WATCH != 0 {
             let same = match &md {
-                Ok(m) => m.len() == f.size && mtime_ns(m) == f.mtime_ns,
-                Err(_) => f.mtime_ns == i64::MIN,
+                Some(m) => m.size == f.size && m.mtime_ns == f.mtime_ns,
+                None => f.mtime_ns == i64::MIN,
             };
             return (!same).then_some(Verdict::GiveUp);
         }
-        let md = md.ok()?;
+        let md = md?;
         if f.flags & flags::DIR != 0 {
-            let changed = !md.is_dir() || mtime_ns(&md) != f.mtime_ns;
+            let changed = !md.is_dir || md.mtime_ns != f.mtime_ns;
             return changed.then_some(Verdict::DirChanged);
         }
-        if !md.is_file() {
+        if !md.is_file {
             // Now a symlink or something else: a walk would not search it.
             return None;
         }
-        if md.len() != f.size || mtime_ns(&md) != f.mtime_ns {
+        if md.size != f.size || md.mtime_ns != f.mtime_ns {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return Some(Verdict::Search);
         }
