@@ -295,6 +295,12 @@ fn extract(root: &Path, f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> E
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return skipped(flags::SKIPPED_ENCODING);
     }
+    // Binary files are searched directly by every query, as a walk would
+    // search them (usually stopping at the first NUL): their random bytes
+    // would otherwise fill the index with trigrams no text query needs.
+    if memchr::memchr(0, bytes).is_some() {
+        return skipped(flags::SKIPPED_BINARY);
+    }
     set.add_bytes(bytes);
     Extracted { meta: meta(0), len: bytes.len() as u64, trigrams: set.take_sorted() }
 }
