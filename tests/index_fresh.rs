@@ -134,3 +134,18 @@ fn hidden_and_symlinked_additions_stay_out() {
     t.symlink("a.txt", "repo/link.txt");
     check("hidden", &t, true);
 }
+
+#[test]
+fn everything_deleted_says_nothing_was_searched() {
+    let t = tree("fresh_empty");
+    for f in ["a.txt", "b.txt", "app.log"] {
+        std::fs::remove_file(t.path("repo").join(f)).unwrap();
+    }
+    for d in ["src", "docs", "build"] {
+        std::fs::remove_dir_all(t.path("repo").join(d)).unwrap();
+    }
+    let mut r = Report::new("empty");
+    r.check(&t, &Case::new("empty/n", ["-n", "needle"]).cwd("repo"));
+    r.check(&t, &Case::new("empty/parallel", ["-n", "needle"]).cwd("repo").no_sort());
+    r.finish();
+}

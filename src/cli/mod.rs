@@ -85,7 +85,7 @@ fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
         Mode::Search(mode) => {
             let filter = indexed::IndexFilter::open(&config);
             let source = match filter.as_ref().and_then(|f| f.sweep(&config)) {
-                Some(list) => scan::Source::List(list),
+                Some((list, any)) => scan::Source::List(list, any),
                 None => scan::Source::Walk(filter.as_ref()),
             };
             let matched = if config.threads == 1 {

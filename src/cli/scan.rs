@@ -107,8 +107,9 @@ fn is_dir(dent: &DirEntry) -> bool {
 pub enum Source<'a> {
     /// Walk the search paths; with an index filter, files it rules out are skipped unread.
     Walk(Option<&'a IndexFilter>),
-    /// A list made from an index's file table (already filtered), in output order.
-    List(Vec<Subject>),
+    /// A list made from an index's file table (already filtered), in output
+    /// order, and whether a walk would have found any file at all.
+    List(Vec<Subject>, bool),
 }
 
 /// Searches `subject` with `worker`; files whole, with ripgrep's map-or-read
@@ -222,8 +223,8 @@ pub fn search(config: &Config, mode: SearchMode, source: Source<'_>) -> anyhow::
     let (mut matched, mut searched) = (false, false);
     let (subjects, filter): (Box<dyn Iterator<Item = Subject>>, _) = match source {
         Source::Walk(filter) => (subjects(config)?, filter),
-        Source::List(list) => {
-            searched = true;
+        Source::List(list, any) => {
+            searched = any;
             (Box::new(list.into_iter()), None)
         }
     };
@@ -311,8 +312,8 @@ pub fn search_parallel(
                 }
             })
         }),
-        Source::List(list) => {
-            shared.searched.store(true, Ordering::Relaxed);
+        Source::List(list, any) => {
+            shared.searched.store(any, Ordering::Relaxed);
             let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
             std::thread::scope(|scope| {
                 for _ in 0..config.threads {

@@ -49,9 +49,10 @@ enum Verdict {
 }
 
 impl IndexFilter {
-    /// The files to search, listed from the index (see the module docs), or
-    /// `None` when the search must walk instead.
-    pub fn sweep(&self, config: &Config) -> Option<Vec<Subject>> {
+    /// The files to search, listed from the index (see the module docs), and
+    /// whether a walk would have found any file; `None` when the search must
+    /// walk instead.
+    pub fn sweep(&self, config: &Config) -> Option<(Vec<Subject>, bool)> {
         let started = Instant::now();
         if !config.walk_is_default() || config.is_one_file {
             return None;
@@ -122,8 +123,9 @@ impl IndexFilter {
             out.sort_by(|a, b| (a.0, a.1.path()).cmp(&(b.0, b.1.path())));
         }
         let out: Vec<Subject> = out.into_iter().map(|(_, s)| s).collect();
+        let any_file = !out.is_empty() || verdicts.iter().any(|(_, v)| matches!(v, Verdict::Skip));
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
-        Some(out)
+        Some((out, any_file))
     }
 
     /// Stats one table entry; `None` when it needs nothing (out of scope, vanished).
