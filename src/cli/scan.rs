@@ -118,14 +118,16 @@ fn search_subject<W: termcolor::WriteColor>(
     worker: &mut SearchWorker<W>,
     subject: &Subject,
     mmap: bool,
-    run: &mut RunStats,
+    run: Option<&mut RunStats>,
 ) -> io::Result<SearchResult> {
     if subject.is_stdin() {
         return worker.search_stdin();
     }
     let file = File::open(subject.path())?;
-    run.file("sequential", if mmap { "mmap" } else { "read" });
-    run.bytes_read += file.metadata().map_or(0, |m| m.len());
+    if let Some(run) = run {
+        run.file("sequential", if mmap { "mmap" } else { "read" });
+        run.bytes_read += file.metadata().map_or(0, |m| m.len());
+    }
     worker.search(subject.path(), subject.is_explicit(), mmap, Haystack::File(&file))
 }
 
@@ -365,9 +367,16 @@ impl Parallel<'_> {
     /// Returns `false` when the search should stop (a closed pipe, or `-q` matched).
     fn search_one(&self, worker: &mut SearchWorker<termcolor::Buffer>, subject: &Subject) -> bool {
         worker.printer().get_mut().clear();
-        let mut mine = RunStats::default();
-        let result = search_subject(worker, subject, self.mmap, &mut mine);
-        self.run.lock().unwrap().merge(&mine);
+        // Per-file bookkeeping only when `--stats` asked for it: it costs a
+        // syscall and a lock per file.
+        let result = if self.config.stats_requested() {
+            let mut mine = RunStats::default();
+            let result = search_subject(worker, subject, self.mmap, Some(&mut mine));
+            self.run.lock().unwrap().merge(&mine);
+            result
+        } else {
+            search_subject(worker, subject, self.mmap, None)
+        };
         let result = match result {
             Ok(r) => r,
             Err(err) => {
