@@ -7,8 +7,12 @@
 //! as it was. For a directory that means: write a temporary file in the
 //! same directory, fsync it, rename it over [`INDEX_FILE`], fsync the
 //! directory. A process killed at any point leaves either the old or the
-//! new index in place, never a torn one; a stray `.index.tg.*.tmp` file may
-//! remain after a kill and is never read.
+//! new index in place, never a torn one. A killed writer may leave its
+//! `.index.tg.*.tmp` file behind; it is never read, and the next
+//! [`Storage::begin`] in the directory removes it. A writer holds an
+//! exclusive lock (`flock`) on its temporary file for as long as it lives,
+//! so a temporary file nobody holds a lock on belongs to a dead process,
+//! while a concurrent build's file is left alone.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -22,6 +26,10 @@ use super::error::IndexError;
 
 /// Name of the index file inside an index directory.
 pub const INDEX_FILE: &str = "index.tg";
+
+/// Prefix and suffix of a writer's temporary file (`.index.tg.XXXXXX.tmp`).
+const TEMP_PREFIX: &str = ".index.tg.";
+const TEMP_SUFFIX: &str = ".tmp";
 
 /// The bytes of a published index: mapped from disk or shared in memory.
 #[derive(Debug)]
@@ -161,9 +169,21 @@ impl PendingIndex for FsPending<'_> {
 impl Storage for FsStorage {
     fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
         self.check(Step::Create)?;
-        let tmp =
-            tempfile::Builder::new().prefix(".index.tg.").suffix(".tmp").tempfile_in(&self.dir)?;
-        Ok(Box::new(FsPending { storage: self, tmp, written: 0 }))
+        remove_dead_temp_files(&self.dir);
+        for _ in 0..3 {
+            let tmp = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .suffix(TEMP_SUFFIX)
+                .tempfile_in(&self.dir)?;
+            // The lock marks the file as alive. A concurrent build's sweep
+            // may have removed the name between creation and locking; once
+            // locked, check that the name is still ours.
+            tmp.as_file().lock()?;
+            if same_file(tmp.path(), tmp.as_file()) {
+                return Ok(Box::new(FsPending { storage: self, tmp, written: 0 }));
+            }
+        }
+        Err(IndexError::Io(io::Error::other("temporary index file kept disappearing")))
     }
 
     fn load(&self) -> Result<IndexBytes, IndexError> {
@@ -186,6 +206,34 @@ impl Storage for FsStorage {
         // never does.
         let map = unsafe { Mmap::map(&file)? };
         Ok(IndexBytes::Mapped(map))
+    }
+}
+
+/// Removes the temporary files of writers that died before publishing:
+/// those no live writer holds a lock on. Best effort: errors are ignored.
+fn remove_dead_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(file) = File::open(&path)
+            && file.try_lock().is_ok()
+        {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Whether `path` still names the open `file`.
+fn same_file(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -278,5 +326,41 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert_eq!(names, vec![INDEX_FILE.to_string()]);
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Issue 4 (crash test): temp files of killed builds must not pile up,
+    /// and a live build's temp file must survive another build's sweep.
+    #[test]
+    fn begin_removes_temp_files_of_dead_writers_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = FsStorage::new(dir.path());
+        // A writer that died: its file exists, nobody holds its lock.
+        std::fs::write(dir.path().join(".index.tg.dead01.tmp"), b"torn").unwrap();
+        // A writer that is alive: another pending index of this storage.
+        let mut live = s.begin().unwrap();
+        live.write_all(b"live").unwrap();
+        let live_name = names(dir.path()).into_iter().find(|n| n != ".index.tg.dead01.tmp");
+        // Another file that only looks similar is not ours to remove.
+        std::fs::write(dir.path().join("index.tg.notes"), b"keep").unwrap();
+        let mut p = s.begin().unwrap();
+        p.write_all(b"new").unwrap();
+        p.commit().unwrap();
+        let mut expect = vec![INDEX_FILE.to_string(), "index.tg.notes".to_string()];
+        expect.extend(live_name);
+        expect.sort();
+        assert_eq!(names(dir.path()), expect);
+        // The live writer still publishes.
+        live.commit().unwrap();
+        assert_eq!(&*s.load().unwrap(), b"live");
+        assert_eq!(names(dir.path()), vec![INDEX_FILE.to_string(), "index.tg.notes".to_string()]);
     }
 }
