@@ -149,3 +149,23 @@ fn everything_deleted_says_nothing_was_searched() {
     r.check(&t, &Case::new("empty/parallel", ["-n", "needle"]).cwd("repo").no_sort());
     r.finish();
 }
+
+/// A rewrite that keeps the size and restores the old modification time
+/// (`cp -p`, `rsync -t`, `touch -r`) must still be seen.
+#[test]
+fn rewrite_with_the_old_mtime_is_seen() {
+    let t = tree("fresh_cp_p");
+    let path = t.path("repo/b.txt");
+    let old = std::fs::metadata(&path).unwrap();
+    let len = old.len() as usize;
+    let mut text = b"freshword needle".to_vec();
+    text.resize(len - 1, b' ');
+    text.push(b'\n');
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    std::fs::write(&path, &text).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(old.modified().unwrap()).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), old.modified().unwrap());
+    check("cp_p", &t, true);
+}

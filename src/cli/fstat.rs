@@ -19,8 +19,8 @@ pub struct Meta {
     pub is_dir: bool,
     /// Size in bytes.
     pub size: u64,
-    /// Modification time in nanoseconds since the epoch.
-    pub mtime_ns: i64,
+    /// Status-change time (ctime) in nanoseconds since the epoch.
+    pub changed_ns: i64,
 }
 
 /// Stats paths relative to a root, caching open parent directories.
@@ -63,7 +63,7 @@ impl DirStat {
             is_file: fmt == libc::S_IFREG,
             is_dir: fmt == libc::S_IFDIR,
             size: st.st_size as u64,
-            mtime_ns: st.st_mtime.saturating_mul(1_000_000_000).saturating_add(st.st_mtime_nsec),
+            changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
         })
     }
 
@@ -122,7 +122,7 @@ mod tests {
         let f = s.lstat(b"a/b/f.txt").unwrap();
         assert!(f.is_file && !f.is_dir && f.size == 5);
         let md = std::fs::symlink_metadata(dir.path().join("a/b/f.txt")).unwrap();
-        assert_eq!(f.mtime_ns, crate::cli::index_cmd::mtime_ns(&md));
+        assert_eq!(f.changed_ns, crate::cli::index_cmd::changed_ns(&md));
         assert!(s.lstat(b"a/b").unwrap().is_dir);
         assert!(s.lstat(b"top.txt").unwrap().is_file);
         assert!(s.lstat(b"").unwrap().is_dir);

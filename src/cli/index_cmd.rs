@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use trigrep::index::extract::TrigramSet;
 use trigrep::index::location::{self, ROOT_FILE};
 use trigrep::index::reader::IndexReader;
-use trigrep::index::table::{FileMeta, flags};
+use trigrep::index::table::{FileMeta, RACY, flags};
 use trigrep::index::trigram::Trigram;
 use trigrep::index::writer::IndexWriterBuilder;
 
@@ -66,7 +66,7 @@ pub struct StatusArgs {
 struct Found {
     rel: Vec<u8>,
     size: u64,
-    mtime_ns: i64,
+    changed_ns: i64,
     flags: u32,
 }
 
@@ -101,6 +101,9 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let out = location::index_dir_for(&base, &root);
     std::fs::create_dir_all(&out).with_context(|| format!("{}", out.display()))?;
 
+    // Files changed just before the build would otherwise look racy (see
+    // `recorded_change`) and be re-read by every query until the next build.
+    std::thread::sleep(std::time::Duration::from_nanos(RACY_WINDOW_NS as u64));
     let mut files = walk(&root)?;
     files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
@@ -191,7 +194,7 @@ fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
                     }
                 }
             }
-            out.push(Found { rel, size: md.len(), mtime_ns: mtime_ns(&md), flags });
+            out.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
             ignore::WalkState::Continue
         })
     });
@@ -210,10 +213,10 @@ fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
     let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
     match std::fs::symlink_metadata(&path) {
         Ok(md) => {
-            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), mtime_ns(&md)) };
-            Some(Found { rel, size, mtime_ns: mtime, flags })
+            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), recorded_change(&md)) };
+            Some(Found { rel, size, changed_ns: mtime, flags })
         }
-        Err(_) if keep_absent => Some(Found { rel, size: 0, mtime_ns: i64::MIN, flags }),
+        Err(_) if keep_absent => Some(Found { rel, size: 0, changed_ns: i64::MIN, flags }),
         Err(_) => None,
     }
 }
@@ -250,16 +253,32 @@ fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
     out
 }
 
-/// A file's modification time in nanoseconds since the epoch.
-pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
-    md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec())
+/// A path's status-change time (ctime) in nanoseconds since the epoch.
+pub fn changed_ns(md: &std::fs::Metadata) -> i64 {
+    md.ctime().saturating_mul(1_000_000_000).saturating_add(md.ctime_nsec())
+}
+
+/// How close to the build's look a change must be to be untrustworthy: file
+/// times come from a coarse clock (one tick is up to 4 ms, and lags the
+/// precise clock by up to a tick), so two changes within it can share a time.
+const RACY_WINDOW_NS: i64 = 20_000_000;
+
+/// `changed_ns` of `md` as recorded by the build, or [`RACY`] when the change
+/// is too recent to be told apart from a later one.
+fn recorded_change(md: &std::fs::Metadata) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(i64::MAX, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let t = changed_ns(md);
+    if now.saturating_sub(t) < RACY_WINDOW_NS { RACY } else { t }
 }
 
 /// Reads one file and collects its distinct trigrams. The size and time
 /// recorded are those seen by the walk, before reading: a file changed
 /// while it is read then looks changed to every later query.
 fn extract(root: &Path, f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> Extracted {
-    let meta = |flags| FileMeta { path: f.rel.clone(), size: f.size, mtime_ns: f.mtime_ns, flags };
+    let meta =
+        |flags| FileMeta { path: f.rel.clone(), size: f.size, changed_ns: f.changed_ns, flags };
     if f.flags != 0 {
         return Extracted { meta: meta(f.flags), len: 0, trigrams: Vec::new() };
     }
@@ -312,7 +331,8 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     let Some(found) = location::find(&base, &dir) else {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };
-    let reader = IndexReader::open(&found.dir)?;
+    let reader = IndexReader::open(&found.dir)
+        .with_context(|| format!("index at {}", found.dir.display()))?;
     let st = reader.stats();
     let index_file = found.dir.join(location::INDEX_FILE);
     let age = std::fs::metadata(&index_file)?.modified()?.elapsed().unwrap_or_default();

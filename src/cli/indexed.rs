@@ -3,7 +3,7 @@
 //! The walk is the scan's own walk (same filters, same order), so output is
 //! the scan's. For each walked file, [`IndexFilter::should_search`] answers:
 //! a file the index knows, unchanged since the build (same size and
-//! modification time), is read only if its document is a candidate of the
+//! status-change time), is read only if its document is a candidate of the
 //! planned trigram query; a file that is new, changed or unknown to the index
 //! is always read. Deleted files are never walked, so never printed.
 
@@ -20,7 +20,7 @@ use trigrep::index::reader::IndexReader;
 use trigrep::index::table::{FileId, flags};
 
 use super::config::{Config, Mode, SearchMode};
-use super::index_cmd::mtime_ns;
+use super::index_cmd::changed_ns;
 use super::messages;
 
 /// Decides per walked file whether it must be searched; see the module docs.
@@ -48,7 +48,7 @@ pub(super) struct Counters {
     pub(super) pruned: AtomicU64,
     /// Files found in the index, unchanged, and candidates: read.
     pub(super) candidates: AtomicU64,
-    /// Files in the index whose size or modification time changed: read.
+    /// Files in the index whose size or status-change time changed: read.
     pub(super) changed: AtomicU64,
     /// Files the index does not know (new, outside the tree, or left out): read.
     pub(super) unknown: AtomicU64,
@@ -97,6 +97,16 @@ impl IndexFilter {
                 return None;
             }
         };
+        if reader.needs_reindex() {
+            messages::warn(format!(
+                "index at {} was built by another version of tg (feature version {}); \
+                 searching without it (rebuild: tg index {})",
+                found.dir.display(),
+                reader.feature_version(),
+                found.root.display()
+            ));
+            return None;
+        }
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,
             Err(err) => {
@@ -152,7 +162,7 @@ impl IndexFilter {
             c.unknown.fetch_add(1, Ordering::Relaxed);
             return true;
         };
-        if meta.size != md.len() || meta.mtime_ns != mtime_ns(&md) {
+        if meta.size != md.len() || meta.changed_ns != changed_ns(&md) {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }

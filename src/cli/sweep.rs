@@ -7,10 +7,10 @@
 //! instead stats, in parallel, every entry of the table below the search
 //! paths:
 //!
-//! - a file that is unchanged (same size and modification time) is searched
+//! - a file that is unchanged (same size and ctime) is searched
 //!   only if it is a candidate; a changed one is searched; a vanished one is
 //!   not (and so never printed);
-//! - a directory whose modification time changed had entries added or
+//! - a directory whose ctime changed had entries added or
 //!   removed: it is walked one level deep with the search's own walker (new
 //!   files are searched, new directories walked whole);
 //! - a watched path (ignore files, repository markers, git configuration)
@@ -32,7 +32,7 @@ use trigrep::index::table::{FileId, FileRef, flags};
 use super::args::SortBy;
 use super::config::Config;
 use super::fstat::{DirStat, Meta};
-use super::index_cmd::{WATCHED_NAMES, mtime_ns};
+use super::index_cmd::{WATCHED_NAMES, changed_ns};
 use super::indexed::IndexFilter;
 use super::scan::Subject;
 
@@ -147,7 +147,7 @@ impl IndexFilter {
                     is_file: m.is_file(),
                     is_dir: m.is_dir(),
                     size: m.len(),
-                    mtime_ns: mtime_ns(&m),
+                    changed_ns: changed_ns(&m),
                 }
             })
         } else {
@@ -155,26 +155,26 @@ impl IndexFilter {
         };
         let c = &self.counters;
         if f.flags & flags::WATCH_EXISTS != 0 {
-            let was = f.mtime_ns != i64::MIN;
+            let was = f.changed_ns != i64::MIN;
             return (md.is_some() != was).then_some(Verdict::GiveUp);
         }
         if f.flags & flags::WATCH != 0 {
             let same = match &md {
-                Some(m) => m.size == f.size && m.mtime_ns == f.mtime_ns,
-                None => f.mtime_ns == i64::MIN,
+                Some(m) => m.size == f.size && m.changed_ns == f.changed_ns,
+                None => f.changed_ns == i64::MIN,
             };
             return (!same).then_some(Verdict::GiveUp);
         }
         let md = md?;
         if f.flags & flags::DIR != 0 {
-            let changed = !md.is_dir || md.mtime_ns != f.mtime_ns;
+            let changed = !md.is_dir || md.changed_ns != f.changed_ns;
             return changed.then_some(Verdict::DirChanged);
         }
         if !md.is_file {
             // Now a symlink or something else: a walk would not search it.
             return None;
         }
-        if md.size != f.size || md.mtime_ns != f.mtime_ns {
+        if md.size != f.size || md.changed_ns != f.changed_ns {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return Some(Verdict::Search);
         }

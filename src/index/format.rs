@@ -38,7 +38,9 @@ pub const MIN_FORMAT_VERSION: u32 = 1;
 ///
 /// History:
 /// - 1: ASCII case folding of trigrams.
-pub const FEATURE_VERSION: u32 = 1;
+/// - 2: file table times are ctimes with racy entries marked; directories
+///   and watched paths recorded; binary files left out.
+pub const FEATURE_VERSION: u32 = 2;
 
 /// Length of the footer in bytes (format version 1).
 pub const FOOTER_LEN: usize = 52;

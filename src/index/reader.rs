@@ -149,11 +149,16 @@ impl IndexReader {
         Ok(IndexReader { bytes, layout, files, paths, docs, always, trigrams, postings, stats })
     }
 
-    /// Whether the index was built with older feature semantics (same
-    /// layout) and should be rebuilt; it still answers correctly for what
-    /// it was built with.
+    /// Whether the index was built with other feature semantics (same
+    /// layout, older or newer): its file table and trigrams may not mean
+    /// what this build expects, so it must be rebuilt before it is used.
     pub fn needs_reindex(&self) -> bool {
-        self.layout.feature_version < FEATURE_VERSION
+        self.layout.feature_version != FEATURE_VERSION
+    }
+
+    /// The feature version the index was built with.
+    pub fn feature_version(&self) -> u32 {
+        self.layout.feature_version
     }
 
     /// Counts describing the index.

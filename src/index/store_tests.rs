@@ -46,7 +46,7 @@ fn random_corpus(rng: &mut Rng, nfiles: usize, universe: u64, max_trigrams: u64)
         files.push(FileMeta {
             path: format!("dir{}/file{f}.txt", f % 7).into_bytes(),
             size: rng.below(1 << 20),
-            mtime_ns: rng.next() as i64,
+            changed_ns: rng.next() as i64,
             flags,
         });
         let mut offset = 0;

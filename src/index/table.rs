@@ -9,7 +9,7 @@
 //! ```text
 //! files  (FILE_RECORD_LEN = 32 bytes each)
 //! +--------------+--------------+-----------+-----------+--------------+
-//! | path_off u64 | path_len u32 | flags u32 | size u64  | mtime_ns i64 |
+//! | path_off u64 | path_len u32 | flags u32 | size u64  | changed_ns i64 |
 //! +--------------+--------------+-----------+-----------+--------------+
 //! docs   (DOC_RECORD_LEN = 32 bytes each)
 //! +----------+--------------+------------+---------+----------------+
@@ -49,13 +49,19 @@ pub mod flags {
     /// A path whose change changes which files a walk yields (an ignore
     /// file, git's configuration, ...): any change and a query walks the
     /// tree instead of trusting the file table. An absent path is recorded
-    /// with `mtime_ns == i64::MIN`.
+    /// with `changed_ns == i64::MIN`.
     pub const WATCH: u32 = 1 << 17;
     /// Like [`WATCH`], but only whether the path exists is compared (`.git`).
     pub const WATCH_EXISTS: u32 = 1 << 18;
     /// Entries that are not searchable files ([`DIR`], [`WATCH`], [`WATCH_EXISTS`]).
     pub const NOT_A_FILE: u32 = DIR | WATCH | WATCH_EXISTS;
 }
+
+/// The `changed_ns` of an entry whose status changed within a clock tick
+/// of the build's look at it: a later change in the same tick would leave
+/// the same time, so such a file always counts as changed (git's "racy
+/// clean" problem).
+pub const RACY: i64 = -1;
 
 /// A file as the writer is told about it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,8 +70,11 @@ pub struct FileMeta {
     pub path: Vec<u8>,
     /// Size in bytes when indexed.
     pub size: u64,
-    /// Modification time in nanoseconds since the Unix epoch when indexed.
-    pub mtime_ns: i64,
+    /// Status-change time (ctime) in nanoseconds since the Unix epoch when
+    /// indexed: unlike the modification time, no tool can set it back, so a
+    /// rewrite with an old mtime (`cp -p`, `touch -r`) still shows. [`RACY`]
+    /// marks a file changed too close to the build to trust.
+    pub changed_ns: i64,
     /// A combination of [`flags`].
     pub flags: u32,
 }
@@ -77,8 +86,11 @@ pub struct FileRef<'a> {
     pub path: &'a [u8],
     /// Size in bytes when indexed.
     pub size: u64,
-    /// Modification time in nanoseconds since the Unix epoch when indexed.
-    pub mtime_ns: i64,
+    /// Status-change time (ctime) in nanoseconds since the Unix epoch when
+    /// indexed: unlike the modification time, no tool can set it back, so a
+    /// rewrite with an old mtime (`cp -p`, `touch -r`) still shows. [`RACY`]
+    /// marks a file changed too close to the build to trust.
+    pub changed_ns: i64,
     /// A combination of [`flags`].
     pub flags: u32,
 }
@@ -89,7 +101,7 @@ impl FileRef<'_> {
         FileMeta {
             path: self.path.to_vec(),
             size: self.size,
-            mtime_ns: self.mtime_ns,
+            changed_ns: self.changed_ns,
             flags: self.flags,
         }
     }
@@ -119,7 +131,7 @@ pub fn encode_file(out: &mut Vec<u8>, f: &FileMeta, path_off: u64) {
     out.extend_from_slice(&(f.path.len() as u32).to_le_bytes());
     out.extend_from_slice(&f.flags.to_le_bytes());
     out.extend_from_slice(&f.size.to_le_bytes());
-    out.extend_from_slice(&f.mtime_ns.to_le_bytes());
+    out.extend_from_slice(&f.changed_ns.to_le_bytes());
 }
 
 /// Appends the record of a document.
@@ -141,7 +153,7 @@ pub fn decode_file<'a>(files: &[u8], paths: &'a [u8], i: usize) -> FileRef<'a> {
         path: paths.get(off..off.saturating_add(len)).unwrap_or(&[]),
         flags: read_u32(files, at + 12).unwrap_or(0),
         size: read_u64(files, at + 16).unwrap_or(0),
-        mtime_ns: read_u64(files, at + 24).unwrap_or(0) as i64,
+        changed_ns: read_u64(files, at + 24).unwrap_or(0) as i64,
     }
 }
 
@@ -189,7 +201,7 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let f = FileMeta { path: b"a/\xffb.rs".to_vec(), size: 9, mtime_ns: -5, flags: 3 };
+        let f = FileMeta { path: b"a/\xffb.rs".to_vec(), size: 9, changed_ns: -5, flags: 3 };
         let mut files = Vec::new();
         encode_file(&mut files, &f, 0);
         let d = DocMeta { file: 0, offset: 7, len: 2, first_line: 4 };
