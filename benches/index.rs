@@ -23,6 +23,8 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 use trigrep::index::extract::TrigramSet;
 use trigrep::index::planner::{PlanOptions, plan};
 use trigrep::index::query::Query;
@@ -54,30 +56,17 @@ fn c_files(dir: &Path, limit: usize, out: &mut Vec<Vec<u8>>, total: &mut usize) 
     }
 }
 
-/// SplitMix64, for reproducible generated data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// Generated C-like text: identifiers, keywords, numbers, in 16 KiB files.
 fn generated(limit: usize) -> Vec<Vec<u8>> {
     const WORDS: [&str; 12] =
         ["static", "int", "return", "struct", "if", "for", "->", "(", ");", "{", "}", "\n\t"];
-    let mut rng = Rng(42);
+    let mut rng = StdRng::seed_from_u64(42);
     let mut docs = Vec::new();
     let mut total = 0;
     while total < limit {
         let mut d = Vec::with_capacity(16 << 10);
         while d.len() < 16 << 10 {
-            let r = rng.next();
+            let r = rng.random::<u64>();
             if r.is_multiple_of(3) {
                 for i in 0..3 + r % 9 {
                     d.push(
@@ -142,7 +131,7 @@ const LISTS: [(&str, Trigram, u32); 8] = [
 /// An index of `DOCS` documents: each holds every trigram of [`LISTS`] with
 /// its probability, plus 30 filler trigrams from a pool of 20,000.
 fn synthetic_index() -> IndexReader {
-    let mut rng = Rng(7);
+    let mut rng = StdRng::seed_from_u64(7);
     let mut w = IndexWriterBuilder::new().build();
     let mut tris = Vec::new();
     for d in 0..DOCS {
@@ -150,12 +139,12 @@ fn synthetic_index() -> IndexReader {
             w.add_file(FileMeta { path: format!("f{d:06}").into_bytes(), ..Default::default() });
         tris.clear();
         for &(_, t, per) in &LISTS {
-            if (rng.next() % u64::from(DOCS)) < u64::from(per) {
+            if (rng.random::<u64>() % u64::from(DOCS)) < u64::from(per) {
                 tris.push(t);
             }
         }
         for _ in 0..30 {
-            tris.push(0x10_0000 + (rng.next() % 20_000) as u32);
+            tris.push(0x10_0000 + (rng.random::<u64>() % 20_000) as u32);
         }
         w.add_document(f, 0, 1000, 1, &tris).unwrap();
     }

@@ -34,6 +34,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 use util::{Case, Tree};
 
 /// The indexed directory, relative to the tree root.
@@ -44,61 +46,40 @@ const FILES: usize = 400;
 /// merge in more than one pass.
 const BUDGET: &str = "256K";
 
-/// SplitMix64: a tiny seeded generator, so the tree and delays are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Words of the generated text: syllable soup, identifiers, numbers and a
 /// few rare markers the queries look for.
-fn word(rng: &mut Rng, out: &mut String) {
+fn word(rng: &mut StdRng, out: &mut String) {
     const SYL: [&str; 24] = [
         "ka", "lo", "mi", "tor", "en", "qua", "zi", "pre", "st", "ux", "ble", "gar", "fo", "nym",
         "dre", "wa", "pix", "el", "sho", "vi", "ro", "thi", "cu", "jo",
     ];
-    match rng.below(100) {
+    match rng.random_range(0..100) {
         0..=14 => {
-            for _ in 0..3 + rng.below(6) {
-                out.push(char::from(b'a' + rng.below(26) as u8));
+            for _ in 0..3 + rng.random_range(0..6) {
+                out.push(char::from(b'a' + rng.random_range(0..26) as u8));
             }
         }
         15..=69 => {
-            for _ in 0..1 + rng.below(3) {
-                out.push_str(SYL[rng.below(SYL.len())]);
+            for _ in 0..1 + rng.random_range(0..3) {
+                out.push_str(SYL[rng.random_range(0..SYL.len())]);
             }
         }
         70..=84 => {
-            out.push_str(SYL[rng.below(SYL.len())]);
+            out.push_str(SYL[rng.random_range(0..SYL.len())]);
             out.push('_');
-            out.push_str(SYL[rng.below(SYL.len())]);
-            out.push_str(&rng.below(1000).to_string());
+            out.push_str(SYL[rng.random_range(0..SYL.len())]);
+            out.push_str(&rng.random_range(0..1000).to_string());
         }
-        85..=97 => out.push_str(&rng.next().to_string()[..1 + rng.below(8)]),
-        _ => out.push_str(["Zebra_", "quux", "frobnicate"][rng.below(3)]),
+        85..=97 => out.push_str(&rng.random::<u64>().to_string()[..1 + rng.random_range(0..8)]),
+        _ => out.push_str(["Zebra_", "quux", "frobnicate"][rng.random_range(0..3)]),
     }
 }
 
 /// A file of about `len` bytes of lines of words.
-fn text(rng: &mut Rng, len: usize) -> String {
+fn text(rng: &mut StdRng, len: usize) -> String {
     let mut s = String::with_capacity(len + 100);
     while s.len() < len {
-        for _ in 0..3 + rng.below(12) {
+        for _ in 0..3 + rng.random_range(0..12) {
             word(rng, &mut s);
             s.push(' ');
         }
@@ -109,11 +90,11 @@ fn text(rng: &mut Rng, len: usize) -> String {
 
 /// Writes the tree: `FILES` files in nested directories, 0.5–8.5 KB each.
 fn generate(tree: &Tree) -> Vec<PathBuf> {
-    let mut rng = Rng(0x0074_7269_6772_6570);
+    let mut rng = StdRng::seed_from_u64(0x0074_7269_6772_6570);
     let mut files = Vec::with_capacity(FILES);
     for i in 0..FILES {
         let rel = PathBuf::from(format!("{DIR}/d{:02}/e{}/f{i:05}.txt", i % 37, i % 5));
-        let len = 500 + rng.below(8000);
+        let len = 500 + rng.random_range(0..8000);
         tree.write(&rel, text(&mut rng, len));
         files.push(rel);
     }
@@ -121,21 +102,21 @@ fn generate(tree: &Tree) -> Vec<PathBuf> {
 }
 
 /// Changes the tree behind the index's back; returns the new file list.
-fn mutate(tree: &Tree, files: &mut Vec<PathBuf>, rng: &mut Rng, trial: usize) {
+fn mutate(tree: &Tree, files: &mut Vec<PathBuf>, rng: &mut StdRng, trial: usize) {
     for _ in 0..2 {
-        let p = tree.path(&files[rng.below(files.len())]);
+        let p = tree.path(&files[rng.random_range(0..files.len())]);
         let mut s = std::fs::read(&p).unwrap();
         s.extend_from_slice(format!("crashmark {trial} Zebra_{trial} after build\n").as_bytes());
         std::fs::write(&p, s).unwrap();
     }
     // Same size, new content: only the modification time tells.
-    let p = tree.path(&files[rng.below(files.len())]);
+    let p = tree.path(&files[rng.random_range(0..files.len())]);
     let mut s = std::fs::read(&p).unwrap();
     let mark = b"crashmark";
     let n = mark.len().min(s.len());
     s[..n].copy_from_slice(&mark[..n]);
     std::fs::write(&p, s).unwrap();
-    let gone = files.swap_remove(rng.below(files.len()));
+    let gone = files.swap_remove(rng.random_range(0..files.len()));
     std::fs::remove_file(tree.path(gone)).unwrap();
     let rel = PathBuf::from(format!("{DIR}/new/t{trial:03}.txt"));
     tree.write(&rel, format!("crashmark new {trial}\nfrobnicate quux Zebra_{trial}\n"));
@@ -233,7 +214,7 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
     let build = full_build(&tree);
     let dir = index_dir(&tree);
     let index_file = dir.join("index.tg");
-    let mut rng = Rng(seed);
+    let mut rng = StdRng::seed_from_u64(seed);
     eprintln!(
         "generated {} files in {:.2}s; a full build takes {:.2}s",
         files.len(),
@@ -250,7 +231,7 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
     let mut most_strays = 0;
     for trial in 1..=trials {
         mutate(&tree, &mut files, &mut rng, trial);
-        let slice = (trial - 1) as f64 + rng.unit();
+        let slice = (trial - 1) as f64 + rng.random::<f64>();
         let delay = build.mul_f64(1.2 * slice / trials as f64);
         let before = inode(&index_file);
         let mut child = tg(&tree, &["index", "-q", "--index-memory", BUDGET, DIR])

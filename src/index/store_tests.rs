@@ -12,23 +12,8 @@ use crate::index::format::FOOTER_LEN;
 use crate::index::storage::{FsStorage, INDEX_FILE, MemStorage, Step};
 use crate::index::table::{FileMeta, flags};
 use crate::index::writer::IndexWriterBuilder;
-
-/// A small deterministic PRNG (SplitMix64), so failures replay.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 /// The naive model of an index: each document's trigram set.
 struct Corpus {
@@ -38,32 +23,32 @@ struct Corpus {
 
 /// Random files, each cut into 1–3 documents with skewed trigram sets
 /// (a few trigrams are common, most are rare) out of `universe`.
-fn random_corpus(rng: &mut Rng, nfiles: usize, universe: u64, max_trigrams: u64) -> Corpus {
+fn random_corpus(rng: &mut StdRng, nfiles: usize, universe: u64, max_trigrams: u64) -> Corpus {
     let mut files = Vec::new();
     let mut docs = Vec::new();
     for f in 0..nfiles {
-        let flags = if rng.below(40) == 0 { flags::ALWAYS_CANDIDATE } else { 0 };
+        let flags = if rng.random_range(0..40) == 0 { flags::ALWAYS_CANDIDATE } else { 0 };
         files.push(FileMeta {
             path: format!("dir{}/file{f}.txt", f % 7).into_bytes(),
-            size: rng.below(1 << 20),
-            changed_ns: rng.next() as i64,
+            size: rng.random_range(0..1 << 20),
+            changed_ns: rng.random::<u64>() as i64,
             flags,
         });
         let mut offset = 0;
         let mut line = 1;
-        for _ in 0..1 + rng.below(3) {
-            let n = rng.below(max_trigrams);
+        for _ in 0..1 + rng.random_range(0..3) {
+            let n = rng.random_range(0..max_trigrams.max(1));
             let set: BTreeSet<Trigram> = (0..n)
                 .map(|_| {
-                    let r = rng.below(universe);
+                    let r = rng.random_range(0..universe.max(1));
                     // Squaring skews towards small values: common trigrams.
                     ((r * r) / universe) as Trigram
                 })
                 .collect();
-            let len = 1 + rng.below(5000);
+            let len = 1 + rng.random_range(0..5000);
             let meta = DocMeta { file: f as u32, offset, len, first_line: line };
             offset += len;
-            line += rng.below(100);
+            line += rng.random_range(0..100);
             docs.push((flags, meta, set));
         }
     }
@@ -104,27 +89,36 @@ fn naive(c: &Corpus, q: &Query) -> Vec<DocId> {
         .collect()
 }
 
-fn random_query(rng: &mut Rng, c: &Corpus, universe: u64, depth: u32) -> Query {
-    let leaf = depth == 0 || rng.below(3) == 0;
+fn random_query(rng: &mut StdRng, c: &Corpus, universe: u64, depth: u32) -> Query {
+    let leaf = depth == 0 || rng.random_range(0..3) == 0;
     if leaf {
-        return match rng.below(20) {
+        return match rng.random_range(0..20) {
             0 => Query::All,
             1 => Query::Nothing,
-            2..=9 => Query::Trigram(rng.below(universe + 10) as Trigram),
+            2..=9 => Query::Trigram(rng.random_range(0..(universe + 10).max(1)) as Trigram),
             _ => {
                 // A trigram that some document has, so answers are not all empty.
-                let (_, _, set) = &c.docs[rng.below(c.docs.len() as u64) as usize];
+                let (_, _, set) =
+                    &c.docs[rng.random_range(0..(c.docs.len() as u64).max(1)) as usize];
                 let v: Vec<_> = set.iter().collect();
-                Query::Trigram(v.get(rng.below(v.len() as u64) as usize).map_or(0, |t| **t))
+                Query::Trigram(
+                    v.get(rng.random_range(0..(v.len() as u64).max(1)) as usize).map_or(0, |t| **t),
+                )
             }
         };
     }
-    let n = rng.below(4) as usize;
+    let n = rng.random_range(0..4) as usize;
     let cs = (0..n).map(|_| random_query(rng, c, universe, depth - 1)).collect();
-    if rng.below(2) == 0 { Query::And(cs) } else { Query::Or(cs) }
+    if rng.random_range(0..2) == 0 { Query::And(cs) } else { Query::Or(cs) }
 }
 
-fn check_against_model(r: &IndexReader, c: &Corpus, rng: &mut Rng, universe: u64, queries: usize) {
+fn check_against_model(
+    r: &IndexReader,
+    c: &Corpus,
+    rng: &mut StdRng,
+    universe: u64,
+    queries: usize,
+) {
     assert_eq!(r.stats().documents as usize, c.docs.len());
     assert_eq!(r.stats().files as usize, c.files.len());
     let files: Vec<FileMeta> = r.files().map(|f| f.to_meta()).collect();
@@ -150,9 +144,9 @@ fn check_against_model(r: &IndexReader, c: &Corpus, rng: &mut Rng, universe: u64
 fn random_corpora_match_naive_model() {
     let dir = tempfile::tempdir().unwrap();
     for seed in 0..6 {
-        let mut rng = Rng(seed);
-        let universe = 50 + rng.below(3000);
-        let nfiles = 1 + rng.below(300) as usize;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let universe = 50 + rng.random_range(0..3000);
+        let nfiles = 1 + rng.random_range(0..300) as usize;
         let c = random_corpus(&mut rng, nfiles, universe, 200);
         let (bytes, summary) = build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap();
         assert_eq!(summary.bytes as usize, bytes.len());
@@ -166,7 +160,7 @@ fn random_corpora_match_naive_model() {
 #[test]
 fn tiny_budget_multi_pass_build_is_identical_to_in_memory_build() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng(42);
+    let mut rng = StdRng::seed_from_u64(42);
     let universe = 4000;
     let c = random_corpus(&mut rng, 800, universe, 400);
     let (small, s) = build(&c, 64 << 10, dir.path()).finish_to_vec().unwrap();
@@ -225,7 +219,7 @@ fn edge_queries_and_empty_index() {
 
 /// A small index for the corruption and crash tests, with its model.
 fn small_index() -> (Vec<u8>, Corpus) {
-    let mut rng = Rng(7);
+    let mut rng = StdRng::seed_from_u64(7);
     let c = random_corpus(&mut rng, 40, 300, 60);
     let dir = tempfile::tempdir().unwrap();
     (build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0, c)
@@ -250,12 +244,12 @@ fn never_wrong(r: &IndexReader, c: &Corpus) -> bool {
 #[test]
 fn random_byte_flips_are_detected_before_a_wrong_answer() {
     let (bytes, c) = small_index();
-    let mut rng = Rng(99);
+    let mut rng = StdRng::seed_from_u64(99);
     let (mut at_open, mut at_query) = (0, 0);
     for _ in 0..600 {
         let mut b = bytes.clone();
-        let i = rng.below(b.len() as u64) as usize;
-        b[i] ^= 1 << rng.below(8);
+        let i = rng.random_range(0..(b.len() as u64).max(1)) as usize;
+        b[i] ^= 1 << rng.random_range(0..8);
         match IndexReader::from_bytes(b) {
             Err(IndexError::Corrupt(_) | IndexError::UnsupportedVersion { .. }) => at_open += 1,
             Err(e) => panic!("unexpected error {e}"),
@@ -316,7 +310,7 @@ fn dir_names(dir: &std::path::Path) -> Vec<String> {
 #[test]
 fn failures_while_publishing_leave_the_old_index_answering() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng(5);
+    let mut rng = StdRng::seed_from_u64(5);
     let old = random_corpus(&mut rng, 30, 200, 50);
     build(&old, 1 << 20, dir.path()).finish(dir.path()).unwrap();
     // Big enough (~1 MB) for the publish to make several write calls.
@@ -370,7 +364,7 @@ fn failures_while_publishing_leave_the_old_index_answering() {
 #[test]
 fn dropped_writer_leaves_previous_index_and_no_files() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng(11);
+    let mut rng = StdRng::seed_from_u64(11);
     let old = random_corpus(&mut rng, 30, 200, 50);
     assert!(matches!(IndexReader::open(dir.path()), Err(IndexError::NotFound(_))));
     build(&old, 1 << 20, dir.path()).finish(dir.path()).unwrap();
@@ -393,7 +387,7 @@ fn dropped_writer_leaves_previous_index_and_no_files() {
 
 #[test]
 fn mem_storage_round_trip() {
-    let mut rng = Rng(3);
+    let mut rng = StdRng::seed_from_u64(3);
     let c = random_corpus(&mut rng, 20, 100, 30);
     let dir = tempfile::tempdir().unwrap();
     let mem = MemStorage::new();
@@ -407,12 +401,13 @@ fn posting_compression() {
     // Dense lists (each trigram in ~1/4 of 20k docs) and sparse ones
     // (~1/200): delta-varint costs about 1 byte per posting when gaps are
     // below 128, 2 bytes below 16384.
-    let mut rng = Rng(1);
+    let mut rng = StdRng::seed_from_u64(1);
     let mut w = IndexWriterBuilder::new().build();
     let f = w.add_file(FileMeta::default());
     for _ in 0..20_000 {
-        let ts: Vec<Trigram> =
-            (0..100u32).filter(|&t| rng.below(if t < 50 { 4 } else { 200 }) == 0).collect();
+        let ts: Vec<Trigram> = (0..100u32)
+            .filter(|&t| rng.random_range(0..(if t < 50 { 4 } else { 200 }).max(1)) == 0)
+            .collect();
         w.add_document(f, 0, 0, 1, &ts).unwrap();
     }
     let (_, s) = w.finish_to_vec().unwrap();
