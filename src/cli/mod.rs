@@ -14,6 +14,7 @@ pub mod index_cmd;
 pub mod indexed;
 pub mod io;
 pub mod messages;
+pub mod prefetch;
 pub mod scan;
 pub mod stats;
 pub mod worker;
