@@ -124,10 +124,10 @@ impl<'a> Prefetcher<'a> {
 
     /// Brings `[pos, pos + len)` into the page cache.
     fn load(&self, pos: u64, len: u64) {
-        if let Some((own, null)) = &self.stream {
-            if send_to_null(own, null, pos, len) {
-                return;
-            }
+        if let Some((own, null)) = &self.stream
+            && send_to_null(own, null, pos, len)
+        {
+            return;
         }
         advise_willneed(self.file, pos, len);
     }
