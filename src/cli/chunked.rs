@@ -171,8 +171,8 @@ impl<'c> ChunkEngine<'c> {
         let claim = AtomicUsize::new(0);
         let mut combiner = Combiner::new(self.mode);
         let mut error = None;
-        std::thread::scope(|scope| {
-            scope.spawn(|| prefetcher.run(&front));
+        let prefetched = std::thread::scope(|scope| {
+            let prefetch = scope.spawn(|| prefetcher.run(&front));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
@@ -187,6 +187,7 @@ impl<'c> ChunkEngine<'c> {
                             break;
                         }
                         front.advance(i as u64 * s);
+                        front.wait_loaded(((i as u64 + 1) * s + SLACK).min(size));
                         let job = Job { source, shared, i, path, explicit, color };
                         let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
                             break;
@@ -230,7 +231,10 @@ impl<'c> ChunkEngine<'c> {
                 }
             }
             front.finish();
+            prefetch.join().unwrap_or_default()
         });
+        stats.prefetch_loaded += prefetched.loaded;
+        stats.prefetch_resident += prefetched.resident;
         if let Some(e) = error {
             return Err(e);
         }

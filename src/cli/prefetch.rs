@@ -9,9 +9,9 @@
 //! page cache: `sendfile` to `/dev/null` from its own file description with
 //! `POSIX_FADV_SEQUENTIAL`, so the kernel sees one sequential reader (its
 //! read-ahead keeps reads in flight and fills the cache with large folios)
-//! and no byte is copied. The workers then find the bytes resident. Steps
-//! already resident (a few pages probed with `mincore`) are skipped, so a hot
-//! file costs a few syscalls per step. Where `sendfile` fails, the step is
+//! and no byte is copied. The workers then find the bytes resident. Until
+//! the first step that is not resident (a few pages probed with `mincore`),
+//! resident steps are skipped, so a hot file costs a few syscalls per step. Where `sendfile` fails, the step is
 //! advised with `POSIX_FADV_WILLNEED` instead (which reads in small folios,
 //! making later page faults dearer).
 //!
@@ -38,6 +38,10 @@ struct FrontState {
     done: bool,
     /// The prefetcher sleeps until `at` reaches this (`None`: not sleeping).
     wake_at: Option<u64>,
+    /// The prefetcher has read (or skipped as resident) everything before this.
+    loaded: u64,
+    /// Workers are waiting for `loaded` to grow.
+    waiting: usize,
 }
 
 impl Front {
@@ -49,6 +53,27 @@ impl Front {
         // step, not per chunk.
         if st.wake_at.is_some_and(|w| st.at >= w) {
             st.wake_at = None;
+            self.cv.notify_all();
+        }
+    }
+
+    /// Waits until the prefetcher has passed `end`, so that a worker never
+    /// faults in bytes the prefetcher is about to read: a second reader at
+    /// another place makes the kernel read small folios (docs/IO.md).
+    pub fn wait_loaded(&self, end: u64) {
+        let mut st = self.state.lock().unwrap();
+        while !st.done && st.loaded < end {
+            st.waiting += 1;
+            st = self.cv.wait(st).unwrap();
+            st.waiting -= 1;
+        }
+    }
+
+    /// The prefetcher has passed `pos` (`u64::MAX`: it stopped).
+    fn set_loaded(&self, pos: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.loaded = pos;
+        if st.waiting > 0 {
             self.cv.notify_all();
         }
     }
@@ -70,6 +95,15 @@ impl Front {
         }
         if st.done { None } else { Some(st.at) }
     }
+}
+
+/// What a [`Prefetcher`] did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prefetched {
+    /// Bytes it read into the page cache (or advised, where `sendfile` failed).
+    pub loaded: u64,
+    /// Bytes it skipped because they were already resident.
+    pub resident: u64,
 }
 
 /// Issues read-ahead for one file in file order; see the module docs.
@@ -104,22 +138,36 @@ impl<'a> Prefetcher<'a> {
         Prefetcher { file, stream, probe, size, window: window.max(step), step }
     }
 
-    /// Runs until the whole file was advised or `front` finishes.
-    pub fn run(&self, front: &Front) {
+    /// Runs until the whole file was loaded or `front` finishes.
+    pub fn run(&self, front: &Front) -> Prefetched {
+        let mut done = Prefetched::default();
         let mut pos = 0;
+        // Once a step had to be read, every later step is read too, even if
+        // it looks resident (the kernel's own read-ahead got there first):
+        // skipping would look like a seek to the kernel, which then restarts
+        // its read-ahead with small folios, and page faults on small folios
+        // made later hot searches 3x slower here.
+        let mut streaming = false;
         while pos < self.size {
-            let Some(at) = front.wait_within(pos, self.window) else { return };
+            let Some(at) = front.wait_within(pos, self.window) else { break };
             // Never advise what the workers have passed already.
             pos = pos.max(at / self.step * self.step);
             let target = at.saturating_add(self.window).min(self.size);
             while pos < target {
                 let len = self.step.min(self.size - pos);
-                if !self.resident(pos, len) {
+                if !streaming && self.resident(pos, len) {
+                    done.resident += len;
+                } else {
                     self.load(pos, len);
+                    done.loaded += len;
+                    streaming = true;
                 }
                 pos += len;
+                front.set_loaded(pos);
             }
         }
+        front.set_loaded(u64::MAX);
+        done
     }
 
     /// Brings `[pos, pos + len)` into the page cache.
@@ -206,13 +254,18 @@ mod tests {
         f.write_all(&vec![b'x'; 1 << 20]).unwrap();
         let front = Front::default();
         let p = Prefetcher::new(&f, None, 1 << 20, 256 << 10, 64 << 10);
-        std::thread::scope(|s| {
-            s.spawn(|| p.run(&front));
+        let done = std::thread::scope(|s| {
+            let h = s.spawn(|| p.run(&front));
+            // Like the workers: claim a chunk, wait for the prefetcher to pass it.
             for off in (0..1u64 << 20).step_by(128 << 10) {
                 front.advance(off);
+                front.wait_loaded(off + (128 << 10));
             }
-            front.advance(1 << 20);
+            front.finish();
+            h.join().unwrap()
         });
+        assert_eq!(done.loaded + done.resident, 1 << 20);
+        assert_eq!(done.loaded, 1 << 20, "nothing is resident without a probe map");
         let front = Front::default();
         front.finish();
         // Would block forever past the window if finish were ignored.
