@@ -19,7 +19,11 @@
 //! one thread, and `--stats` says why.
 //!
 //! Chunk bytes come from a memory map or from `pread` into large buffers
-//! ([`Strategy`]); the choice changes speed, never output.
+//! ([`Strategy`]); the choice changes speed, never output. Either way a
+//! [`Prefetcher`] thread reads the file into the page cache in file order
+//! ahead of the workers, and a worker starts a chunk only once the
+//! prefetcher has passed its end (`src/cli/prefetch.rs`), so the kernel
+//! sees one sequential reader.
 
 use std::collections::BTreeMap;
 use std::fs::File;
