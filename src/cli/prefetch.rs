@@ -71,7 +71,7 @@ impl Front {
 
     /// The prefetcher has passed `pos` (`u64::MAX`: it stopped).
     fn set_loaded(&self, pos: u64) {
-        let mut st = self.state.lock().unwrap();
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.loaded = pos;
         if st.waiting > 0 {
             self.cv.notify_all();
@@ -140,6 +140,8 @@ impl<'a> Prefetcher<'a> {
 
     /// Runs until the whole file was loaded or `front` finishes.
     pub fn run(&self, front: &Front) -> Prefetched {
+        // Release waiting workers however this ends, even by a panic.
+        let _release = Release(front);
         let mut done = Prefetched::default();
         let mut pos = 0;
         // Once a step had to be read, every later step is read too, even if
@@ -166,7 +168,6 @@ impl<'a> Prefetcher<'a> {
                 front.set_loaded(pos);
             }
         }
-        front.set_loaded(u64::MAX);
         done
     }
 
@@ -188,6 +189,15 @@ impl<'a> Prefetcher<'a> {
         let last = (pos + len - 1) / page * page;
         let mid = (pos + len / 2) / page * page;
         [pos, mid, last].iter().all(|&off| page_resident(map, off as usize))
+    }
+}
+
+/// Marks the prefetcher as stopped when dropped.
+struct Release<'a>(&'a Front);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.set_loaded(u64::MAX);
     }
 }
 
