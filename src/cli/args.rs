@@ -284,7 +284,8 @@ pub struct SearchArgs {
     /// Files of at least this many bytes are searched in chunks on all threads.
     #[arg(long = "chunk-threshold", value_name = "BYTES", hide = true, env = "TG_CHUNK_THRESHOLD")]
     pub chunk_threshold: Option<u64>,
-    /// The nominal size of one chunk of a huge file, in bytes.
+    /// The nominal size of one chunk of a huge file, in bytes (default:
+    /// 16 MiB, less for files under 64 MiB per thread).
     #[arg(long = "chunk-size", value_name = "BYTES", hide = true, env = "TG_CHUNK_SIZE")]
     pub chunk_size: Option<u64>,
     /// Do not use an index even if one exists: scan files directly.

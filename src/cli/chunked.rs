@@ -19,7 +19,11 @@
 //! one thread, and `--stats` says why.
 //!
 //! Chunk bytes come from a memory map or from `pread` into large buffers
-//! ([`Strategy`]); the choice changes speed, never output.
+//! ([`Strategy`]); the choice changes speed, never output. Either way a
+//! [`Prefetcher`] thread reads the file into the page cache in file order
+//! ahead of the workers, and a worker starts a chunk only once the
+//! prefetcher has passed its end (`src/cli/prefetch.rs`), so the kernel
+//! sees one sequential reader.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -35,11 +39,19 @@ use termcolor::{Buffer, WriteColor};
 
 use super::config::{Config, SearchMode};
 use super::io::{Strategy, advise_map_sequential, advise_sequential};
+use super::prefetch::{Front, Prefetcher};
 use super::stats::RunStats;
 use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
 /// Extra bytes read past a chunk's nominal end to find its last line end.
 const SLACK: u64 = 64 << 10;
+
+/// How far ahead of the chunks being searched the prefetcher keeps the file
+/// in the page cache (at least a chunk per thread more).
+const PREFETCH_WINDOW: u64 = 128 << 20;
+
+/// The prefetcher's unit of read-ahead.
+const PREFETCH_STEP: u64 = 8 << 20;
 
 /// How many leading bytes of a file [`fallback_reason`] wants to see: the
 /// span ripgrep's memory-map path checks for binary data up front.
@@ -98,7 +110,6 @@ pub struct ChunkEngine<'c> {
     template: SearchWorker<Buffer>,
     color: bool,
     threads: usize,
-    chunk_size: u64,
 }
 
 /// One chunk's outcome, as sent from a worker to the printing thread.
@@ -120,7 +131,6 @@ impl<'c> ChunkEngine<'c> {
             template: SearchWorker::new(config, config.matcher()?, printer)?,
             color,
             threads: config.chunk_threads().max(1),
-            chunk_size: config.chunk_size().max(1),
         })
     }
 
@@ -138,41 +148,50 @@ impl<'c> ChunkEngine<'c> {
         stats: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let started = Instant::now();
-        let map = match strategy {
-            Strategy::Mmap => {
-                // SAFETY: like ripgrep, we accept that a file truncated while
-                // mapped may raise SIGBUS; the map is read-only and private.
-                let map = unsafe { memmap2::Mmap::map(file)? };
+        // SAFETY: like ripgrep, we accept that a file truncated while
+        // mapped may raise SIGBUS; the map is read-only. With `--io read` the
+        // map is only handed to `mincore` by the prefetcher, never read.
+        let map = unsafe { memmap2::Mmap::map(file) };
+        let map = match (strategy, map) {
+            (Strategy::Mmap, map) => {
+                let map = map?;
                 advise_map_sequential(&map);
                 Some(map)
             }
-            Strategy::Read => {
+            (Strategy::Read, map) => {
                 advise_sequential(file);
-                None
+                map.ok()
             }
         };
-        let s = self.chunk_size;
+        let s = self.config.chunk_size(size);
         let n = size.div_ceil(s).max(1) as usize;
-        let source = Source { file, map: map.as_deref(), size, chunk_size: s };
+        let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
+        let source = Source { file, map: searched_map, size, chunk_size: s };
+        let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
+        let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
+        let front = Front::default();
         let shared = Shared::new(n, self.config.line_number());
-        let window = 2 * self.threads + 2;
+        let ahead = 2 * self.threads + 2;
         let claim = AtomicUsize::new(0);
         let mut combiner = Combiner::new(self.mode);
         let mut error = None;
-        std::thread::scope(|scope| {
+        let prefetched = std::thread::scope(|scope| {
+            let prefetch = scope.spawn(|| prefetcher.run(&front));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
-                let (source, shared, claim) = (&source, &shared, &claim);
+                let (source, shared, claim, front) = (&source, &shared, &claim, &front);
                 let mut worker = self.template.clone();
                 let color = self.color;
                 scope.spawn(move || {
                     let mut buf = Vec::new();
                     loop {
                         let i = claim.fetch_add(1, Ordering::Relaxed);
-                        if i >= n || !shared.wait_window(i, window) {
+                        if i >= n || !shared.wait_window(i, ahead) {
                             break;
                         }
+                        front.advance(i as u64 * s);
+                        front.wait_loaded(((i as u64 + 1) * s + SLACK).min(size));
                         let job = Job { source, shared, i, path, explicit, color };
                         let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
                             break;
@@ -211,8 +230,15 @@ impl<'c> ChunkEngine<'c> {
                         }
                     }
                 }
+                if !going {
+                    front.finish();
+                }
             }
+            front.finish();
+            prefetch.join().unwrap_or_default()
         });
+        stats.prefetch_loaded += prefetched.loaded;
+        stats.prefetch_resident += prefetched.resident;
         if let Some(e) = error {
             return Err(e);
         }

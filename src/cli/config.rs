@@ -49,9 +49,13 @@ pub enum SearchMode {
 /// Files from this size up are searched in chunks (see docs/IO.md).
 pub const DEFAULT_CHUNK_THRESHOLD: u64 = 64 << 20;
 
-/// The nominal chunk size: large enough that per-chunk costs vanish, small
-/// enough that a chunk is counted and searched while it is in cache.
-pub const DEFAULT_CHUNK_SIZE: u64 = 4 << 20;
+/// The largest nominal chunk size chosen by default: per-chunk costs (a
+/// hand-off to the printing thread, a wake-up or two) vanish at this size,
+/// and the output buffered per chunk stays bounded (docs/IO.md).
+pub const DEFAULT_CHUNK_SIZE: u64 = 16 << 20;
+
+/// The smallest nominal chunk size chosen by default.
+pub const MIN_DEFAULT_CHUNK_SIZE: u64 = 1 << 20;
 
 /// How case is treated by the matcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -533,9 +537,15 @@ impl Config {
         self.args.chunk_threshold.unwrap_or(DEFAULT_CHUNK_THRESHOLD)
     }
 
-    /// The nominal size of one chunk.
-    pub fn chunk_size(&self) -> u64 {
-        self.args.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE)
+    /// The nominal size of one chunk of a file of `file_size` bytes:
+    /// `--chunk-size`, else [`DEFAULT_CHUNK_SIZE`] or less, so that each
+    /// thread gets at least four chunks.
+    pub fn chunk_size(&self, file_size: u64) -> u64 {
+        match self.args.chunk_size {
+            Some(s) => s.max(1),
+            None => (file_size / (4 * self.chunk_threads().max(1) as u64))
+                .clamp(MIN_DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_SIZE),
+        }
     }
 
     /// Binary detection for files named on the command line (`explicit`) or found by walking.

@@ -3,6 +3,7 @@
 //! [`args`] mirrors the flags, [`config`] resolves them, [`scan`] searches
 //! without an index, [`worker`] searches one haystack, [`chunked`] searches
 //! one huge file on every core, [`io`] chooses how its bytes are read,
+//! [`prefetch`] reads them into the page cache ahead of the workers,
 //! [`stats`] counts what trigrep's `--stats` prints, [`messages`] reports.
 //! Subcommands (`index`, `status`, ...) are recognised by the first argument
 //! only, so `tg -e index` searches for the word.
@@ -15,6 +16,7 @@ pub mod index_cmd;
 pub mod indexed;
 pub mod io;
 pub mod messages;
+pub mod prefetch;
 pub mod scan;
 pub mod stats;
 pub mod sweep;

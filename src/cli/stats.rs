@@ -37,6 +37,11 @@ pub struct RunStats {
     /// Chunks searched (over all chunked files), including chunks searched
     /// but discarded after an earlier chunk stopped the file's search.
     pub chunks: u64,
+    /// Bytes of chunked files the prefetcher read into the page cache ahead
+    /// of the workers (`src/cli/prefetch.rs`).
+    pub prefetch_loaded: u64,
+    /// Bytes of chunked files the prefetcher skipped as already cached.
+    pub prefetch_resident: u64,
     /// Files at or above the chunk threshold searched on one thread, by reason.
     pub fallbacks: BTreeMap<&'static str, u64>,
     /// Files by kind ("chunked"/"sequential") and read strategy ("mmap"/"read").
@@ -62,6 +67,8 @@ impl RunStats {
         self.files_sequential += other.files_sequential;
         self.files_chunked += other.files_chunked;
         self.chunks += other.chunks;
+        self.prefetch_loaded += other.prefetch_loaded;
+        self.prefetch_resident += other.prefetch_resident;
         for (k, v) in &other.fallbacks {
             *self.fallbacks.entry(k).or_default() += v;
         }
@@ -94,6 +101,8 @@ impl RunStats {
         writeln!(wtr, "  files searched sequentially: {}", self.files_sequential)?;
         writeln!(wtr, "  files searched in chunks: {}", self.files_chunked)?;
         writeln!(wtr, "  chunks searched: {}", self.chunks)?;
+        writeln!(wtr, "  bytes prefetched: {}", self.prefetch_loaded)?;
+        writeln!(wtr, "  bytes found cached by the prefetcher: {}", self.prefetch_resident)?;
         for ((kind, strategy), n) in &self.strategies {
             writeln!(wtr, "  strategy {kind} {strategy}: {n}")?;
         }
