@@ -489,6 +489,15 @@ impl Config {
     /// different things for a file with a late NUL byte, so files searched
     /// whole follow this rule whatever `--io` says; `--io` only picks how
     /// chunked files are read (see `src/cli/chunked.rs`, docs/IO.md).
+    /// Whether a walked binary file is read only up to its first NUL: binary
+    /// detection "quit" on the read path (the map path checks only the
+    /// start of a file and then searches all of it).
+    pub fn walked_binary_stops_at_nul(&self) -> bool {
+        self.binary_implicit == BinaryDetection::quit(b'\0') && !self.rg_mmap()
+    }
+
+    /// Whether ripgrep's rule maps files for this run (at most 10 paths, all
+    /// regular files, or `--mmap`).
     pub fn rg_mmap(&self) -> bool {
         if self.args.mmap {
             true

@@ -314,14 +314,14 @@ fn extract(root: &Path, f: &Found, set: &mut TrigramSet, buf: &mut Vec<u8>) -> E
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return skipped(flags::SKIPPED_ENCODING);
     }
-    // Binary files are searched directly by every query, as a walk would
-    // search them (usually stopping at the first NUL): their random bytes
-    // would otherwise fill the index with trigrams no text query needs.
-    if memchr::memchr(0, bytes).is_some() {
-        return skipped(flags::SKIPPED_BINARY);
-    }
-    set.add_bytes(bytes);
-    Extracted { meta: meta(0), len: bytes.len() as u64, trigrams: set.take_sorted() }
+    // A binary file is indexed only up to its first NUL: a walk with default
+    // binary detection reads no further, and the random bytes after it would
+    // fill the index with trigrams no text query needs. Searches that read
+    // binary files whole (`-a`, `--binary`, named files) always read them.
+    let text_end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+    let binary = if text_end < bytes.len() { flags::SKIPPED_BINARY } else { 0 };
+    set.add_bytes(&bytes[..text_end]);
+    Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams: set.take_sorted() }
 }
 
 /// Runs `tg status`.
@@ -339,7 +339,7 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     if args.skipped {
         for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
             let why = match f.flags & flags::SKIPPED_ANY {
-                flags::SKIPPED_BINARY => "binary",
+                flags::SKIPPED_BINARY => "binary (indexed up to its first NUL)",
                 flags::SKIPPED_TOO_LARGE => "too large",
                 flags::SKIPPED_UNREADABLE => "unreadable",
                 flags::SKIPPED_ENCODING => "encoding (searched directly)",

@@ -38,6 +38,8 @@ pub struct IndexFilter {
     plan_time: Duration,
     open_time: Duration,
     pub(super) sweep_time: std::sync::Mutex<Option<Duration>>,
+    /// Walked binary files are read only up to their first NUL.
+    binary_prefix_only: bool,
     pub(super) counters: Counters,
 }
 
@@ -143,6 +145,7 @@ impl IndexFilter {
             root: found.root,
             reader,
             sweep_time: std::sync::Mutex::new(None),
+            binary_prefix_only: config.walked_binary_stops_at_nul(),
             roots,
             candidate_files,
             plan_time,
@@ -151,7 +154,14 @@ impl IndexFilter {
     }
 
     /// Whether the walked file at `path` (as the walker produced it) must be searched.
-    pub fn should_search(&self, path: &Path, md: Option<std::fs::Metadata>) -> bool {
+    /// `explicit`: the file was named on the command line (binary files are
+    /// then searched whole).
+    pub fn should_search(
+        &self,
+        path: &Path,
+        md: Option<std::fs::Metadata>,
+        explicit: bool,
+    ) -> bool {
         let c = &self.counters;
         let found = self.relative(path).and_then(|rel| self.lookup(rel.as_os_str().as_bytes()));
         let (Some(id), Some(md)) = (found, md) else {
@@ -166,10 +176,17 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }
-        let candidate = self.is_candidate(id);
+        let candidate = self.is_candidate(id) || self.binary_needs_search(meta.flags, explicit);
         let counter = if candidate { &c.candidates } else { &c.pruned };
         counter.fetch_add(1, Ordering::Relaxed);
         candidate
+    }
+
+    /// Whether a binary file must be read whatever its candidacy: its index
+    /// holds only the text before its first NUL, which is all a walk reads
+    /// of it with default binary detection, and nothing more.
+    pub(super) fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
+        file_flags & flags::SKIPPED_BINARY != 0 && (explicit || !self.binary_prefix_only)
     }
 
     /// Whether file `id` has a candidate document.

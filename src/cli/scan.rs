@@ -77,7 +77,7 @@ impl Subject {
     pub fn needs_search(&self, filter: Option<&IndexFilter>) -> bool {
         match (filter, &self.dent) {
             (Some(f), Some(dent)) if !self.stdin => {
-                f.should_search(dent.path(), dent.metadata().ok())
+                f.should_search(dent.path(), dent.metadata().ok(), self.explicit)
             }
             _ => true,
         }

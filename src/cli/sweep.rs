@@ -178,7 +178,7 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return Some(Verdict::Search);
         }
-        if self.is_candidate(id) {
+        if self.is_candidate(id) || self.binary_needs_search(f.flags, false) {
             c.candidates.fetch_add(1, Ordering::Relaxed);
             Some(Verdict::Search)
         } else {

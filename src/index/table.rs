@@ -33,7 +33,8 @@ pub mod flags {
     /// The file's bytes are not indexed as-is (UTF-16, unreadable at build
     /// time, ...): its documents are candidates for every satisfiable query.
     pub const ALWAYS_CANDIDATE: u32 = 1 << 0;
-    /// Skipped: binary file.
+    /// Binary file (has a NUL): only the bytes before the first NUL are
+    /// indexed; searches that read binary files whole must read it.
     pub const SKIPPED_BINARY: u32 = 1 << 8;
     /// Skipped: larger than the size limit.
     pub const SKIPPED_TOO_LARGE: u32 = 1 << 9;
