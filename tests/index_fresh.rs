@@ -169,3 +169,28 @@ fn rewrite_with_the_old_mtime_is_seen() {
     assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), old.modified().unwrap());
     check("cp_p", &t, true);
 }
+
+/// A binary file is indexed only up to its first NUL (all a default walk
+/// reads of it); searches that read binary files whole must still read it.
+#[test]
+fn binary_files_after_their_first_nul() {
+    let t = tree("fresh_binary");
+    let mut bin = b"head text needle\n".to_vec();
+    bin.extend_from_slice(b"\0tailonlyword after the nul\nneedle tailonlyword again\n");
+    t.write("repo/data/blob.txt", &bin);
+    t.write("repo/data/plain.txt", "nothing to see\n");
+    util::tg_index(&t, "repo");
+    let mut r = Report::new("binary");
+    for (name, args) in [
+        ("default", &["tailonlyword"][..]),
+        ("a", &["-a", "tailonlyword"]),
+        ("binary", &["--binary", "-n", "tailonlyword"]),
+        ("uuu", &["-uuu", "-c", "tailonlyword"]),
+        ("named", &["-n", "tailonlyword", "data/blob.txt"]),
+        ("named_dir", &["-c", "tailonlyword", "data"]),
+        ("head", &["-n", "head"]),
+    ] {
+        r.check(&t, &Case::new(format!("binary/{name}"), args).cwd("repo"));
+    }
+    r.finish();
+}
