@@ -59,13 +59,13 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
 fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
     match argv.get(1).and_then(|a| a.to_str()) {
         Some("index") => {
-            if let Some(args) = parse::<index_cmd::IndexArgs>(&argv[1..])? {
+            if let Some(args) = parse::<index_cmd::IndexArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_index(args)?;
             }
             return Ok((true, false));
         }
         Some("status") => {
-            if let Some(args) = parse::<index_cmd::StatusArgs>(&argv[1..])? {
+            if let Some(args) = parse::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_status(args)?;
             }
             return Ok((true, false));
@@ -102,6 +102,13 @@ fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
         }
     };
     Ok((matched, config.quiet))
+}
+
+/// `tg SUB ARGS...` as `["tg SUB", ARGS...]`, so usage lines name the subcommand.
+fn subcommand_argv(argv: &[OsString]) -> Vec<OsString> {
+    let mut name = OsString::from("tg ");
+    name.push(&argv[1]);
+    std::iter::once(name).chain(argv[2..].iter().cloned()).collect()
 }
 
 /// Parses `argv` as `T`; `None` when help or the version was printed instead.
