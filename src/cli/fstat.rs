@@ -40,54 +40,61 @@ impl DirStat {
         Some(DirStat { root, open: Vec::new() })
     }
 
-    /// `lstat` of `rel` (relative to the root, `/`-separated); `None` if it does not exist
-    /// or cannot be stat-ed.
-    pub fn lstat(&mut self, rel: &[u8]) -> Option<Meta> {
+    /// `lstat` of `rel` (relative to the root, `/`-separated): `Ok(None)`
+    /// when it (or a parent) does not exist, `Err` when it cannot be stat-ed
+    /// for another reason (permissions, ...).
+    pub fn lstat(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
         let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
             Some(i) => (&rel[..i], &rel[i + 1..]),
             None => (&b""[..], rel),
         };
-        let name = CString::new(if name.is_empty() { &b"."[..] } else { name }).ok()?;
-        let dirfd = self.dir(parent)?;
+        let name = CString::new(if name.is_empty() { &b"."[..] } else { name })
+            .map_err(std::io::Error::other)?;
+        let dirfd = match self.dir(parent) {
+            Ok(fd) => fd,
+            Err(e) if is_missing(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
         // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
         // open descriptor owned by `self`, `name` a NUL-terminated string.
         let st = unsafe {
             let mut st: libc::stat = std::mem::zeroed();
             if libc::fstatat(dirfd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
-                return None;
+                let e = std::io::Error::last_os_error();
+                return if is_missing(&e) { Ok(None) } else { Err(e) };
             }
             st
         };
         let fmt = st.st_mode & libc::S_IFMT;
-        Some(Meta {
+        Ok(Some(Meta {
             is_file: fmt == libc::S_IFREG,
             is_dir: fmt == libc::S_IFDIR,
             size: st.st_size as u64,
             changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
-        })
+        }))
     }
 
     /// An open descriptor of the directory `parent` (relative to the root).
-    fn dir(&mut self, parent: &[u8]) -> Option<libc::c_int> {
+    fn dir(&mut self, parent: &[u8]) -> std::io::Result<libc::c_int> {
         if let Some(i) = self.open.iter().position(|(p, _)| p == parent) {
             let entry = self.open.remove(i);
             let fd = entry.1;
             self.open.push(entry);
-            return Some(fd);
+            return Ok(fd);
         }
         let mut full = self.root.as_bytes().to_vec();
         if !parent.is_empty() {
             full.push(b'/');
             full.extend_from_slice(parent);
         }
-        let full = CString::new(full).ok()?;
+        let full = CString::new(full).map_err(std::io::Error::other)?;
         // SAFETY: `full` is NUL-terminated; the descriptor is closed in
         // `Drop` or when evicted below.
         let fd = unsafe {
             libc::open(full.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
         };
         if fd < 0 {
-            return None;
+            return Err(std::io::Error::last_os_error());
         }
         if self.open.len() == CACHED_DIRS {
             let (_, old) = self.open.remove(0);
@@ -95,8 +102,13 @@ impl DirStat {
             unsafe { libc::close(old) };
         }
         self.open.push((parent.to_vec(), fd));
-        Some(fd)
+        Ok(fd)
     }
+}
+
+/// Whether `e` says the path is gone (it, or a parent, was removed or replaced).
+fn is_missing(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR))
 }
 
 impl Drop for DirStat {
@@ -119,14 +131,15 @@ mod tests {
         std::fs::write(dir.path().join("a/b/f.txt"), b"hello").unwrap();
         std::fs::write(dir.path().join("top.txt"), b"x").unwrap();
         let mut s = DirStat::new(dir.path()).unwrap();
-        let f = s.lstat(b"a/b/f.txt").unwrap();
+        let f = s.lstat(b"a/b/f.txt").unwrap().unwrap();
         assert!(f.is_file && !f.is_dir && f.size == 5);
         let md = std::fs::symlink_metadata(dir.path().join("a/b/f.txt")).unwrap();
         assert_eq!(f.changed_ns, crate::cli::index_cmd::changed_ns(&md));
-        assert!(s.lstat(b"a/b").unwrap().is_dir);
-        assert!(s.lstat(b"top.txt").unwrap().is_file);
-        assert!(s.lstat(b"").unwrap().is_dir);
-        assert_eq!(s.lstat(b"a/missing"), None);
-        assert_eq!(s.lstat(b"nope/x"), None);
+        assert!(s.lstat(b"a/b").unwrap().unwrap().is_dir);
+        assert!(s.lstat(b"top.txt").unwrap().unwrap().is_file);
+        assert!(s.lstat(b"").unwrap().unwrap().is_dir);
+        assert_eq!(s.lstat(b"a/missing").unwrap(), None);
+        assert_eq!(s.lstat(b"nope/x").unwrap(), None);
+        assert_eq!(s.lstat(b"top.txt/x").unwrap(), None);
     }
 }

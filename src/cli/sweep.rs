@@ -81,6 +81,7 @@ impl IndexFilter {
         if overlap {
             return None;
         }
+        DirStat::new(&self.root)?;
         let n = self.reader.stats().files;
         let verdicts: Vec<(FileId, Verdict)> = (0..n)
             .into_par_iter()
@@ -151,7 +152,11 @@ impl IndexFilter {
                 }
             })
         } else {
-            stat.lstat(f.path)
+            match stat.lstat(f.path) {
+                Ok(m) => m,
+                // Unreadable: a walk would report it; let the walk do so.
+                Err(_) => return Some(Verdict::GiveUp),
+            }
         };
         let c = &self.counters;
         if f.flags & flags::WATCH_EXISTS != 0 {
