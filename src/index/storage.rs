@@ -289,7 +289,7 @@ impl Storage for MemStorage {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// One conformance suite, run on every implementation.
@@ -321,14 +321,11 @@ mod tests {
     fn fs_storage_conforms_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         conformance(&FsStorage::new(dir.path()));
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names, vec![INDEX_FILE.to_string()]);
+        assert_eq!(names(dir.path()), vec![INDEX_FILE.to_string()]);
     }
 
-    fn names(dir: &Path) -> Vec<String> {
+    /// The sorted names of the entries of `dir` (also used by the reader's tests).
+    pub(crate) fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

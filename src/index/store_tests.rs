@@ -298,15 +298,6 @@ fn foreign_magic_and_other_versions_are_errors() {
     ));
 }
 
-fn dir_names(dir: &std::path::Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn failures_while_publishing_leave_the_old_index_answering() {
     let dir = tempfile::tempdir().unwrap();
@@ -349,7 +340,11 @@ fn failures_while_publishing_leave_the_old_index_answering() {
         assert!(matches!(err, IndexError::Io(_)), "{fail_at:?}: {err}");
         let r = IndexReader::open(dir.path()).unwrap();
         assert_eq!(r.candidates(&q).unwrap().into_vec(), want_old, "after failing at {fail_at:?}");
-        assert_eq!(dir_names(dir.path()), vec![INDEX_FILE.to_string()], "{fail_at:?}");
+        assert_eq!(
+            crate::index::storage::tests::names(dir.path()),
+            vec![INDEX_FILE.to_string()],
+            "{fail_at:?}"
+        );
     }
 
     // A failed directory fsync comes after the rename: the new index is in.
@@ -375,14 +370,14 @@ fn dropped_writer_leaves_previous_index_and_no_files() {
     let w = build(&new, 64 << 10, dir.path());
     drop(w);
     assert_eq!(std::fs::read(dir.path().join(INDEX_FILE)).unwrap(), before);
-    assert_eq!(dir_names(dir.path()), vec![INDEX_FILE.to_string()]);
+    assert_eq!(crate::index::storage::tests::names(dir.path()), vec![INDEX_FILE.to_string()]);
     // A successful rebuild replaces the file while the old mapping lives on.
     build(&new, 64 << 10, dir.path()).finish(dir.path()).unwrap();
     assert_eq!(held.stats().documents as usize, old.docs.len());
     held.verify().unwrap();
     let r = IndexReader::open(dir.path()).unwrap();
     assert_eq!(r.stats().documents as usize, new.docs.len());
-    assert_eq!(dir_names(dir.path()), vec![INDEX_FILE.to_string()]);
+    assert_eq!(crate::index::storage::tests::names(dir.path()), vec![INDEX_FILE.to_string()]);
 }
 
 #[test]
