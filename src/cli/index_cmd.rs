@@ -181,20 +181,18 @@ fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
             let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
             let path = entry.into_path();
             let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
-            let mut out = found.lock().unwrap();
-            if flags == flags::DIR {
-                for name in WATCHED_NAMES {
-                    let mut w = rel.clone();
-                    if !w.is_empty() {
-                        w.push(b'/');
-                    }
-                    w.extend_from_slice(name.as_bytes());
-                    if let Some(f) = watched(root, w, false) {
-                        out.push(f);
-                    }
-                }
-            }
-            out.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
+            // Stat the watched names before taking the lock, so walker
+            // threads do not wait on each other's syscalls.
+            let mut mine: Vec<Found> = if flags == flags::DIR {
+                WATCHED_NAMES
+                    .iter()
+                    .filter_map(|name| watched(root, child_rel(&rel, name.as_bytes()), false))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            mine.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
+            found.lock().unwrap().extend(mine);
             ignore::WalkState::Continue
         })
     });
@@ -203,6 +201,17 @@ fn walk(root: &Path) -> anyhow::Result<Vec<Found>> {
     // the walk, and no directory of the tree would show it.
     found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
     Ok(found)
+}
+
+/// The table path of entry `name` in the directory whose table path is `dir`.
+pub fn child_rel(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut r = Vec::with_capacity(dir.len() + 1 + name.len());
+    r.extend_from_slice(dir);
+    if !r.is_empty() {
+        r.push(b'/');
+    }
+    r.extend_from_slice(name);
+    r
 }
 
 /// The watch entry for `rel` (relative to `root`, or absolute); absent

@@ -32,7 +32,7 @@ use trigrep::index::table::{FileId, FileRef, flags};
 use super::args::SortBy;
 use super::config::Config;
 use super::fstat::{DirStat, Meta};
-use super::index_cmd::{WATCHED_NAMES, changed_ns};
+use super::index_cmd::{WATCHED_NAMES, changed_ns, child_rel};
 use super::indexed::IndexFilter;
 use super::scan::Subject;
 
@@ -210,14 +210,7 @@ impl IndexFilter {
     /// an ignore file or repository marker appeared.
     fn new_entries(&self, config: &Config, dir: &Path, rel: &[u8]) -> Option<Vec<Subject>> {
         let abs = self.root.join(OsStr::from_bytes(rel));
-        let join = |name: &[u8]| {
-            let mut r = rel.to_vec();
-            if !r.is_empty() {
-                r.push(b'/');
-            }
-            r.extend_from_slice(name);
-            r
-        };
+        let join = |name: &[u8]| child_rel(rel, name);
         for name in WATCHED_NAMES {
             if abs.join(name).symlink_metadata().is_ok()
                 && self.lookup(&join(name.as_bytes())).is_none()
