@@ -470,8 +470,8 @@ impl Config {
         // accept that (a truncation can raise SIGBUS), and the auto rule only
         // maps regular files given on the command line or known-large ones.
         b.memory_map(if mmap { unsafe { MmapChoice::auto() } } else { MmapChoice::never() });
-        match self.args.encoding.as_deref() {
-            None | Some("auto") => {}
+        match self.encoding.as_deref() {
+            None => {}
             Some("none") => {
                 b.bom_sniffing(false);
             }
