@@ -136,6 +136,16 @@ fn hidden_and_symlinked_additions_stay_out() {
 }
 
 #[test]
+fn directory_replaced_by_a_link_is_not_entered() {
+    let t = tree("fresh_dir_link");
+    std::fs::remove_dir_all(t.path("repo/src/deep")).unwrap();
+    t.mkdir("elsewhere");
+    t.write("elsewhere/mod.rs", "// needle freshword behind a link\n");
+    t.symlink("../../elsewhere", "repo/src/deep");
+    check("dir_link", &t, false);
+}
+
+#[test]
 fn everything_deleted_says_nothing_was_searched() {
     let t = tree("fresh_empty");
     for f in ["a.txt", "b.txt", "app.log"] {

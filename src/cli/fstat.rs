@@ -2,11 +2,14 @@
 //!
 //! Stat-ing `root/a/b/c/file` by path makes the kernel resolve every
 //! component each time; the freshness sweep stats every file of a tree, so
-//! [`DirStat`] keeps the last few parent directories open (`O_PATH`) and
-//! stats each name relative to its parent (`fstatat`), resolving one
-//! component per file. One `DirStat` per thread.
+//! [`DirStat`] keeps the last few directories open (`O_PATH`) and stats each
+//! name relative to its parent (`fstatat`), resolving one component per
+//! file. A directory is opened relative to its open parent (one component
+//! again), and [`DirStat::lstat_dir`] stats a directory through the handle
+//! its children will use (`fstat`, no lookup at all). One `DirStat` per
+//! thread.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -23,14 +26,26 @@ pub struct Meta {
     pub changed_ns: i64,
 }
 
-/// Stats paths relative to a root, caching open parent directories.
+impl Meta {
+    fn from_stat(st: &libc::stat) -> Meta {
+        let fmt = st.st_mode & libc::S_IFMT;
+        Meta {
+            is_file: fmt == libc::S_IFREG,
+            is_dir: fmt == libc::S_IFDIR,
+            size: st.st_size as u64,
+            changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
+        }
+    }
+}
+
+/// Stats paths relative to a root, caching open directories.
 pub struct DirStat {
     root: CString,
-    /// (parent relative path, open `O_PATH` descriptor), most recent last.
+    /// (directory relative path, open `O_PATH` descriptor), most recent last.
     open: Vec<(Vec<u8>, libc::c_int)>,
 }
 
-/// How many parent directories stay open per thread.
+/// How many directories stay open per thread.
 const CACHED_DIRS: usize = 8;
 
 impl DirStat {
@@ -44,54 +59,75 @@ impl DirStat {
     /// when it (or a parent) does not exist, `Err` when it cannot be stat-ed
     /// for another reason (permissions, ...).
     pub fn lstat(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
-        let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
-            Some(i) => (&rel[..i], &rel[i + 1..]),
-            None => (&b""[..], rel),
-        };
-        let name = CString::new(if name.is_empty() { &b"."[..] } else { name })
-            .map_err(std::io::Error::other)?;
+        let (parent, name) = split(rel);
         let dirfd = match self.dir(parent) {
             Ok(fd) => fd,
             Err(e) if is_missing(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
-        // open descriptor owned by `self`, `name` a NUL-terminated string.
+        let name = if name.is_empty() { &b"."[..] } else { name };
+        let result = with_c_name(name, |name| {
+            // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
+            // open descriptor owned by `self`, `name` a NUL-terminated string.
+            unsafe {
+                let mut st: libc::stat = std::mem::zeroed();
+                if libc::fstatat(dirfd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(st)
+            }
+        });
+        match result {
+            Ok(st) => Ok(Some(Meta::from_stat(&st))),
+            Err(e) if is_missing(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `lstat` of the directory `rel`, through the handle its entries will be
+    /// stat-ed with; the same answers as [`DirStat::lstat`], also when `rel`
+    /// is no longer a directory.
+    pub fn lstat_dir(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        let fd = match self.dir(rel) {
+            Ok(fd) => fd,
+            // Gone, or now a file or a symbolic link: say what it is now.
+            Err(_) => return self.lstat(rel),
+        };
+        // SAFETY: as in `lstat`; `fd` is an open descriptor owned by `self`.
         let st = unsafe {
             let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstatat(dirfd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
-                let e = std::io::Error::last_os_error();
-                return if is_missing(&e) { Ok(None) } else { Err(e) };
+            if libc::fstat(fd, &mut st) != 0 {
+                return Err(std::io::Error::last_os_error());
             }
             st
         };
-        let fmt = st.st_mode & libc::S_IFMT;
-        Ok(Some(Meta {
-            is_file: fmt == libc::S_IFREG,
-            is_dir: fmt == libc::S_IFDIR,
-            size: st.st_size as u64,
-            changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
-        }))
+        Ok(Some(Meta::from_stat(&st)))
     }
 
-    /// An open descriptor of the directory `parent` (relative to the root).
-    fn dir(&mut self, parent: &[u8]) -> std::io::Result<libc::c_int> {
-        if let Some(i) = self.open.iter().position(|(p, _)| p == parent) {
+    /// An open descriptor of the directory `rel` (relative to the root),
+    /// opened relative to its parent (itself opened the same way), so no
+    /// symbolic link below the root is followed: a walk does not enter
+    /// those either.
+    fn dir(&mut self, rel: &[u8]) -> std::io::Result<libc::c_int> {
+        if let Some(i) = self.open.iter().position(|(p, _)| p == rel) {
             let entry = self.open.remove(i);
             let fd = entry.1;
             self.open.push(entry);
             return Ok(fd);
         }
-        let mut full = self.root.as_bytes().to_vec();
-        if !parent.is_empty() {
-            full.push(b'/');
-            full.extend_from_slice(parent);
-        }
-        let full = CString::new(full).map_err(std::io::Error::other)?;
-        // SAFETY: `full` is NUL-terminated; the descriptor is closed in
-        // `Drop` or when evicted below.
-        let fd = unsafe {
-            libc::open(full.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+        let fd = if rel.is_empty() {
+            // SAFETY: `root` is NUL-terminated; the descriptor is closed in
+            // `Drop` or when evicted below.
+            unsafe { libc::open(self.root.as_ptr(), flags) }
+        } else {
+            let (parent, name) = split(rel);
+            let at = self.dir(parent)?;
+            with_c_name(name, |name| {
+                // SAFETY: `at` is an open descriptor owned by `self`, `name`
+                // NUL-terminated; the new descriptor is closed as above.
+                Ok(unsafe { libc::openat(at, name.as_ptr(), flags | libc::O_NOFOLLOW) })
+            })?
         };
         if fd < 0 {
             return Err(std::io::Error::last_os_error());
@@ -101,14 +137,40 @@ impl DirStat {
             // SAFETY: `old` was opened above and is no longer referenced.
             unsafe { libc::close(old) };
         }
-        self.open.push((parent.to_vec(), fd));
+        self.open.push((rel.to_vec(), fd));
         Ok(fd)
+    }
+}
+
+/// `rel` split at its last `/`: (parent, name); the parent of a top-level
+/// name is the root (empty).
+fn split(rel: &[u8]) -> (&[u8], &[u8]) {
+    match rel.iter().rposition(|&b| b == b'/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => (&b""[..], rel),
+    }
+}
+
+/// Calls `f` with `name` as a C string, without allocating for short names.
+fn with_c_name<T>(name: &[u8], f: impl FnOnce(&CStr) -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut buf = [0u8; 256];
+    if name.len() < buf.len() {
+        buf[..name.len()].copy_from_slice(name);
+        let c = CStr::from_bytes_until_nul(&buf).map_err(std::io::Error::other)?;
+        // An interior NUL would shorten the name: such a name cannot exist.
+        if c.to_bytes().len() != name.len() {
+            return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+        }
+        f(c)
+    } else {
+        let c = CString::new(name).map_err(|_| std::io::Error::from_raw_os_error(libc::ENOENT))?;
+        f(&c)
     }
 }
 
 /// Whether `e` says the path is gone (it, or a parent, was removed or replaced).
 fn is_missing(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR))
+    matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::ELOOP))
 }
 
 impl Drop for DirStat {
@@ -141,5 +203,23 @@ mod tests {
         assert_eq!(s.lstat(b"a/missing").unwrap(), None);
         assert_eq!(s.lstat(b"nope/x").unwrap(), None);
         assert_eq!(s.lstat(b"top.txt/x").unwrap(), None);
+        assert_eq!(s.lstat_dir(b"a/b").unwrap(), s.lstat(b"a/b").unwrap());
+        assert_eq!(s.lstat_dir(b"").unwrap(), s.lstat(b"").unwrap());
+        assert_eq!(s.lstat_dir(b"top.txt").unwrap(), s.lstat(b"top.txt").unwrap());
+        assert_eq!(s.lstat_dir(b"gone").unwrap(), None);
+    }
+
+    #[test]
+    fn a_directory_replaced_by_a_link_is_not_entered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real")).unwrap();
+        std::fs::write(dir.path().join("real/f.txt"), b"hello").unwrap();
+        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+        let mut s = DirStat::new(dir.path()).unwrap();
+        s.lstat_dir(b"").unwrap();
+        let link = s.lstat_dir(b"link").unwrap().unwrap();
+        assert!(!link.is_dir && !link.is_file);
+        assert_eq!(s.lstat(b"link/f.txt").unwrap(), None);
+        assert!(s.lstat(b"real/f.txt").unwrap().unwrap().is_file);
     }
 }

@@ -8,7 +8,7 @@
 //! previous index answering.
 
 use std::ffi::OsStr;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -345,6 +345,7 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     let st = reader.stats();
     let index_file = found.dir.join(location::INDEX_FILE);
     let age = std::fs::metadata(&index_file)?.modified()?.elapsed().unwrap_or_default();
+    let mut out = std::io::stdout().lock();
     if args.skipped {
         for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
             let why = match f.flags & flags::SKIPPED_ANY {
@@ -354,21 +355,22 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
                 flags::SKIPPED_ENCODING => "encoding (searched directly)",
                 _ => "skipped",
             };
-            println!("{}\t{why}", String::from_utf8_lossy(f.path));
+            writeln!(out, "{}\t{why}", String::from_utf8_lossy(f.path))?;
         }
-        return Ok(());
+        return Ok(out.flush()?);
     }
-    println!("root:       {}", found.root.display());
-    println!("index:      {}", index_file.display());
-    println!("size:       {} bytes", st.bytes);
-    println!("age:        {} s", age.as_secs());
     let files = reader.files().filter(|f| f.flags & flags::NOT_A_FILE == 0).count();
-    println!("files:      {files}");
-    println!("documents:  {}", st.documents);
-    println!("trigrams:   {}", st.trigrams);
-    println!("postings:   {} ({} bytes)", st.postings, st.posting_bytes);
     let skipped = reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0).count();
-    println!("left out:   {skipped} (tg status --skipped lists them)");
+    writeln!(out, "root:       {}", found.root.display())?;
+    writeln!(out, "index:      {}", index_file.display())?;
+    writeln!(out, "size:       {} bytes", st.bytes)?;
+    writeln!(out, "age:        {} s", age.as_secs())?;
+    writeln!(out, "files:      {files}")?;
+    writeln!(out, "documents:  {}", st.documents)?;
+    writeln!(out, "trigrams:   {}", st.trigrams)?;
+    writeln!(out, "postings:   {} ({} bytes)", st.postings, st.posting_bytes)?;
+    writeln!(out, "left out:   {skipped} (tg status --skipped lists them)")?;
+    out.flush()?;
     Ok(())
 }
 

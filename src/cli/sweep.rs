@@ -38,7 +38,7 @@ use super::scan::Subject;
 
 /// What the stat of one table entry decided.
 enum Verdict {
-    /// Unchanged and not a candidate: not read.
+    /// Unchanged and not a candidate: not read (only counted).
     Skip,
     /// Read it: a candidate, or changed since the build.
     Search,
@@ -96,6 +96,7 @@ impl IndexFilter {
                 },
             )
             .flatten()
+            .filter(|(_, v)| !matches!(v, Verdict::Skip))
             .collect();
         if verdicts.iter().any(|(_, v)| matches!(v, Verdict::GiveUp)) {
             return None;
@@ -124,7 +125,7 @@ impl IndexFilter {
             out.sort_by(|a, b| (a.0, a.1.path()).cmp(&(b.0, b.1.path())));
         }
         let out: Vec<Subject> = out.into_iter().map(|(_, s)| s).collect();
-        let any_file = !out.is_empty() || verdicts.iter().any(|(_, v)| matches!(v, Verdict::Skip));
+        let any_file = !out.is_empty() || self.counters.pruned.load(Ordering::Relaxed) > 0;
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
         Some((out, any_file))
     }
@@ -152,7 +153,9 @@ impl IndexFilter {
                 }
             })
         } else {
-            match stat.lstat(f.path) {
+            let md =
+                if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
+            match md {
                 Ok(m) => m,
                 // Unreadable: a walk would report it; let the walk do so.
                 Err(_) => return Some(Verdict::GiveUp),
@@ -172,6 +175,12 @@ impl IndexFilter {
         }
         let md = md?;
         if f.flags & flags::DIR != 0 {
+            if !md.is_dir && !md.is_file {
+                // Replaced by a link (or stranger): a walk does not enter
+                // it, but a walk started at it would; let the walk decide.
+                return Some(Verdict::GiveUp);
+            }
+            // Replaced by a file: its parent changed too, and lists it.
             let changed = !md.is_dir || md.changed_ns != f.changed_ns;
             return changed.then_some(Verdict::DirChanged);
         }
