@@ -28,7 +28,6 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
@@ -41,6 +40,7 @@ use super::config::{Config, SearchMode};
 use super::io::{Strategy, advise_map_sequential, advise_sequential};
 use super::prefetch::{Front, Prefetcher};
 use super::stats::RunStats;
+use super::window::{PAGE, ReadBuf, Window};
 use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
 /// Extra bytes read past a chunk's nominal end to find its last line end.
@@ -184,7 +184,7 @@ impl<'c> ChunkEngine<'c> {
                 let mut worker = self.template.clone();
                 let color = self.color;
                 scope.spawn(move || {
-                    let mut buf = Vec::new();
+                    let mut buf = ReadBuf::default();
                     loop {
                         let i = claim.fetch_add(1, Ordering::Relaxed);
                         if i >= n || !shared.wait_window(i, ahead) {
@@ -249,7 +249,7 @@ impl<'c> ChunkEngine<'c> {
 /// Loads, numbers and searches one chunk; `None` when the search was cancelled.
 fn search_chunk(
     worker: &mut SearchWorker<Buffer>,
-    buf: &mut Vec<u8>,
+    buf: &mut ReadBuf,
     job: Job<'_>,
 ) -> Option<ChunkOut> {
     let Job { source, shared, i, path, explicit, color } = job;
@@ -262,7 +262,7 @@ fn search_chunk(
     };
     let data: &[u8] = match source.map {
         Some(map) => &map[range],
-        None => &buf[range],
+        None => &buf.bytes()[range],
     };
     let line = if shared.lines {
         shared.publish(i, memchr::memchr_iter(b'\n', data).count() as u64);
@@ -302,7 +302,7 @@ impl Source<'_> {
     /// Chunk `i` spans `[boundary(i), boundary(i + 1))`, where `boundary(k)`
     /// is just past the first `\n` at or after `k * chunk_size - 1` (0 for
     /// the first chunk, the file size past the last).
-    fn load(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
+    fn load(&self, i: usize, buf: &mut ReadBuf) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
         let s = self.chunk_size;
         let k = i as u64;
         if let Some(map) = self.map {
@@ -310,12 +310,13 @@ impl Source<'_> {
             let end = boundary_in(map, k + 1, s).max(start);
             return Ok((start as usize..end as usize, start, end - start));
         }
-        // Read: [lo, ...) where lo is the first byte that can hold the start boundary.
-        let lo = if k == 0 { 0 } else { k * s - 1 };
-        buf.clear();
-        let mut reader = Window { file: self.file, buf, base: lo, size: self.size };
+        // Read from the page holding the first byte that can hold the start
+        // boundary: page-aligned reads copy twice as fast (docs/IO.md).
+        let from = if k == 0 { 0 } else { k * s - 1 };
+        let base = from / PAGE * PAGE;
+        let mut reader = Window::new(self.file, buf, base, self.size);
         reader.fill_to(((k + 1) * s + SLACK).min(self.size))?;
-        let start = if k == 0 { 0 } else { reader.line_end_from(lo)? };
+        let start = if k == 0 { 0 } else { reader.line_end_from(from)? };
         let end = if (k + 1) * s >= self.size {
             reader.fill_to(self.size)?;
             self.size
@@ -323,8 +324,7 @@ impl Source<'_> {
             reader.line_end_from((k + 1) * s - 1)?
         }
         .max(start);
-        let read = reader.buf.len() as u64;
-        Ok(((start - lo) as usize..(end - lo) as usize, start, read))
+        Ok(((start - base) as usize..(end - base) as usize, start, reader.filled() as u64))
     }
 }
 
@@ -341,61 +341,6 @@ fn boundary_in(data: &[u8], k: u64, s: u64) -> u64 {
     match memchr::memchr(b'\n', &data[from as usize..]) {
         Some(j) => from + j as u64 + 1,
         None => size,
-    }
-}
-
-/// A growing window of a file read with `pread`, starting at `base`.
-struct Window<'a> {
-    file: &'a File,
-    buf: &'a mut Vec<u8>,
-    base: u64,
-    size: u64,
-}
-
-impl Window<'_> {
-    /// Reads until the window covers `[base, upto)` (or the file's end).
-    fn fill_to(&mut self, upto: u64) -> io::Result<()> {
-        let upto = upto.min(self.size);
-        let have = self.base + self.buf.len() as u64;
-        if upto <= have {
-            return Ok(());
-        }
-        let old = self.buf.len();
-        self.buf.resize(old + (upto - have) as usize, 0);
-        let mut filled = old;
-        while filled < self.buf.len() {
-            let got = self.file.read_at(&mut self.buf[filled..], self.base + filled as u64)?;
-            if got == 0 {
-                break;
-            }
-            filled += got;
-        }
-        self.buf.truncate(filled);
-        Ok(())
-    }
-
-    /// The absolute offset just past the first `\n` at or after `from`
-    /// (the file size if there is none), reading further as needed.
-    fn line_end_from(&mut self, from: u64) -> io::Result<u64> {
-        let mut searched = from;
-        loop {
-            let have = self.base + self.buf.len() as u64;
-            if searched < have {
-                let rel = (searched - self.base) as usize;
-                if let Some(j) = memchr::memchr(b'\n', &self.buf[rel..]) {
-                    return Ok(searched + j as u64 + 1);
-                }
-                searched = have;
-            }
-            if have >= self.size {
-                return Ok(self.size);
-            }
-            let more = (self.buf.len() as u64).max(1 << 20);
-            self.fill_to(have + more)?;
-            if self.base + self.buf.len() as u64 == have {
-                return Ok(have);
-            }
-        }
     }
 }
 

@@ -20,6 +20,7 @@ pub mod prefetch;
 pub mod scan;
 pub mod stats;
 pub mod sweep;
+pub mod window;
 pub mod worker;
 
 use std::ffi::OsString;
