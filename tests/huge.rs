@@ -75,6 +75,46 @@ fn check(file: &Path, args: &[&str]) {
     }
 }
 
+/// Checks `tg ARGS` against `rg ARGS` run in the directory holding only
+/// `file`: a walked file, whose binary detection quits at the first NUL. With
+/// one thread the walk's own loop meets the huge file; with four, a walker
+/// thread reads up to the threshold and hands it over.
+fn check_walk(file: &Path, args: &[&str]) {
+    let dir = file.parent().unwrap();
+    let (want, want_code) = run(Command::new(rg()).current_dir(dir).args(args));
+    let want = normalise(&want);
+    for io in ["auto", "read"] {
+        for j in ["1", "4"] {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_tg"));
+            cmd.current_dir(dir)
+                .args(["--chunk-threshold", "200000", "--chunk-size", CHUNK, "--io", io, "-j", j])
+                .args(args);
+            let (got, code) = run(&mut cmd);
+            let got = normalise(&got);
+            assert!(
+                got == want && code == want_code,
+                "walk: tg {args:?} in {dir:?} --io {io} -j{j}: exit {code} vs rg {want_code}; {}",
+                first_diff(&want, &got)
+            );
+        }
+    }
+}
+
+/// The flags the walked cases run with.
+const WALK_FLAG_SETS: &[&[&str]] = &[
+    &["-n", "needle"],
+    &["-b", "-o", "needle"],
+    &["-c", "needle"],
+    &["--count-matches", "needle"],
+    &["-l", "needle"],
+    &["--files-without-match", "needle"],
+    &["-q", "needle"],
+    &["--json", "needle"],
+    &["-n", "binary"],
+    &["-v", "-n", "x"],
+    &["-n", "nothing-here"],
+];
+
 /// A deterministic log of about `lines` lines, with "needle" on some lines.
 fn log_text(lines: usize, eol: &str) -> String {
     let mut s = String::new();
@@ -215,4 +255,48 @@ fn bom_file_matches_rg() {
     text.extend_from_slice(log_text(10_000, "\n").as_bytes());
     let f = fixture("bom.log", &text);
     check(&f.path, &["-n", "needle"]);
+}
+
+#[test]
+fn walked_log_without_nul_matches_rg() {
+    let f = fixture("walked.log", log_text(40_000, "\n").as_bytes());
+    for args in WALK_FLAG_SETS {
+        check_walk(&f.path, args);
+    }
+}
+
+#[test]
+fn walked_log_with_nul_matches_rg() {
+    // ripgrep prints the matches of the read buffers before the first NUL,
+    // then a warning; the NUL lies many chunks into the file.
+    for at in [1, 2, 5, 9] {
+        let mut text = log_text(30_000, "\n").into_bytes();
+        let pos = at * text.len() / 10;
+        let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
+        text.splice(line..line, b"binary needle \0 here\n".iter().copied());
+        let f = fixture("walked-nul.log", &text);
+        for args in WALK_FLAG_SETS {
+            check_walk(&f.path, args);
+        }
+    }
+}
+
+#[test]
+fn walked_log_with_long_lines_before_a_nul_matches_rg() {
+    // Lines longer than ripgrep's 64 KiB buffer make it grow, so the buffer
+    // that finds the NUL starts further back.
+    let mut text = log_text(10_000, "\n").into_bytes();
+    for k in 0..4 {
+        let pos = (3 + k) * text.len() / 10;
+        let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
+        let long = format!("needle {}\n", "y".repeat(300_000 * (k + 1)));
+        text.splice(line..line, long.into_bytes());
+    }
+    let pos = 8 * text.len() / 10;
+    let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
+    text.splice(line..line, b"late \0 nul\n".iter().copied());
+    let f = fixture("walked-long.log", &text);
+    for args in [&["-n", "needle"][..], &["-c", "needle"], &["-b", "needle"]] {
+        check_walk(&f.path, args);
+    }
 }

@@ -14,9 +14,18 @@
 //! What cannot be split is refused up front ([`fallback_reason`]): context
 //! lines, `-m`, `-U`, `--passthru`, forced encodings and BOMs, `--null-data`,
 //! per-file headings and separators between files, and binary detection
-//! where ripgrep itself would *read* the file (its read path checks every
-//! buffer, which chunks cannot reproduce). Such files are searched whole on
-//! one thread, and `--stats` says why.
+//! that converts NUL bytes where ripgrep itself would *read* the file (its
+//! read path checks every buffer). Such files are searched whole on one
+//! thread, and `--stats` says why.
+//!
+//! A walked file (ripgrep *quits* at its first NUL, after printing the
+//! matches of the read buffers before it) is searched in chunks that also
+//! look for NUL bytes. Without one, the output is ripgrep's. With one, the
+//! file is searched again whole, the way ripgrep reads it, and the bytes
+//! already written are skipped: they are a prefix of that output, because
+//! a chunk is written only once enough NUL-free bytes follow it that
+//! ripgrep's read buffer holding the NUL cannot reach back into it
+//! ([`Hold`]).
 //!
 //! Chunk bytes come from a memory map or from `pread` into large buffers
 //! ([`Strategy`]); the choice changes speed, never output. Either way a
@@ -27,7 +36,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
@@ -36,7 +45,7 @@ use std::time::Instant;
 use grep_printer::Stats;
 use termcolor::{Buffer, WriteColor};
 
-use super::config::{Config, SearchMode};
+use super::config::{Config, Mode, SearchMode};
 use super::io::{Strategy, advise_map_sequential, advise_sequential};
 use super::prefetch::{Front, Prefetcher};
 use super::stats::RunStats;
@@ -84,8 +93,17 @@ pub fn fallback_reason(config: &Config, explicit: bool, head: &[u8]) -> Option<&
     } else if binary == BinaryDetection::none() {
         None
     } else if binary.quit_byte().is_some() {
-        // Quit mode squashes a whole file's output on a late NUL.
-        Some("binary detection: quit")
+        // Quit on rg's read path is searched in chunks that look for NUL
+        // (see the module docs); on a map, rg looks for it in matched lines.
+        // `--files-without-match` reads on past a match, so its answer
+        // depends on a NUL anywhere in the file: not worth chunks.
+        if c.rg_mmap() {
+            Some("binary detection: quit on a memory map")
+        } else if matches!(c.mode, Mode::Search(SearchMode::FilesWithoutMatch)) {
+            Some("binary detection: quit with --files-without-match")
+        } else {
+            None
+        }
     } else if !c.rg_mmap() {
         // rg's read path checks every buffer; chunks reproduce its map path.
         Some("binary detection of rg's read path")
@@ -117,6 +135,102 @@ struct ChunkOut {
     bytes: Vec<u8>,
     result: io::Result<SearchResult>,
     bytes_read: u64,
+    /// Quit mode: what the chunk holds (see [`Hold`]).
+    shape: Option<Shape>,
+}
+
+/// What [`Hold`] needs to know of a chunk.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    len: u64,
+    nul: bool,
+    longest_line: u64,
+}
+
+impl Shape {
+    /// The chunk's shape: a bound on its longest line that is exact only
+    /// when some line may exceed [`RG_BUFFER`] (otherwise probing one byte
+    /// in every half buffer for a line end costs next to nothing).
+    fn of(data: &[u8]) -> Shape {
+        let nul = memchr::memchr(0, data).is_some();
+        let half = (RG_BUFFER / 2) as usize;
+        let short = data.chunks(half).all(|w| w.len() < half || memchr::memchr(b'\n', w).is_some());
+        let longest_line = if short { RG_BUFFER } else { longest_line(data) };
+        Shape { len: data.len() as u64, nul, longest_line }
+    }
+}
+
+/// The length of the longest line of `data`, line end included.
+fn longest_line(data: &[u8]) -> u64 {
+    let mut longest = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', data) {
+        longest = longest.max((end + 1 - start) as u64);
+        start = end + 1;
+    }
+    longest.max((data.len() - start) as u64)
+}
+
+/// Quit mode: when a chunk may be written (see the module docs).
+///
+/// ripgrep reads a file into a buffer of 64 KiB that grows (at most to
+/// about twice the longest line) and holds, besides new bytes, the partial
+/// line left over from the last read. The buffer that finds the first NUL
+/// therefore starts less than `capacity + longest line` before it, and
+/// everything before that start is printed. So a chunk is written once the
+/// chunks after it, all NUL-free, hold [`Hold::guard`] bytes, or reach the
+/// end of the file; the first chunk with a NUL ends the chunked search.
+struct Hold {
+    longest_line: u64,
+}
+
+/// grep-searcher's initial read buffer.
+const RG_BUFFER: u64 = 64 << 10;
+
+impl Hold {
+    /// NUL-free bytes that must follow a chunk before it is written.
+    fn guard(&self) -> u64 {
+        4 * RG_BUFFER.max(self.longest_line) + RG_BUFFER
+    }
+
+    /// What to do with chunk `next`, given the arrived chunks (`pending`)
+    /// of the `n` chunks of the file.
+    fn decide(&mut self, next: usize, pending: &BTreeMap<usize, ChunkOut>, n: usize) -> Step {
+        let mut following = 0;
+        for i in next..n {
+            let Some(chunk) = pending.get(&i) else { return Step::Wait };
+            // A chunk that failed to load: let the combiner report its error.
+            let Some(shape) = chunk.shape else { return Step::Write };
+            self.longest_line = self.longest_line.max(shape.longest_line);
+            if shape.nul {
+                return Step::Replay;
+            }
+            if i > next {
+                following += shape.len;
+                if following >= self.guard() {
+                    return Step::Write;
+                }
+            }
+        }
+        Step::Write
+    }
+
+    /// How many chunks past the written ones the workers may run ahead, so
+    /// that the guard can be reached (`threads` at work besides). Chunks
+    /// end at line ends, so a long line makes the chunks it spans empty:
+    /// `m` chunks after chunk `j` hold at least `m × chunk_size` bytes minus
+    /// the line that straddles chunk `j`'s nominal end.
+    fn window(&self, chunk_size: u64, threads: usize) -> usize {
+        let bytes = self.guard() + self.longest_line + 1;
+        bytes.div_ceil(chunk_size.max(1)) as usize + 1 + 2 * threads + 2
+    }
+}
+
+/// [`Hold::decide`]'s answer.
+enum Step {
+    Write,
+    Wait,
+    Replay,
 }
 
 impl<'c> ChunkEngine<'c> {
@@ -170,11 +284,17 @@ impl<'c> ChunkEngine<'c> {
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
         let front = Front::default();
-        let shared = Shared::new(n, self.config.line_number());
-        let ahead = 2 * self.threads + 2;
+        let shared = Shared::new(n, self.config.line_number(), 2 * self.threads + 2);
+        let quit = self.config.binary_detection(explicit).quit_byte().is_some();
+        let mut hold = quit.then_some(Hold { longest_line: 0 });
+        if let Some(h) = &hold {
+            shared.set_window(h.window(s, self.threads));
+        }
         let claim = AtomicUsize::new(0);
         let mut combiner = Combiner::new(self.mode);
+        let mut out = Counted { inner: out, written: 0 };
         let mut error = None;
+        let mut replay = false;
         let prefetched = std::thread::scope(|scope| {
             let prefetch = scope.spawn(|| prefetcher.run(&front));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
@@ -187,12 +307,12 @@ impl<'c> ChunkEngine<'c> {
                     let mut buf = ReadBuf::default();
                     loop {
                         let i = claim.fetch_add(1, Ordering::Relaxed);
-                        if i >= n || !shared.wait_window(i, ahead) {
+                        if i >= n || !shared.wait_window(i) {
                             break;
                         }
                         front.advance(i as u64 * s);
                         front.wait_loaded(((i as u64 + 1) * s + SLACK).min(size));
-                        let job = Job { source, shared, i, path, explicit, color };
+                        let job = Job { source, shared, i, path, explicit, color, quit };
                         let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
                             break;
                         };
@@ -211,11 +331,27 @@ impl<'c> ChunkEngine<'c> {
                     continue;
                 }
                 pending.insert(i, chunk);
-                while let Some(chunk) = pending.remove(&next) {
+                while pending.contains_key(&next) {
+                    if let Some(h) = hold.as_mut() {
+                        match h.decide(next, &pending, n) {
+                            Step::Write => {}
+                            Step::Wait => {
+                                shared.set_window(h.window(s, self.threads));
+                                break;
+                            }
+                            Step::Replay => {
+                                replay = true;
+                                going = false;
+                                shared.cancel();
+                                break;
+                            }
+                        }
+                    }
+                    let Some(chunk) = pending.remove(&next) else { break };
                     next += 1;
                     stats.chunks += 1;
                     stats.bytes_read += chunk.bytes_read;
-                    match combiner.take(chunk, &mut *out) {
+                    match combiner.take(chunk, &mut out) {
                         Ok(true) => shared.emitted(next),
                         Ok(false) => {
                             going = false;
@@ -242,7 +378,74 @@ impl<'c> ChunkEngine<'c> {
         if let Some(e) = error {
             return Err(e);
         }
-        combiner.finish(out, started.elapsed())
+        if replay {
+            *stats.fallbacks.entry("a NUL byte: searched again whole").or_default() += 1;
+            stats.bytes_read += size;
+            let written = out.written;
+            return self.replay(path, explicit, file, out.inner, written);
+        }
+        combiner.finish(&mut out, started.elapsed())
+    }
+
+    /// Searches `file` whole, as ripgrep reads it, writing its output to
+    /// `out` except for the first `skip` bytes (already written by chunks).
+    fn replay(
+        &self,
+        path: &Path,
+        explicit: bool,
+        file: &File,
+        out: &mut dyn Write,
+        skip: u64,
+    ) -> io::Result<SearchResult> {
+        let rest = Skip { inner: out, skip };
+        let wtr: Box<dyn WriteColor + '_> = if self.color {
+            Box::new(termcolor::Ansi::new(rest))
+        } else {
+            Box::new(termcolor::NoColor::new(rest))
+        };
+        let printer = Printer::new(self.config, self.mode, wtr, true);
+        let matcher = self.config.matcher().map_err(io::Error::other)?;
+        let mut worker =
+            SearchWorker::new(self.config, matcher, printer).map_err(io::Error::other)?;
+        (&*file).seek(SeekFrom::Start(0))?;
+        worker.search(path, explicit, false, Haystack::File(file))
+    }
+}
+
+/// A writer that counts what it passes on.
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    written: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A writer that drops the first `skip` bytes written to it.
+struct Skip<'a> {
+    inner: &'a mut dyn Write,
+    skip: u64,
+}
+
+impl Write for Skip<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let dropped = self.skip.min(buf.len() as u64) as usize;
+        self.skip -= dropped as u64;
+        self.inner.write_all(&buf[dropped..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -252,18 +455,24 @@ fn search_chunk(
     buf: &mut ReadBuf,
     job: Job<'_>,
 ) -> Option<ChunkOut> {
-    let Job { source, shared, i, path, explicit, color } = job;
+    let Job { source, shared, i, path, explicit, color, quit } = job;
     let (range, start, bytes_read) = match source.load(i, buf) {
         Ok(loaded) => loaded,
         Err(e) => {
             shared.publish(i, 0);
-            return Some(ChunkOut { bytes: Vec::new(), result: Err(e), bytes_read: 0 });
+            return Some(ChunkOut {
+                bytes: Vec::new(),
+                result: Err(e),
+                bytes_read: 0,
+                shape: None,
+            });
         }
     };
     let data: &[u8] = match source.map {
         Some(map) => &map[range],
         None => &buf.bytes()[range],
     };
+    let shape = quit.then(|| Shape::of(data));
     let line = if shared.lines {
         shared.publish(i, memchr::memchr_iter(b'\n', data).count() as u64);
         1 + shared.wait_prefix(i)?
@@ -274,7 +483,7 @@ fn search_chunk(
     let result = worker.search(path, explicit, true, Haystack::Slice(data));
     let fresh = if color { Buffer::ansi() } else { Buffer::no_color() };
     let bytes = std::mem::replace(worker.printer().get_mut(), fresh).into_inner();
-    Some(ChunkOut { bytes, result, bytes_read })
+    Some(ChunkOut { bytes, result, bytes_read, shape })
 }
 
 /// What a worker needs to search chunk `i`.
@@ -285,6 +494,8 @@ struct Job<'a> {
     path: &'a Path,
     explicit: bool,
     color: bool,
+    /// Binary detection quits at a NUL: the chunk's [`Shape`] is needed.
+    quit: bool,
 }
 
 /// Where chunk bytes come from, and how the file is cut.
@@ -353,8 +564,9 @@ struct Shared {
 }
 
 struct State {
-    /// Chunks printed so far (workers stay within a window past this).
+    /// Chunks printed so far (workers stay within `window` chunks past this).
     emitted: usize,
+    window: usize,
     /// The search stopped (a chunk asked to stop, or an error).
     cancelled: bool,
     /// Newlines per chunk, once counted.
@@ -366,9 +578,10 @@ struct State {
 }
 
 impl Shared {
-    fn new(n: usize, lines: bool) -> Shared {
+    fn new(n: usize, lines: bool, window: usize) -> Shared {
         let state = State {
             emitted: 0,
+            window,
             cancelled: false,
             counts: vec![None; n],
             known: 0,
@@ -377,14 +590,24 @@ impl Shared {
         Shared { state: Mutex::new(state), cv: Condvar::new(), lines }
     }
 
-    /// Waits until chunk `i` is within `window` chunks of the printed ones;
+    /// Waits until chunk `i` is within the window past the printed chunks;
     /// false when the search was cancelled.
-    fn wait_window(&self, i: usize, window: usize) -> bool {
+    fn wait_window(&self, i: usize) -> bool {
         let mut st = self.state.lock().unwrap();
-        while !st.cancelled && i >= st.emitted + window {
+        while !st.cancelled && i >= st.emitted + st.window {
             st = self.cv.wait(st).unwrap();
         }
         !st.cancelled
+    }
+
+    /// Lets the workers run up to `window` chunks past the printed ones
+    /// (never less than before).
+    fn set_window(&self, window: usize) {
+        let mut st = self.state.lock().unwrap();
+        if window > st.window {
+            st.window = window;
+            self.cv.notify_all();
+        }
     }
 
     /// Records that chunk `i` holds `count` newlines.

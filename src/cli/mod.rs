@@ -12,6 +12,7 @@ pub mod args;
 pub mod chunked;
 pub mod config;
 pub mod fstat;
+pub mod huge;
 pub mod index_cmd;
 pub mod indexed;
 pub mod io;

@@ -2,11 +2,11 @@
 //!
 //! [`search`] runs on one thread (in walk order, or sorted); [`search_parallel`]
 //! runs the walker's threads and prints each file's buffered output whole.
-//! Both report per-file errors through [`super::messages`] and go on.
+//! Both search huge files in chunks on every core ([`super::huge`]), and
+//! report per-file errors through [`super::messages`] and go on.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,10 +16,9 @@ use grep_printer::Stats;
 use ignore::{DirEntry, WalkState};
 
 use super::args::SortBy;
-use super::chunked::{self, ChunkEngine};
-use super::config::{Config, IoChoice, SearchMode};
+use super::config::{Config, SearchMode};
+use super::huge::{Capped, Huge, is_too_big};
 use super::indexed::IndexFilter;
-use super::io::{QueryKind, Strategy, io_choice, mem_available};
 use super::messages;
 use super::stats::{RunClock, RunStats};
 use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
@@ -73,6 +72,11 @@ impl Subject {
         self.explicit
     }
 
+    /// The same subject without its walk entry (for searching it later).
+    fn detached(&self) -> Subject {
+        Subject { path: self.path.clone(), explicit: self.explicit, stdin: self.stdin, dent: None }
+    }
+
     /// Whether this subject must be read, given an index (always, without one).
     pub fn needs_search(&self, filter: Option<&IndexFilter>) -> bool {
         match (filter, &self.dent) {
@@ -112,104 +116,6 @@ pub enum Source<'a> {
     List(Vec<Subject>, bool),
 }
 
-/// Searches `subject` with `worker`; files whole, with ripgrep's map-or-read
-/// rule (`mmap`). Walker threads use this for every file.
-fn search_subject<W: termcolor::WriteColor>(
-    worker: &mut SearchWorker<W>,
-    subject: &Subject,
-    mmap: bool,
-    run: Option<&mut RunStats>,
-) -> io::Result<SearchResult> {
-    if subject.is_stdin() {
-        return worker.search_stdin();
-    }
-    let file = File::open(subject.path())?;
-    if let Some(run) = run {
-        run.file("sequential", if mmap { "mmap" } else { "read" });
-        run.bytes_read += file.metadata().map_or(0, |m| m.len());
-    }
-    worker.search(subject.path(), subject.is_explicit(), mmap, Haystack::File(&file))
-}
-
-/// The sequential scan's per-run state for huge files.
-struct Huge<'c> {
-    config: &'c Config,
-    mode: SearchMode,
-    engine: Option<ChunkEngine<'c>>,
-    mem_available: Option<Option<u64>>,
-}
-
-impl<'c> Huge<'c> {
-    /// Searches `subject` in chunks when it is a regular file at or above the
-    /// threshold and the flags allow it, else whole like [`search_subject`].
-    fn search<W: termcolor::WriteColor>(
-        &mut self,
-        worker: &mut SearchWorker<W>,
-        subject: &Subject,
-        mmap: bool,
-        run: &mut RunStats,
-    ) -> io::Result<SearchResult> {
-        if subject.is_stdin() {
-            return worker.search_stdin();
-        }
-        let (path, explicit) = (subject.path(), subject.is_explicit());
-        let file = File::open(path)?;
-        let md = file.metadata()?;
-        let size = md.len();
-        if md.is_file() && size >= self.config.chunk_threshold() {
-            let mut head = vec![0; chunked::HEAD_LEN];
-            let got = read_head(&file, &mut head)?;
-            match chunked::fallback_reason(self.config, explicit, &head[..got]) {
-                None => return self.search_chunked(worker, path, explicit, &file, size, run),
-                Some(why) => *run.fallbacks.entry(why).or_default() += 1,
-            }
-        }
-        run.file("sequential", if mmap { "mmap" } else { "read" });
-        run.bytes_read += size;
-        worker.search(path, explicit, mmap, Haystack::File(&file))
-    }
-
-    fn search_chunked<W: termcolor::WriteColor>(
-        &mut self,
-        worker: &mut SearchWorker<W>,
-        path: &Path,
-        explicit: bool,
-        file: &File,
-        size: u64,
-        run: &mut RunStats,
-    ) -> io::Result<SearchResult> {
-        let strategy = match self.config.io {
-            IoChoice::Mmap => Strategy::Mmap,
-            IoChoice::Read => Strategy::Read,
-            IoChoice::Auto => {
-                let kind =
-                    if self.config.invert_match { QueryKind::Heavy } else { QueryKind::Light };
-                let avail = *self.mem_available.get_or_insert_with(mem_available);
-                io_choice(size, avail, kind)
-            }
-        };
-        run.file("chunked", if strategy == Strategy::Mmap { "mmap" } else { "read" });
-        if self.engine.is_none() {
-            let engine = ChunkEngine::new(self.config, self.mode).map_err(io::Error::other)?;
-            self.engine = Some(engine);
-        }
-        let engine = self.engine.as_ref().expect("built above");
-        engine.search(path, explicit, file, size, strategy, worker.printer().get_mut(), run)
-    }
-}
-
-/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
-fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], got as u64)? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got)
-}
-
 /// Searches on one thread, in walk (or sorted) order; huge files are
 /// searched in chunks on every core. Returns whether anything matched.
 pub fn search(config: &Config, mode: SearchMode, source: Source<'_>) -> anyhow::Result<bool> {
@@ -219,7 +125,7 @@ pub fn search(config: &Config, mode: SearchMode, source: Source<'_>) -> anyhow::
     let printer = Printer::new(config, mode, stdout, true);
     let mut worker = SearchWorker::new(config, config.matcher()?, printer)?;
     let mmap = config.rg_mmap();
-    let mut huge = Huge { config, mode, engine: None, mem_available: None };
+    let mut huge = Huge::new(config, mode);
     let mut run = RunStats::default();
     let mut stats = config.stats.then(Stats::new);
     let (mut matched, mut searched) = (false, false);
@@ -295,6 +201,8 @@ pub fn search_parallel(
         run: Mutex::new(RunStats::default()),
         matched: AtomicBool::new(false),
         searched: AtomicBool::new(false),
+        stopped: AtomicBool::new(false),
+        handed_over: Mutex::new(Vec::new()),
     };
     shared.run.lock().unwrap().setup = started.elapsed();
     let search_started = Instant::now();
@@ -336,6 +244,10 @@ pub fn search_parallel(
             });
         }
     }
+    let handed_over = std::mem::take(&mut *shared.handed_over.lock().unwrap());
+    if !handed_over.is_empty() && !shared.stopped.load(Ordering::Relaxed) {
+        shared.search_huge(mode, worker, handed_over)?;
+    }
     let Parallel { bufwtr, stats, run, matched, searched, .. } = shared;
     if config.has_implicit_path && !searched.load(Ordering::Relaxed) {
         nothing_searched();
@@ -360,10 +272,15 @@ struct Parallel<'c> {
     run: Mutex<RunStats>,
     matched: AtomicBool,
     searched: AtomicBool,
+    /// A search asked to stop (a closed pipe, or `-q` matched).
+    stopped: AtomicBool,
+    /// Files at or above the chunk threshold, searched after the walk.
+    handed_over: Mutex<Vec<Subject>>,
 }
 
 impl Parallel<'_> {
-    /// Searches one subject into the worker's buffer and prints it whole.
+    /// Searches one subject into the worker's buffer and prints it whole;
+    /// a huge file is handed over to [`Parallel::search_huge`] instead.
     /// Returns `false` when the search should stop (a closed pipe, or `-q` matched).
     fn search_one(&self, worker: &mut SearchWorker<termcolor::Buffer>, subject: &Subject) -> bool {
         worker.printer().get_mut().clear();
@@ -371,19 +288,75 @@ impl Parallel<'_> {
         // syscall and a lock per file.
         let result = if self.config.stats_requested() {
             let mut mine = RunStats::default();
-            let result = search_subject(worker, subject, self.mmap, Some(&mut mine));
+            let result = self.search_or_hand_over(worker, subject, Some(&mut mine));
             self.run.lock().unwrap().merge(&mine);
             result
         } else {
-            search_subject(worker, subject, self.mmap, None)
+            self.search_or_hand_over(worker, subject, None)
         };
-        let result = match result {
-            Ok(r) => r,
+        match result {
+            Ok(Some(result)) => self.print(worker, subject, result),
+            Ok(None) => true,
             Err(err) => {
                 messages::error(format!("{}: {}", subject.path().display(), err));
-                return true;
+                true
             }
+        }
+    }
+
+    /// Searches `subject` whole, with ripgrep's map-or-read rule; `None`
+    /// when it reached the chunk threshold and was handed over (its partial
+    /// output is dropped; see [`super::huge`]).
+    fn search_or_hand_over(
+        &self,
+        worker: &mut SearchWorker<termcolor::Buffer>,
+        subject: &Subject,
+        run: Option<&mut RunStats>,
+    ) -> io::Result<Option<SearchResult>> {
+        if subject.is_stdin() {
+            return worker.search_stdin().map(Some);
+        }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
+        let file = File::open(path)?;
+        let threshold = self.config.chunk_threshold();
+        let mut size = None;
+        if run.is_some() || self.mmap {
+            // Maps stat the file anyway, and `--stats` wants its size.
+            size = Some(file.metadata()?.len());
+        }
+        let hand_over = || {
+            self.handed_over.lock().unwrap().push(subject.detached());
+            Ok(None)
         };
+        if size.is_some_and(|s| s >= threshold) && file.metadata()?.is_file() {
+            return hand_over();
+        }
+        if let Some(run) = run {
+            run.file("sequential", if self.mmap { "mmap" } else { "read" });
+            run.bytes_read += size.unwrap_or(0);
+        }
+        if self.mmap || self.config.multiline {
+            // Multi-line search reads the whole file first; chunks refuse it.
+            return worker.search(path, explicit, self.mmap, Haystack::File(&file)).map(Some);
+        }
+        let mut capped = Capped::new(&file, threshold);
+        match worker.search(path, explicit, false, Haystack::Reader(&mut capped)) {
+            Err(e) if is_too_big(&e) => {
+                worker.printer().get_mut().clear();
+                hand_over()
+            }
+            result => result.map(Some),
+        }
+    }
+
+    /// Prints a searched file's buffered output and counts it; `false`
+    /// when the search should stop.
+    fn print(
+        &self,
+        worker: &mut SearchWorker<termcolor::Buffer>,
+        subject: &Subject,
+        result: SearchResult,
+    ) -> bool {
         if result.has_match {
             self.matched.store(true, Ordering::Relaxed);
         }
@@ -392,11 +365,66 @@ impl Parallel<'_> {
         }
         if let Err(err) = self.bufwtr.print(worker.printer().get_mut()) {
             if err.kind() == io::ErrorKind::BrokenPipe {
+                self.stopped.store(true, Ordering::Relaxed);
                 return false;
             }
             messages::error(format!("{}: {}", subject.path().display(), err));
         }
-        !(self.matched.load(Ordering::Relaxed) && self.config.quit_after_match())
+        let go_on = !(self.matched.load(Ordering::Relaxed) && self.config.quit_after_match());
+        if !go_on {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+        go_on
+    }
+
+    /// Searches the handed-over huge files one at a time, each in chunks on
+    /// every core straight to stdout (chunks never need separators between
+    /// files), or whole through the buffer when its flags refuse chunks.
+    fn search_huge(
+        &self,
+        mode: SearchMode,
+        mut worker: SearchWorker<termcolor::Buffer>,
+        subjects: Vec<Subject>,
+    ) -> anyhow::Result<()> {
+        let config = self.config;
+        let stdout = grep_cli::stdout(config.color());
+        let printer = Printer::new(config, mode, stdout, true);
+        let mut direct = SearchWorker::new(config, config.matcher()?, printer)?;
+        let mut huge = Huge::new(config, mode);
+        for subject in subjects {
+            let (path, explicit) = (subject.path(), subject.is_explicit());
+            let mut run = RunStats::default();
+            worker.printer().get_mut().clear();
+            let result =
+                huge.open(path, explicit, &mut run).and_then(|(file, chunk)| match chunk {
+                    Some(size) => {
+                        let r =
+                            huge.search_chunked(&mut direct, path, explicit, &file, size, &mut run);
+                        direct.printer().get_mut().flush()?;
+                        r
+                    }
+                    None => {
+                        run.file("sequential", if self.mmap { "mmap" } else { "read" });
+                        run.bytes_read += file.metadata().map_or(0, |m| m.len());
+                        worker.search(path, explicit, self.mmap, Haystack::File(&file))
+                    }
+                });
+            if config.stats_requested() {
+                self.run.lock().unwrap().merge(&run);
+            }
+            let go_on = match result {
+                Ok(result) => self.print(&mut worker, &subject, result),
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => false,
+                Err(err) => {
+                    messages::error(format!("{}: {}", path.display(), err));
+                    true
+                }
+            };
+            if !go_on {
+                break;
+            }
+        }
+        Ok(())
     }
 }
 

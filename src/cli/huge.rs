@@ -1,0 +1,189 @@
+//! Huge files in a scan: which files are searched in chunks on every core
+//! ([`super::chunked`]), and how the parallel walk hands them over.
+//!
+//! The one-thread driver asks [`Huge::search`] about every file (one
+//! `fstat` each). The walker's threads must not pay a syscall per file for
+//! the rare huge one, so they read files through [`Capped`], which fails
+//! with [`TooBig`] once the chunk threshold has been read: the walker drops
+//! that file's partial output and hands the file over, and it is searched
+//! after the walk, alone, in chunks on every core ([`Huge::open`] then
+//! [`Huge::search_chunked`]).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use super::chunked::{self, ChunkEngine};
+use super::config::{Config, IoChoice, SearchMode};
+use super::io::{QueryKind, Strategy, io_choice, mem_available};
+use super::scan::Subject;
+use super::stats::RunStats;
+use super::worker::{Haystack, SearchResult, SearchWorker};
+
+/// A scan's per-run state for huge files.
+pub struct Huge<'c> {
+    config: &'c Config,
+    mode: SearchMode,
+    engine: Option<ChunkEngine<'c>>,
+    mem_available: Option<Option<u64>>,
+}
+
+impl<'c> Huge<'c> {
+    /// No chunk engine yet: it is built for the first huge file.
+    pub fn new(config: &'c Config, mode: SearchMode) -> Huge<'c> {
+        Huge { config, mode, engine: None, mem_available: None }
+    }
+
+    /// Searches `subject` in chunks when it is a regular file at or above the
+    /// threshold and the flags allow it, else whole (ripgrep's map-or-read
+    /// rule: `mmap`).
+    pub fn search<W: termcolor::WriteColor>(
+        &mut self,
+        worker: &mut SearchWorker<W>,
+        subject: &Subject,
+        mmap: bool,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        if subject.is_stdin() {
+            return worker.search_stdin();
+        }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
+        let (file, chunk) = self.open(path, explicit, run)?;
+        if let Some(size) = chunk {
+            return self.search_chunked(worker, path, explicit, &file, size, run);
+        }
+        run.file("sequential", if mmap { "mmap" } else { "read" });
+        run.bytes_read += file.metadata().map_or(0, |m| m.len());
+        worker.search(path, explicit, mmap, Haystack::File(&file))
+    }
+
+    /// Opens the file at `path`; with its size when it is to be searched in
+    /// chunks (a regular file at or above the threshold, and flags that
+    /// chunks reproduce exactly; a refusal is counted in `run`).
+    pub fn open(
+        &self,
+        path: &Path,
+        explicit: bool,
+        run: &mut RunStats,
+    ) -> io::Result<(File, Option<u64>)> {
+        let file = File::open(path)?;
+        let md = file.metadata()?;
+        let size = md.len();
+        if !md.is_file() || size < self.config.chunk_threshold() {
+            return Ok((file, None));
+        }
+        let mut head = vec![0; chunked::HEAD_LEN];
+        let got = read_head(&file, &mut head)?;
+        match chunked::fallback_reason(self.config, explicit, &head[..got]) {
+            None => Ok((file, Some(size))),
+            Some(why) => {
+                *run.fallbacks.entry(why).or_default() += 1;
+                Ok((file, None))
+            }
+        }
+    }
+
+    /// Searches `file` (`size` bytes) in chunks on every core, writing to
+    /// `worker`'s output.
+    pub fn search_chunked<W: termcolor::WriteColor>(
+        &mut self,
+        worker: &mut SearchWorker<W>,
+        path: &Path,
+        explicit: bool,
+        file: &File,
+        size: u64,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let strategy = match self.config.io {
+            IoChoice::Mmap => Strategy::Mmap,
+            IoChoice::Read => Strategy::Read,
+            IoChoice::Auto => {
+                let kind =
+                    if self.config.invert_match { QueryKind::Heavy } else { QueryKind::Light };
+                let avail = *self.mem_available.get_or_insert_with(mem_available);
+                io_choice(size, avail, kind)
+            }
+        };
+        run.file("chunked", if strategy == Strategy::Mmap { "mmap" } else { "read" });
+        if self.engine.is_none() {
+            let engine = ChunkEngine::new(self.config, self.mode).map_err(io::Error::other)?;
+            self.engine = Some(engine);
+        }
+        let engine = self.engine.as_ref().expect("built above");
+        engine.search(path, explicit, file, size, strategy, worker.printer().get_mut(), run)
+    }
+}
+
+/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
+fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// A file read through this fails with [`TooBig`] once `limit` bytes or
+/// more came out of it.
+pub struct Capped<'a> {
+    file: &'a File,
+    limit: u64,
+    read: u64,
+}
+
+impl<'a> Capped<'a> {
+    /// Reads `file` from its current position, up to (not including) `limit` bytes.
+    pub fn new(file: &'a File, limit: u64) -> Capped<'a> {
+        Capped { file, limit, read: 0 }
+    }
+}
+
+impl Read for Capped<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = (&*self.file).read(buf)?;
+        self.read += n as u64;
+        if self.read >= self.limit {
+            return Err(io::Error::other(TooBig));
+        }
+        Ok(n)
+    }
+}
+
+/// The error [`Capped`] stops with.
+#[derive(Debug)]
+pub struct TooBig;
+
+impl std::fmt::Display for TooBig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("file reaches the chunk threshold")
+    }
+}
+
+impl std::error::Error for TooBig {}
+
+/// Whether `err` is [`Capped`]'s [`TooBig`].
+pub fn is_too_big(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|e| e.is::<TooBig>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Seek, Write};
+
+    #[test]
+    fn capped_fails_at_the_limit_and_not_before() {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&[b'x'; 100]).unwrap();
+        f.rewind().unwrap();
+        assert_eq!(Capped::new(&f, 101).read_to_end(&mut Vec::new()).unwrap(), 100);
+        f.rewind().unwrap();
+        let err = Capped::new(&f, 100).read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(is_too_big(&err), "{err}");
+        assert!(!is_too_big(&io::Error::other("other")));
+    }
+}
