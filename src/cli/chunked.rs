@@ -480,7 +480,15 @@ fn search_chunk(
         1
     };
     worker.set_start_position(line, start);
-    let result = worker.search(path, explicit, true, Haystack::Slice(data));
+    let result = if quit {
+        // ripgrep reads a walked file through its 64 KiB buffer, and some
+        // regexes run far faster over such small haystacks than over a
+        // whole chunk (a lazy DFA that gives up on big ones): search the
+        // chunk the same way. Without a NUL, the output is the slice's.
+        worker.search(path, explicit, false, Haystack::Reader(&mut &data[..]))
+    } else {
+        worker.search(path, explicit, true, Haystack::Slice(data))
+    };
     let fresh = if color { Buffer::ansi() } else { Buffer::no_color() };
     let bytes = std::mem::replace(worker.printer().get_mut(), fresh).into_inner();
     Some(ChunkOut { bytes, result, bytes_read, shape })
