@@ -141,6 +141,11 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         start = end;
     }
     let summary = writer.finish(&out).context("writing the index")?;
+    // Queries check only what they read; the whole index is checked once, here.
+    if let Err(err) = IndexReader::open(&out).and_then(|r| r.verify()) {
+        let _ = std::fs::remove_file(out.join(location::INDEX_FILE));
+        anyhow::bail!("the new index failed its check ({err}); removed it: searches will scan");
+    }
     std::fs::write(out.join(ROOT_FILE), root.as_os_str().as_bytes())?;
     progress.finish();
     if !args.quiet {
@@ -368,7 +373,7 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     writeln!(out, "files:      {files}")?;
     writeln!(out, "documents:  {}", st.documents)?;
     writeln!(out, "trigrams:   {}", st.trigrams)?;
-    writeln!(out, "postings:   {} ({} bytes)", st.postings, st.posting_bytes)?;
+    writeln!(out, "postings:   {} ({} bytes)", reader.posting_count(), st.posting_bytes)?;
     writeln!(out, "left out:   {skipped} (tg status --skipped lists them)")?;
     out.flush()?;
     Ok(())

@@ -44,8 +44,6 @@ pub struct IndexStats {
     pub files: u32,
     /// Distinct trigrams (posting lists).
     pub trigrams: u32,
-    /// Postings: `(trigram, doc)` pairs.
-    pub postings: u64,
     /// Bytes of the `postings` section.
     pub posting_bytes: u64,
     /// Bytes of the index file.
@@ -136,13 +134,15 @@ impl IndexReader {
         let (nfiles, ndocs) =
             table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
         validate_always(&bytes[always.clone()], ndocs)?;
-        let (ntrigrams, npostings) =
-            validate_trigrams(&bytes[trigrams.clone()], postings.len() as u64, ndocs)?;
+        // The trigram table's order and list bounds are checked by
+        // `verify` (which `tg index` runs on what it built), and each list's
+        // bounds and checksum again when a query reads it: a walk over every
+        // entry here would cost each query about a millisecond.
+        let ntrigrams = trigram_count(&bytes[trigrams.clone()])?;
         let stats = IndexStats {
             documents: ndocs,
             files: nfiles,
             trigrams: ntrigrams,
-            postings: npostings,
             posting_bytes: postings.len() as u64,
             bytes: bytes.len() as u64,
         };
@@ -211,12 +211,24 @@ impl IndexReader {
         None
     }
 
-    /// The bytes of list `i` (bounds were checked at open).
-    fn list_bytes(&self, i: usize, e: &TrigramEntry) -> &[u8] {
+    /// The bytes of list `i`, once its bounds are checked.
+    fn list_bytes(&self, i: usize, e: &TrigramEntry) -> Result<&[u8], IndexError> {
         let table = &self.bytes[self.trigrams.clone()];
         let postings = &self.bytes[self.postings.clone()];
         let end = TrigramEntry::decode(table, i + 1).map_or(postings.len() as u64, |n| n.offset);
-        postings.get(e.offset as usize..end as usize).unwrap_or(&[])
+        check_list(e, end, self.stats.documents)?;
+        postings
+            .get(e.offset as usize..end as usize)
+            .ok_or_else(|| IndexError::corrupt("posting list past the postings section"))
+    }
+
+    /// Postings in all: `(trigram, doc)` pairs.
+    pub fn posting_count(&self) -> u64 {
+        let table = &self.bytes[self.trigrams.clone()];
+        (0..self.stats.trigrams as usize)
+            .filter_map(|i| TrigramEntry::decode(table, i))
+            .map(|e| u64::from(e.count))
+            .sum()
     }
 
     /// Number of documents containing `trigram` (0 when none).
@@ -228,7 +240,7 @@ impl IndexReader {
     /// list's CRC first: a corrupt list is an error, not a wrong answer.
     pub fn postings(&self, trigram: Trigram) -> Result<Postings<'_>, IndexError> {
         let Some((i, e)) = self.entry(trigram) else { return Ok(Postings::empty()) };
-        let bytes = self.list_bytes(i, &e);
+        let bytes = self.list_bytes(i, &e)?;
         if crc32fast::hash(bytes) != e.crc {
             return Err(IndexError::corrupt(&format!(
                 "posting list of trigram {trigram:#08x} checksum mismatch"
@@ -238,7 +250,8 @@ impl IndexReader {
     }
 
     /// Checks everything: the CRC of the whole body and of every section,
-    /// and that every posting list decodes to valid, increasing ids.
+    /// the trigram table's order and list bounds, and that every posting
+    /// list decodes to valid, increasing ids.
     pub fn verify(&self) -> Result<(), IndexError> {
         let body = &self.bytes[..self.layout.body_len as usize];
         if crc32fast::hash(body) != self.layout.body_crc {
@@ -253,10 +266,11 @@ impl IndexReader {
             }
         }
         let table = &self.bytes[self.trigrams.clone()];
+        validate_trigrams(table, self.postings.len() as u64, self.stats.documents)?;
         for i in 0..self.stats.trigrams as usize {
             let e = TrigramEntry::decode(table, i)
                 .ok_or_else(|| IndexError::corrupt("trigram table"))?;
-            let bytes = self.list_bytes(i, &e);
+            let bytes = self.list_bytes(i, &e)?;
             if crc32fast::hash(bytes) != e.crc {
                 return Err(IndexError::corrupt("posting list checksum mismatch"));
             }
@@ -359,17 +373,19 @@ fn validate_always(always: &[u8], ndocs: u32) -> Result<(), IndexError> {
 
 /// Checks the trigram table against the postings section; returns the
 /// number of trigrams and of postings.
-fn validate_trigrams(
-    table: &[u8],
-    postings_len: u64,
-    ndocs: u32,
-) -> Result<(u32, u64), IndexError> {
+/// The number of entries of a trigram table.
+fn trigram_count(table: &[u8]) -> Result<u32, IndexError> {
     let c = IndexError::corrupt;
     if !table.len().is_multiple_of(TRIGRAM_ENTRY_LEN) {
         return Err(c("trigram table has a partial entry"));
     }
-    let n = u32::try_from(table.len() / TRIGRAM_ENTRY_LEN).map_err(|_| c("too many trigrams"))?;
-    let mut total = 0u64;
+    u32::try_from(table.len() / TRIGRAM_ENTRY_LEN).map_err(|_| c("too many trigrams"))
+}
+
+/// Checks that the trigram table is sorted and its lists tile the postings.
+fn validate_trigrams(table: &[u8], postings_len: u64, ndocs: u32) -> Result<(), IndexError> {
+    let c = IndexError::corrupt;
+    let n = trigram_count(table)?;
     let mut prev: Option<TrigramEntry> = None;
     for i in 0..n as usize {
         let e = TrigramEntry::decode(table, i).ok_or_else(|| c("trigram table"))?;
@@ -381,15 +397,13 @@ fn validate_trigrams(
         } else if e.offset != 0 {
             return Err(c("first posting list does not start at 0"));
         }
-        total += u64::from(e.count);
         prev = Some(e);
     }
     match prev {
-        Some(p) => check_list(&p, postings_len, ndocs)?,
-        None if postings_len != 0 => return Err(c("postings without trigrams")),
-        None => {}
+        Some(p) => check_list(&p, postings_len, ndocs),
+        None if postings_len != 0 => Err(c("postings without trigrams")),
+        None => Ok(()),
     }
-    Ok((n, total))
 }
 
 /// A list of `e.count` varints (1 to 5 bytes each) ending at `end`.

@@ -151,7 +151,7 @@ fn random_corpora_match_naive_model() {
         let (bytes, summary) = build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap();
         assert_eq!(summary.bytes as usize, bytes.len());
         let r = IndexReader::from_bytes(bytes).unwrap();
-        assert_eq!(r.stats().postings, summary.postings);
+        assert_eq!(r.posting_count(), summary.postings);
         assert!(!r.needs_reindex());
         check_against_model(&r, &c, &mut rng, universe, 300);
     }
