@@ -131,6 +131,13 @@ fn log_text(lines: usize, eol: &str) -> String {
     s
 }
 
+/// Inserts `line` at the first line start at or after `num/den` of `text`.
+fn insert_line(text: &mut Vec<u8>, num: usize, den: usize, line: &[u8]) {
+    let pos = num * text.len() / den;
+    let at = text[pos..].iter().position(|&b| b == b'\n').map_or(text.len(), |i| pos + i + 1);
+    text.splice(at..at, line.iter().copied());
+}
+
 struct Fixture {
     _dir: tempfile::TempDir,
     path: PathBuf,
@@ -218,12 +225,8 @@ fn empty_file_matches_rg() {
 fn late_nul_matches_rg() {
     // A NUL on a line that does not match, and later one on a line that does.
     let mut text = log_text(30_000, "\n").into_bytes();
-    let quiet_at = text.len() / 3;
-    let quiet_line = text[quiet_at..].iter().position(|&b| b == b'\n').unwrap() + quiet_at + 1;
-    text.splice(quiet_line..quiet_line, b"binary \0 here\n".iter().copied());
-    let loud_at = 2 * text.len() / 3;
-    let loud_line = text[loud_at..].iter().position(|&b| b == b'\n').unwrap() + loud_at + 1;
-    text.splice(loud_line..loud_line, b"needle \0 in a match\n".iter().copied());
+    insert_line(&mut text, 1, 3, b"binary \0 here\n");
+    insert_line(&mut text, 2, 3, b"needle \0 in a match\n");
     let f = fixture("late-nul.log", &text);
     for args in [
         &["-n", "needle"][..],
@@ -271,9 +274,7 @@ fn walked_log_with_nul_matches_rg() {
     // then a warning; the NUL lies many chunks into the file.
     for at in [1, 2, 5, 9] {
         let mut text = log_text(30_000, "\n").into_bytes();
-        let pos = at * text.len() / 10;
-        let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
-        text.splice(line..line, b"binary needle \0 here\n".iter().copied());
+        insert_line(&mut text, at, 10, b"binary needle \0 here\n");
         let f = fixture("walked-nul.log", &text);
         for args in WALK_FLAG_SETS {
             check_walk(&f.path, args);
@@ -287,14 +288,10 @@ fn walked_log_with_long_lines_before_a_nul_matches_rg() {
     // that finds the NUL starts further back.
     let mut text = log_text(10_000, "\n").into_bytes();
     for k in 0..4 {
-        let pos = (3 + k) * text.len() / 10;
-        let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
         let long = format!("needle {}\n", "y".repeat(300_000 * (k + 1)));
-        text.splice(line..line, long.into_bytes());
+        insert_line(&mut text, 3 + k, 10, long.as_bytes());
     }
-    let pos = 8 * text.len() / 10;
-    let line = text[pos..].iter().position(|&b| b == b'\n').unwrap() + pos + 1;
-    text.splice(line..line, b"late \0 nul\n".iter().copied());
+    insert_line(&mut text, 8, 10, b"late \0 nul\n");
     let f = fixture("walked-long.log", &text);
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-b", "needle"]] {
         check_walk(&f.path, args);
