@@ -47,6 +47,7 @@ use termcolor::{Buffer, WriteColor};
 
 use super::config::{Config, Mode, SearchMode};
 use super::io::{Strategy, advise_map_sequential, advise_sequential};
+use super::nulguard::{Counted, Hold, Shape, Skip, Step};
 use super::prefetch::{Front, Prefetcher};
 use super::stats::RunStats;
 use super::window::{PAGE, ReadBuf, Window};
@@ -131,106 +132,12 @@ pub struct ChunkEngine<'c> {
 }
 
 /// One chunk's outcome, as sent from a worker to the printing thread.
-struct ChunkOut {
+pub(super) struct ChunkOut {
     bytes: Vec<u8>,
     result: io::Result<SearchResult>,
     bytes_read: u64,
     /// Quit mode: what the chunk holds (see [`Hold`]).
-    shape: Option<Shape>,
-}
-
-/// What [`Hold`] needs to know of a chunk.
-#[derive(Clone, Copy, Debug)]
-struct Shape {
-    len: u64,
-    nul: bool,
-    longest_line: u64,
-}
-
-impl Shape {
-    /// The chunk's shape: a bound on its longest line that is exact only
-    /// when some line may exceed [`RG_BUFFER`] (otherwise probing one byte
-    /// in every half buffer for a line end costs next to nothing).
-    fn of(data: &[u8]) -> Shape {
-        let nul = memchr::memchr(0, data).is_some();
-        let half = (RG_BUFFER / 2) as usize;
-        let short = data.chunks(half).all(|w| w.len() < half || memchr::memchr(b'\n', w).is_some());
-        let longest_line = if short { RG_BUFFER } else { longest_line(data) };
-        Shape { len: data.len() as u64, nul, longest_line }
-    }
-}
-
-/// The length of the longest line of `data`, line end included.
-fn longest_line(data: &[u8]) -> u64 {
-    let mut longest = 0;
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', data) {
-        longest = longest.max((end + 1 - start) as u64);
-        start = end + 1;
-    }
-    longest.max((data.len() - start) as u64)
-}
-
-/// Quit mode: when a chunk may be written (see the module docs).
-///
-/// ripgrep reads a file into a buffer of 64 KiB that grows (at most to
-/// about twice the longest line) and holds, besides new bytes, the partial
-/// line left over from the last read. The buffer that finds the first NUL
-/// therefore starts less than `capacity + longest line` before it, and
-/// everything before that start is printed. So a chunk is written once the
-/// chunks after it, all NUL-free, hold [`Hold::guard`] bytes, or reach the
-/// end of the file; the first chunk with a NUL ends the chunked search.
-struct Hold {
-    longest_line: u64,
-}
-
-/// grep-searcher's initial read buffer.
-const RG_BUFFER: u64 = 64 << 10;
-
-impl Hold {
-    /// NUL-free bytes that must follow a chunk before it is written.
-    fn guard(&self) -> u64 {
-        4 * RG_BUFFER.max(self.longest_line) + RG_BUFFER
-    }
-
-    /// What to do with chunk `next`, given the arrived chunks (`pending`)
-    /// of the `n` chunks of the file.
-    fn decide(&mut self, next: usize, pending: &BTreeMap<usize, ChunkOut>, n: usize) -> Step {
-        let mut following = 0;
-        for i in next..n {
-            let Some(chunk) = pending.get(&i) else { return Step::Wait };
-            // A chunk that failed to load: let the combiner report its error.
-            let Some(shape) = chunk.shape else { return Step::Write };
-            self.longest_line = self.longest_line.max(shape.longest_line);
-            if shape.nul {
-                return Step::Replay;
-            }
-            if i > next {
-                following += shape.len;
-                if following >= self.guard() {
-                    return Step::Write;
-                }
-            }
-        }
-        Step::Write
-    }
-
-    /// How many chunks past the written ones the workers may run ahead, so
-    /// that the guard can be reached (`threads` at work besides). Chunks
-    /// end at line ends, so a long line makes the chunks it spans empty:
-    /// `m` chunks after chunk `j` hold at least `m × chunk_size` bytes minus
-    /// the line that straddles chunk `j`'s nominal end.
-    fn window(&self, chunk_size: u64, threads: usize) -> usize {
-        let bytes = self.guard() + self.longest_line + 1;
-        bytes.div_ceil(chunk_size.max(1)) as usize + 1 + 2 * threads + 2
-    }
-}
-
-/// [`Hold::decide`]'s answer.
-enum Step {
-    Write,
-    Wait,
-    Replay,
+    pub(super) shape: Option<Shape>,
 }
 
 impl<'c> ChunkEngine<'c> {
@@ -286,7 +193,7 @@ impl<'c> ChunkEngine<'c> {
         let front = Front::default();
         let shared = Shared::new(n, self.config.line_number(), 2 * self.threads + 2);
         let quit = self.config.binary_detection(explicit).quit_byte().is_some();
-        let mut hold = quit.then_some(Hold { longest_line: 0 });
+        let mut hold = quit.then(Hold::default);
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
         }
@@ -409,43 +316,6 @@ impl<'c> ChunkEngine<'c> {
             SearchWorker::new(self.config, matcher, printer).map_err(io::Error::other)?;
         (&*file).seek(SeekFrom::Start(0))?;
         worker.search(path, explicit, false, Haystack::File(file))
-    }
-}
-
-/// A writer that counts what it passes on.
-struct Counted<'a> {
-    inner: &'a mut dyn Write,
-    written: u64,
-}
-
-impl Write for Counted<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.written += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A writer that drops the first `skip` bytes written to it.
-struct Skip<'a> {
-    inner: &'a mut dyn Write,
-    skip: u64,
-}
-
-impl Write for Skip<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let dropped = self.skip.min(buf.len() as u64) as usize;
-        self.skip -= dropped as u64;
-        self.inner.write_all(&buf[dropped..])?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 }
 

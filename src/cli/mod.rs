@@ -17,6 +17,7 @@ pub mod index_cmd;
 pub mod indexed;
 pub mod io;
 pub mod messages;
+pub mod nulguard;
 pub mod prefetch;
 pub mod scan;
 pub mod stats;

@@ -319,16 +319,14 @@ impl Parallel<'_> {
         let (path, explicit) = (subject.path(), subject.is_explicit());
         let file = File::open(path)?;
         let threshold = self.config.chunk_threshold();
-        let mut size = None;
-        if run.is_some() || self.mmap {
-            // Maps stat the file anyway, and `--stats` wants its size.
-            size = Some(file.metadata()?.len());
-        }
+        // Maps stat the file anyway, and `--stats` wants its size.
+        let md = if run.is_some() || self.mmap { Some(file.metadata()?) } else { None };
+        let size = md.as_ref().map(|m| m.len());
         let hand_over = || {
             self.handed_over.lock().unwrap().push(subject.detached());
             Ok(None)
         };
-        if size.is_some_and(|s| s >= threshold) && file.metadata()?.is_file() {
+        if md.is_some_and(|m| m.is_file() && m.len() >= threshold) {
             return hand_over();
         }
         if let Some(run) = run {

@@ -1,0 +1,154 @@
+//! Walked huge files, whose binary detection quits at the first NUL: when a
+//! searched chunk may be written ([`Hold`], from each chunk's [`Shape`]),
+//! and the writers that let a file with a NUL be searched again whole after
+//! some chunks were written ([`Counted`], [`Skip`]). See
+//! [`super::chunked`]'s module docs.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use super::chunked::ChunkOut;
+
+/// What [`Hold`] needs to know of a chunk.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    len: u64,
+    nul: bool,
+    longest_line: u64,
+}
+
+impl Shape {
+    /// The chunk's shape: a bound on its longest line that is exact only
+    /// when some line may exceed [`RG_BUFFER`] (otherwise probing one byte
+    /// in every half buffer for a line end costs next to nothing).
+    pub fn of(data: &[u8]) -> Shape {
+        let nul = memchr::memchr(0, data).is_some();
+        let half = (RG_BUFFER / 2) as usize;
+        let short = data.chunks(half).all(|w| w.len() < half || memchr::memchr(b'\n', w).is_some());
+        let longest_line = if short { RG_BUFFER } else { longest_line(data) };
+        Shape { len: data.len() as u64, nul, longest_line }
+    }
+}
+
+/// The length of the longest line of `data`, line end included.
+fn longest_line(data: &[u8]) -> u64 {
+    let mut longest = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', data) {
+        longest = longest.max((end + 1 - start) as u64);
+        start = end + 1;
+    }
+    longest.max((data.len() - start) as u64)
+}
+
+/// Quit mode: when a chunk may be written (see the module docs).
+///
+/// ripgrep reads a file into a buffer of 64 KiB that grows (at most to
+/// about twice the longest line) and holds, besides new bytes, the partial
+/// line left over from the last read. The buffer that finds the first NUL
+/// therefore starts less than `capacity + longest line` before it, and
+/// everything before that start is printed. So a chunk is written once the
+/// chunks after it, all NUL-free, hold [`Hold::guard`] bytes, or reach the
+/// end of the file; the first chunk with a NUL ends the chunked search.
+#[derive(Default)]
+pub struct Hold {
+    longest_line: u64,
+}
+
+/// grep-searcher's initial read buffer.
+const RG_BUFFER: u64 = 64 << 10;
+
+impl Hold {
+    /// NUL-free bytes that must follow a chunk before it is written.
+    fn guard(&self) -> u64 {
+        4 * RG_BUFFER.max(self.longest_line) + RG_BUFFER
+    }
+
+    /// What to do with chunk `next`, given the arrived chunks (`pending`)
+    /// of the `n` chunks of the file.
+    pub(super) fn decide(
+        &mut self,
+        next: usize,
+        pending: &BTreeMap<usize, ChunkOut>,
+        n: usize,
+    ) -> Step {
+        let mut following = 0;
+        for i in next..n {
+            let Some(chunk) = pending.get(&i) else { return Step::Wait };
+            // A chunk that failed to load: let the combiner report its error.
+            let Some(shape) = chunk.shape else { return Step::Write };
+            self.longest_line = self.longest_line.max(shape.longest_line);
+            if shape.nul {
+                return Step::Replay;
+            }
+            if i > next {
+                following += shape.len;
+                if following >= self.guard() {
+                    return Step::Write;
+                }
+            }
+        }
+        Step::Write
+    }
+
+    /// How many chunks past the written ones the workers may run ahead, so
+    /// that the guard can be reached (`threads` at work besides). Chunks
+    /// end at line ends, so a long line makes the chunks it spans empty:
+    /// `m` chunks after chunk `j` hold at least `m × chunk_size` bytes minus
+    /// the line that straddles chunk `j`'s nominal end.
+    pub fn window(&self, chunk_size: u64, threads: usize) -> usize {
+        let bytes = self.guard() + self.longest_line + 1;
+        bytes.div_ceil(chunk_size.max(1)) as usize + 1 + 2 * threads + 2
+    }
+}
+
+/// [`Hold::decide`]'s answer.
+pub enum Step {
+    /// Write the chunk.
+    Write,
+    /// Hold it until more chunks arrive.
+    Wait,
+    /// A NUL: search the file again whole.
+    Replay,
+}
+
+/// A writer that counts what it passes on.
+pub struct Counted<'a> {
+    /// Where the bytes go.
+    pub inner: &'a mut dyn Write,
+    /// How many went.
+    pub written: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A writer that drops the first `skip` bytes written to it.
+pub struct Skip<'a> {
+    /// Where the rest goes.
+    pub inner: &'a mut dyn Write,
+    /// Bytes still to drop.
+    pub skip: u64,
+}
+
+impl Write for Skip<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let dropped = self.skip.min(buf.len() as u64) as usize;
+        self.skip -= dropped as u64;
+        self.inner.write_all(&buf[dropped..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
