@@ -12,11 +12,11 @@ use anyhow::{Context, bail};
 use grep_printer::{ColorSpecs, UserColorSpec};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Encoding, MmapChoice, Searcher, SearcherBuilder};
-use ignore::WalkBuilder;
-use ignore::overrides::{Override, OverrideBuilder};
-use ignore::types::{Types, TypesBuilder};
 
 use super::args::{ColorWhen, IoFlag, SearchArgs, SortBy};
+
+mod printers;
+mod walk;
 
 /// What a run produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -562,84 +562,6 @@ impl Config {
         if explicit { self.binary_explicit.clone() } else { self.binary_implicit.clone() }
     }
 
-    /// Builds the standard (line) printer.
-    pub fn standard_printer<W: termcolor::WriteColor>(
-        &self,
-        wtr: W,
-        separator_search: bool,
-    ) -> grep_printer::Standard<W> {
-        let a = &self.args;
-        let mut b = grep_printer::StandardBuilder::new();
-        b.byte_offset(a.byte_offset)
-            .color_specs(self.color_specs.clone())
-            .column(self.column)
-            .heading(self.heading)
-            .max_columns(self.max_columns)
-            .max_columns_preview(a.max_columns_preview)
-            .only_matching(a.only_matching)
-            .path(self.with_filename)
-            .path_terminator(self.path_terminator)
-            .per_match_one_line(true)
-            .per_match(a.vimgrep)
-            .replacement(a.replace.as_ref().map(|r| unescape(r)))
-            .separator_context(if a.no_context_separator {
-                None
-            } else {
-                Some(unescape(&a.context_separator))
-            })
-            .separator_field_context(b"-".to_vec())
-            .separator_field_match(b":".to_vec())
-            .separator_path(self.path_separator)
-            .stats(self.stats)
-            .trim_ascii(a.trim);
-        if separator_search {
-            b.separator_search(self.file_separator.clone());
-        }
-        b.build(wtr)
-    }
-
-    /// Builds the summary printer (`-c`, `-l`, ...) for `kind`.
-    pub fn summary_printer<W: termcolor::WriteColor>(
-        &self,
-        wtr: W,
-        mode: SearchMode,
-    ) -> grep_printer::Summary<W> {
-        use grep_printer::SummaryKind as K;
-        let kind = if self.quiet {
-            if mode == SearchMode::FilesWithoutMatch {
-                K::QuietWithoutMatch
-            } else {
-                K::QuietWithMatch
-            }
-        } else {
-            match mode {
-                SearchMode::FilesWithMatches => K::PathWithMatch,
-                SearchMode::FilesWithoutMatch => K::PathWithoutMatch,
-                SearchMode::Count => K::Count,
-                _ => K::CountMatches,
-            }
-        };
-        grep_printer::SummaryBuilder::new()
-            .color_specs(self.color_specs.clone())
-            .exclude_zero(!self.args.include_zero)
-            .kind(kind)
-            .path(self.with_filename)
-            .path_terminator(self.path_terminator)
-            .separator_field(b":".to_vec())
-            .separator_path(self.path_separator)
-            .stats(self.stats)
-            .build(wtr)
-    }
-
-    /// Builds the JSON lines printer.
-    pub fn json_printer<W: std::io::Write>(&self, wtr: W) -> grep_printer::JSON<W> {
-        grep_printer::JSONBuilder::new()
-            .pretty(false)
-            .always_begin_end(false)
-            .replacement(self.args.replace.as_ref().map(|r| unescape(r)))
-            .build(wtr)
-    }
-
     /// The separator written between files' output in parallel mode.
     pub fn file_separator(&self) -> Option<Vec<u8>> {
         self.file_separator.clone()
@@ -648,110 +570,6 @@ impl Config {
     /// The color choice for stdout.
     pub fn color(&self) -> termcolor::ColorChoice {
         self.color
-    }
-
-    /// Builds the path printer used by `--files`.
-    pub fn path_printer<W: termcolor::WriteColor>(&self, wtr: W) -> grep_printer::PathPrinter<W> {
-        grep_printer::PathPrinterBuilder::new()
-            .color_specs(self.color_specs.clone())
-            .separator(self.path_separator)
-            .terminator(self.path_terminator.unwrap_or(b'\n'))
-            .build(wtr)
-    }
-
-    /// The file types, with `-t`/`-T`/`--type-add` applied.
-    pub fn types(&self) -> anyhow::Result<Types> {
-        let mut b = TypesBuilder::new();
-        b.add_defaults();
-        for def in &self.args.type_add {
-            b.add_def(def)?;
-        }
-        for t in &self.args.type_select {
-            b.select(t);
-        }
-        for t in &self.args.type_not {
-            b.negate(t);
-        }
-        Ok(b.build()?)
-    }
-
-    fn overrides(&self) -> anyhow::Result<Override> {
-        let a = &self.args;
-        if a.glob.is_empty() && a.iglob.is_empty() {
-            return Ok(Override::empty());
-        }
-        let cwd = std::env::current_dir()?;
-        let mut b = OverrideBuilder::new(cwd);
-        if a.glob_case_insensitive {
-            b.case_insensitive(true)?;
-        }
-        for g in &a.glob {
-            b.add(g)?;
-        }
-        b.case_insensitive(true)?;
-        for g in &a.iglob {
-            b.add(g)?;
-        }
-        Ok(b.build()?)
-    }
-
-    /// Whether the walk uses only the default filters, the ones `tg index` walks with.
-    pub fn walk_is_default(&self) -> bool {
-        let a = &self.args;
-        a.glob.is_empty()
-            && a.iglob.is_empty()
-            && a.type_select.is_empty()
-            && a.type_not.is_empty()
-            && a.type_add.is_empty()
-            && !self.hidden
-            && !self.no_ignore
-            && !a.no_ignore_vcs
-            && !a.no_ignore_dot
-            && !a.no_ignore_parent
-            && !a.no_require_git
-            && !a.follow
-            && a.max_depth.is_none()
-            && self.max_filesize.is_none()
-            && !a.one_file_system
-    }
-
-    /// Builds the directory walker over [`Config::paths`], with ripgrep's filters.
-    pub fn walk_builder(&self) -> anyhow::Result<WalkBuilder> {
-        self.walk_builder_at(&self.paths)
-    }
-
-    /// Builds the walker with ripgrep's filters over `paths` (not empty).
-    pub fn walk_builder_at(&self, paths: &[PathBuf]) -> anyhow::Result<WalkBuilder> {
-        let a = &self.args;
-        let mut b = WalkBuilder::new(&paths[0]);
-        for p in &paths[1..] {
-            b.add(p);
-        }
-        let no_vcs = self.no_ignore || a.no_ignore_vcs;
-        let no_dot = self.no_ignore || a.no_ignore_dot;
-        b.max_depth(a.max_depth)
-            .follow_links(a.follow)
-            .max_filesize(self.max_filesize)
-            .threads(self.threads)
-            .same_file_system(a.one_file_system)
-            .skip_stdout(matches!(self.mode, Mode::Search(_)))
-            .overrides(self.overrides()?)
-            .types(self.types()?)
-            .hidden(!self.hidden)
-            .parents(!(self.no_ignore || a.no_ignore_parent))
-            .ignore(!no_dot)
-            .git_global(!no_vcs)
-            .git_ignore(!no_vcs)
-            .git_exclude(!no_vcs)
-            .require_git(!a.no_require_git)
-            .current_dir(std::env::current_dir()?);
-        if !no_dot {
-            b.add_custom_ignore_filename(".rgignore");
-        }
-        if let Some((SortBy::Path, false)) = self.sort {
-            b.sort_by_file_name(|a, b| a.cmp(b));
-        }
-        Ok(b)
     }
 }
 
