@@ -297,3 +297,28 @@ fn walked_log_with_long_lines_before_a_nul_matches_rg() {
         check_walk(&f.path, args);
     }
 }
+
+#[test]
+fn walked_huge_file_into_a_closed_pipe_exits_like_rg() {
+    // More output than a pipe holds, so that closing the read end makes the
+    // writer fail: ripgrep's walker has counted the match by then (exit 0).
+    let f = fixture("walked-pipe.log", log_text(40_000, "\n").as_bytes());
+    let dir = f.path.parent().unwrap();
+    let exit = |cmd: &mut Command| {
+        let mut child = cmd
+            .current_dir(dir)
+            .args(["-n", "-j2", "needle|INFO"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut out = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(&mut out, &mut first).unwrap();
+        drop(out);
+        child.wait().unwrap().code()
+    };
+    let want = exit(&mut Command::new(rg()));
+    let mut tg = Command::new(env!("CARGO_BIN_EXE_tg"));
+    tg.args(["--chunk-threshold", "200000", "--chunk-size", CHUNK]);
+    assert_eq!(exit(&mut tg), want);
+}

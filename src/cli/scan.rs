@@ -412,7 +412,19 @@ impl Parallel<'_> {
             }
             let go_on = match result {
                 Ok(result) => self.print(&mut worker, &subject, result),
-                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => false,
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {
+                    // ripgrep's walker threads search a file whole into a
+                    // buffer and count its match before printing fails; in
+                    // these modes, a write into the closed pipe means a match.
+                    let wrote_a_match = matches!(
+                        mode,
+                        SearchMode::Standard | SearchMode::Json | SearchMode::FilesWithMatches
+                    );
+                    if wrote_a_match {
+                        self.matched.store(true, Ordering::Relaxed);
+                    }
+                    false
+                }
                 Err(err) => {
                     messages::error(format!("{}: {}", path.display(), err));
                     true
