@@ -16,7 +16,7 @@ use std::path::Path;
 
 use super::chunked::{self, ChunkEngine};
 use super::config::{Config, IoChoice, SearchMode};
-use super::io::{QueryKind, Strategy, io_choice, mem_available};
+use super::io::{Strategy, io_choice, mem_available};
 use super::scan::Subject;
 use super::stats::RunStats;
 use super::worker::{Haystack, SearchResult, SearchWorker};
@@ -99,10 +99,8 @@ impl<'c> Huge<'c> {
             IoChoice::Mmap => Strategy::Mmap,
             IoChoice::Read => Strategy::Read,
             IoChoice::Auto => {
-                let kind =
-                    if self.config.invert_match { QueryKind::Heavy } else { QueryKind::Light };
                 let avail = *self.mem_available.get_or_insert_with(mem_available);
-                io_choice(size, avail, kind)
+                io_choice(size, avail)
             }
         };
         run.file("chunked", if strategy == Strategy::Mmap { "mmap" } else { "read" });

@@ -1,7 +1,7 @@
 //! How one file's bytes reach the searcher: memory map or buffered reads.
 //!
 //! [`io_choice`] is the whole `--io auto` rule, a pure function of the
-//! file's size, the memory available and the query's kind; docs/IO.md has
+//! file's size and the memory available; docs/IO.md has
 //! the measurements behind it. [`mem_available`] reads `MemAvailable` from
 //! `/proc/meminfo`; [`advise_sequential`] and [`advise_map_sequential`] give
 //! the kernel its read-ahead hints.
@@ -22,34 +22,23 @@ pub enum Strategy {
     Read,
 }
 
-/// What a query costs per byte, for the read-strategy rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueryKind {
-    /// Few lines selected: the search runs near memory speed (`-F` rare literal, most regexes).
-    Light,
-    /// Most lines selected (`-v`): printing dominates.
-    Heavy,
-}
-
 /// The `--io auto` rule for a file of `file_size` bytes when `mem_available`
-/// bytes of memory are available (`None`: unknown).
+/// bytes of memory are available (`None`: unknown): map a file that fits
+/// in the available memory, read a larger one.
 ///
-/// A file that fits in memory is mapped for a light query: hot, the map
-/// saves a copy per byte, and cold, with the prefetcher ahead of the
-/// workers, 9-run medians had the map ahead of read at 0.5, 0.75 and 1.0 ×
-/// MemAvailable (+18 %, +4 %, +6 %) and within 3 % at 1.25. A larger file
-/// is read: beyond what was measured, a map of a file the cache cannot
-/// hold is what makes ripgrep slow (docs/IO.md), and a read file leaves no
-/// mapped pages behind. A heavy (output-bound) query is read from half of
-/// the available memory on: its output competes for the same memory, and
-/// read beat the map there (0.74 and 1.15 × MemAvailable).
-pub fn io_choice(file_size: u64, mem_available: Option<u64>, kind: QueryKind) -> Strategy {
-    let Some(avail) = mem_available else { return Strategy::Read };
-    let limit = match kind {
-        QueryKind::Light => avail,
-        QueryKind::Heavy => avail / 2,
-    };
-    if file_size > limit { Strategy::Read } else { Strategy::Mmap }
+/// Cold, with the prefetcher ahead of the workers, the map was ahead of
+/// read at 0.5 to 1.0 × MemAvailable, for a light query (9-run medians:
+/// +18 %, +4 %, +6 %) and for an inverted, output-bound one (3 runs: +2 %,
+/// +2 %, +13 %); above it, read was ahead for the inverted query (+15 % at
+/// 1.2) and within 3 % for the light one (docs/IO.md). Hot, the map saves
+/// a copy per byte. Beyond what was measured, a map of a file the cache
+/// cannot hold is what makes ripgrep slow, and a read file leaves no
+/// mapped pages behind.
+pub fn io_choice(file_size: u64, mem_available: Option<u64>) -> Strategy {
+    match mem_available {
+        Some(avail) if file_size <= avail => Strategy::Mmap,
+        _ => Strategy::Read,
+    }
 }
 
 /// `MemAvailable` from `/proc/meminfo`, in bytes; `None` where unknown.
@@ -86,21 +75,19 @@ mod tests {
 
     #[test]
     fn files_that_fit_are_mapped() {
-        assert_eq!(io_choice(GIB, Some(16 * GIB), QueryKind::Light), Strategy::Mmap);
-        assert_eq!(io_choice(12 * GIB, Some(16 * GIB), QueryKind::Light), Strategy::Mmap);
-        assert_eq!(io_choice(8 * GIB, Some(16 * GIB), QueryKind::Heavy), Strategy::Mmap);
+        assert_eq!(io_choice(GIB, Some(16 * GIB)), Strategy::Mmap);
+        assert_eq!(io_choice(16 * GIB, Some(16 * GIB)), Strategy::Mmap);
     }
 
     #[test]
     fn larger_files_are_read() {
-        assert_eq!(io_choice(17 * GIB, Some(16 * GIB), QueryKind::Light), Strategy::Read);
-        assert_eq!(io_choice(9 * GIB, Some(16 * GIB), QueryKind::Heavy), Strategy::Read);
-        assert_eq!(io_choice(40 * GIB, Some(16 * GIB), QueryKind::Heavy), Strategy::Read);
+        assert_eq!(io_choice(16 * GIB + 1, Some(16 * GIB)), Strategy::Read);
+        assert_eq!(io_choice(40 * GIB, Some(16 * GIB)), Strategy::Read);
     }
 
     #[test]
     fn unknown_memory_reads() {
-        assert_eq!(io_choice(GIB, None, QueryKind::Light), Strategy::Read);
+        assert_eq!(io_choice(GIB, None), Strategy::Read);
     }
 
     #[test]
