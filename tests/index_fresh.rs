@@ -10,8 +10,6 @@
 
 mod util;
 
-use std::process::{Command, Stdio};
-
 use util::{Case, Report, Tree};
 
 /// The tree every scenario starts from.
@@ -53,13 +51,8 @@ fn cases() -> Vec<Case> {
 
 /// tg's `--stats` stderr for a query in `repo`, to see which path it took.
 fn stats_stderr(t: &Tree) -> String {
-    let out = Command::new(util::tg_bin())
+    let out = util::tg_command(t, t.path("repo"))
         .args(["--stats", "-l", "needle"])
-        .current_dir(t.path("repo"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", t.path(".home"))
-        .stdin(Stdio::null())
         .output()
         .expect("run tg");
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -53,9 +53,7 @@ impl<'c> Huge<'c> {
         if let Some(size) = chunk {
             return self.search_chunked(worker, path, explicit, &file, size, run);
         }
-        run.file("sequential", if mmap { "mmap" } else { "read" });
-        run.bytes_read += file.metadata().map_or(0, |m| m.len());
-        worker.search(path, explicit, mmap, Haystack::File(&file))
+        search_whole(worker, path, explicit, &file, mmap, run)
     }
 
     /// Opens the file at `path`; with its size when it is to be searched in
@@ -111,6 +109,21 @@ impl<'c> Huge<'c> {
         let engine = self.engine.as_ref().expect("built above");
         engine.search(path, explicit, file, size, strategy, worker.printer().get_mut(), run)
     }
+}
+
+/// Searches `file` whole with ripgrep's map-or-read rule (`mmap`), counting
+/// it in `run`.
+pub fn search_whole<W: termcolor::WriteColor>(
+    worker: &mut SearchWorker<W>,
+    path: &Path,
+    explicit: bool,
+    file: &File,
+    mmap: bool,
+    run: &mut RunStats,
+) -> io::Result<SearchResult> {
+    run.file("sequential", if mmap { "mmap" } else { "read" });
+    run.bytes_read += file.metadata().map_or(0, |m| m.len());
+    worker.search(path, explicit, mmap, Haystack::File(file))
 }
 
 /// Reads up to `buf.len()` bytes from the start of `file`; returns how many.

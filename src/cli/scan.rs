@@ -17,7 +17,7 @@ use ignore::{DirEntry, WalkState};
 
 use super::args::SortBy;
 use super::config::{Config, SearchMode};
-use super::huge::{Capped, Huge, is_too_big};
+use super::huge::{Capped, Huge, is_too_big, search_whole};
 use super::indexed::IndexFilter;
 use super::messages;
 use super::stats::{RunClock, RunStats};
@@ -401,11 +401,7 @@ impl Parallel<'_> {
                         direct.printer().get_mut().flush()?;
                         r
                     }
-                    None => {
-                        run.file("sequential", if self.mmap { "mmap" } else { "read" });
-                        run.bytes_read += file.metadata().map_or(0, |m| m.len());
-                        worker.search(path, explicit, self.mmap, Haystack::File(&file))
-                    }
+                    None => search_whole(&mut worker, path, explicit, &file, self.mmap, &mut run),
                 });
             if config.stats_requested() {
                 self.run.lock().unwrap().merge(&run);

@@ -168,6 +168,18 @@ impl Tree {
     }
 }
 
+/// `tg` run in `cwd` with the environment the cases run in: only `PATH`,
+/// and `HOME` under the tree (so indexes land there), stdin closed.
+pub fn tg_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
+    let mut cmd = Command::new(tg_bin());
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tree.path(".home"))
+        .stdin(Stdio::null());
+    cmd
+}
+
 /// Builds tg's trigram index of `rel` (a directory in `tree`), with the same
 /// environment the cases run in (the index lands under the tree's private
 /// HOME). Skipped when `TG_TEST_TG` replaces tg, since rg has no index.
@@ -176,15 +188,8 @@ pub fn tg_index(tree: &Tree, rel: &str) {
         eprintln!("TG_TEST_TG is set: not building an index of {rel}");
         return;
     }
-    let out = Command::new(tg_bin())
-        .args(["index", "-q", rel])
-        .current_dir(tree.root())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", tree.path(".home"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn tg index");
+    let out =
+        tg_command(tree, tree.root()).args(["index", "-q", rel]).output().expect("spawn tg index");
     assert!(
         out.status.success(),
         "tg index {rel} failed ({:?}): {}",
