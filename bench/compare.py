@@ -92,6 +92,9 @@ def main():
                     "columns (includes mapped file pages; not private memory)")
     ap.add_argument("--only", help="comma-separated query names to run")
     ap.add_argument("--timeout", type=float, default=600, help="per run, seconds")
+    ap.add_argument("--keep-page-reporting", action="store_true",
+                    help="cold modes: leave a VM's free page reporting on (cold runs then "
+                    "vary with host faults; see benchlib.hold_guest_memory)")
     a = ap.parse_args(B.glue_dash_values(sys.argv[1:], ("--tg-args", "--rg-args", "--setup")))
 
     if a.mode in ("cold", "both") and os.geteuid() != 0:
@@ -108,6 +111,8 @@ def main():
            "warmup": a.warmup, "cwd": cwd,
            "tools": {t: {"path": p, "extra_args": x, "version": B.tool_version(p)}
                      for t, (p, x) in tools.items()}}
+    if a.mode in ("cold", "both") and not a.keep_page_reporting:
+        res["guest_memory"] = B.hold_guest_memory()
 
     if a.setup:
         B.log("setup: %s" % a.setup)

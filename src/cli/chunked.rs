@@ -39,10 +39,9 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, mpsc};
+use std::sync::mpsc;
 use std::time::Instant;
 
-use grep_printer::Stats;
 use termcolor::{Buffer, WriteColor};
 
 use super::config::{Config, Mode, SearchMode};
@@ -52,6 +51,11 @@ use super::prefetch::{Front, Prefetcher};
 use super::stats::RunStats;
 use super::window::{PAGE, ReadBuf, Window};
 use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
+use combine::Combiner;
+use shared::Shared;
+
+mod combine;
+mod shared;
 
 /// Extra bytes read past a chunk's nominal end to find its last line end.
 const SLACK: u64 = 64 << 10;
@@ -172,18 +176,14 @@ impl<'c> ChunkEngine<'c> {
         // SAFETY: like ripgrep, we accept that a file truncated while
         // mapped may raise SIGBUS; the map is read-only. With `--io read` the
         // map is only handed to `mincore` by the prefetcher, never read.
-        let map = unsafe { memmap2::Mmap::map(file) };
-        let map = match (strategy, map) {
-            (Strategy::Mmap, map) => {
-                let map = map?;
-                advise_map_sequential(&map);
-                Some(map)
-            }
-            (Strategy::Read, map) => {
-                advise_sequential(file);
-                map.ok()
-            }
-        };
+        // A file that cannot be mapped is read, as ripgrep does.
+        let map = unsafe { memmap2::Mmap::map(file) }.ok();
+        let strategy = if map.is_some() { strategy } else { Strategy::Read };
+        stats.file("chunked", strategy.name());
+        match (strategy, &map) {
+            (Strategy::Mmap, Some(map)) => advise_map_sequential(map),
+            _ => advise_sequential(file),
+        }
         let s = self.config.chunk_size(size);
         let n = size.div_ceil(s).max(1) as usize;
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
@@ -433,270 +433,9 @@ fn boundary_in(data: &[u8], k: u64, s: u64) -> u64 {
     }
 }
 
-/// State shared by the workers and the printing thread.
-struct Shared {
-    state: Mutex<State>,
-    cv: Condvar,
-    /// Line numbers are printed: chunks must know how many lines precede them.
-    lines: bool,
-}
-
-struct State {
-    /// Chunks printed so far (workers stay within `window` chunks past this).
-    emitted: usize,
-    window: usize,
-    /// The search stopped (a chunk asked to stop, or an error).
-    cancelled: bool,
-    /// Newlines per chunk, once counted.
-    counts: Vec<Option<u64>>,
-    /// The leading chunks whose counts are all known.
-    known: usize,
-    /// Newlines before chunk `i`, valid for `i <= known`.
-    before: Vec<u64>,
-}
-
-impl Shared {
-    fn new(n: usize, lines: bool, window: usize) -> Shared {
-        let state = State {
-            emitted: 0,
-            window,
-            cancelled: false,
-            counts: vec![None; n],
-            known: 0,
-            before: vec![0; n + 1],
-        };
-        Shared { state: Mutex::new(state), cv: Condvar::new(), lines }
-    }
-
-    /// Waits until chunk `i` is within the window past the printed chunks;
-    /// false when the search was cancelled.
-    fn wait_window(&self, i: usize) -> bool {
-        let mut st = self.state.lock().unwrap();
-        while !st.cancelled && i >= st.emitted + st.window {
-            st = self.cv.wait(st).unwrap();
-        }
-        !st.cancelled
-    }
-
-    /// Lets the workers run up to `window` chunks past the printed ones
-    /// (never less than before).
-    fn set_window(&self, window: usize) {
-        let mut st = self.state.lock().unwrap();
-        if window > st.window {
-            st.window = window;
-            self.cv.notify_all();
-        }
-    }
-
-    /// Records that chunk `i` holds `count` newlines.
-    fn publish(&self, i: usize, count: u64) {
-        let mut st = self.state.lock().unwrap();
-        st.counts[i] = Some(count);
-        while st.known < st.counts.len() {
-            let Some(c) = st.counts[st.known] else { break };
-            let k = st.known;
-            st.before[k + 1] = st.before[k] + c;
-            st.known += 1;
-        }
-        self.cv.notify_all();
-    }
-
-    /// Waits for the number of newlines before chunk `i`; `None` when cancelled.
-    fn wait_prefix(&self, i: usize) -> Option<u64> {
-        let mut st = self.state.lock().unwrap();
-        while !st.cancelled && st.known < i {
-            st = self.cv.wait(st).unwrap();
-        }
-        if st.cancelled { None } else { Some(st.before[i]) }
-    }
-
-    fn emitted(&self, n: usize) {
-        self.state.lock().unwrap().emitted = n;
-        self.cv.notify_all();
-    }
-
-    fn cancel(&self) {
-        self.state.lock().unwrap().cancelled = true;
-        self.cv.notify_all();
-    }
-}
-
-/// How chunk outputs become one file's output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Combine {
-    /// Lines: concatenate in order.
-    Concat,
-    /// `-c`/`--count-matches`: sum the counts, print once.
-    Count,
-    /// `-l`, `-q`: the first chunk with a match decides.
-    FirstMatch,
-    /// `--files-without-match`: printed only if no chunk matched.
-    WithoutMatch,
-    /// `--json`: one begin and one end per file, stats summed.
-    Json,
-}
-
-/// Writes chunk outputs, in file order, as the output of one search.
-struct Combiner {
-    kind: Combine,
-    /// Some chunk had a real match (whatever the printer's `has_match` means).
-    has_match: bool,
-    stats: Option<Stats>,
-    bytes_searched: u64,
-    binary_offset: Option<u64>,
-    /// Count mode: the bytes before and after the number, from the first chunk that printed.
-    count_frame: Option<(Vec<u8>, Vec<u8>)>,
-    count: u64,
-    /// Files-without-match: the last chunk's output (the path line).
-    last: Vec<u8>,
-    /// JSON: begin lines seen (only the first is printed), their bytes, the last end line.
-    begins: u64,
-    extra_begin_bytes: u64,
-    end_line: Option<Vec<u8>>,
-}
-
-impl Combiner {
-    fn new(mode: SearchMode) -> Combiner {
-        let kind = match mode {
-            SearchMode::Standard => Combine::Concat,
-            SearchMode::Count | SearchMode::CountMatches => Combine::Count,
-            SearchMode::FilesWithMatches => Combine::FirstMatch,
-            SearchMode::FilesWithoutMatch => Combine::WithoutMatch,
-            SearchMode::Json => Combine::Json,
-        };
-        Combiner {
-            kind,
-            has_match: false,
-            stats: None,
-            bytes_searched: 0,
-            binary_offset: None,
-            count_frame: None,
-            count: 0,
-            last: Vec::new(),
-            begins: 0,
-            extra_begin_bytes: 0,
-            end_line: None,
-        }
-    }
-
-    /// Takes the next chunk's output; returns whether later chunks still count.
-    fn take(&mut self, chunk: ChunkOut, out: &mut dyn Write) -> io::Result<bool> {
-        let r = chunk.result?;
-        let bytes = chunk.bytes;
-        if let Some(s) = &r.stats {
-            // After binary data, rg counts bytes searched up to its offset only.
-            if self.binary_offset.is_none() {
-                self.bytes_searched += s.bytes_searched();
-            }
-            *self.stats.get_or_insert_with(Stats::new) += s;
-        }
-        if self.binary_offset.is_none() {
-            self.binary_offset = r.binary_offset;
-        }
-        // The summary printer's `has_match` means "no match" for --files-without-match.
-        let matched = if self.kind == Combine::WithoutMatch { !r.has_match } else { r.has_match };
-        self.has_match |= matched;
-        match self.kind {
-            Combine::Concat => out.write_all(&bytes)?,
-            Combine::Count => {
-                if !bytes.is_empty() {
-                    let (head, n, tail) = split_count(&bytes);
-                    self.count += n;
-                    self.count_frame.get_or_insert_with(|| (head.to_vec(), tail.to_vec()));
-                }
-            }
-            Combine::FirstMatch => {
-                if r.has_match {
-                    out.write_all(&bytes)?;
-                    return Ok(false);
-                }
-            }
-            Combine::WithoutMatch => {
-                if matched {
-                    return Ok(false);
-                }
-                self.last = bytes;
-            }
-            Combine::Json => self.take_json(&bytes, out)?,
-        }
-        Ok(!r.stopped)
-    }
-
-    fn take_json(&mut self, bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
-        for line in bytes.split_inclusive(|&b| b == b'\n') {
-            if line.starts_with(br#"{"type":"begin""#) {
-                self.begins += 1;
-                if self.begins > 1 {
-                    self.extra_begin_bytes += line.len() as u64;
-                    continue;
-                }
-            } else if line.starts_with(br#"{"type":"end""#) {
-                self.end_line = Some(line.to_vec());
-                continue;
-            }
-            out.write_all(line)?;
-        }
-        Ok(())
-    }
-
-    /// Writes what is printed once per file and returns the file's result.
-    fn finish(self, out: &mut dyn Write, elapsed: std::time::Duration) -> io::Result<SearchResult> {
-        let stats = self.stats.as_ref().map(|s| {
-            let mut t = Stats::new();
-            t.add_elapsed(elapsed);
-            t.add_searches(1);
-            t.add_searches_with_match(u64::from(self.has_match));
-            t.add_bytes_searched(self.bytes_searched);
-            t.add_bytes_printed(s.bytes_printed().saturating_sub(self.extra_begin_bytes));
-            t.add_matched_lines(s.matched_lines());
-            t.add_matches(s.matches());
-            t
-        });
-        match self.kind {
-            Combine::Count => {
-                if let Some((head, tail)) = &self.count_frame {
-                    out.write_all(head)?;
-                    write!(out, "{}", self.count)?;
-                    out.write_all(tail)?;
-                }
-            }
-            Combine::WithoutMatch if !self.has_match => out.write_all(&self.last)?,
-            Combine::Json => {
-                if let (Some(end), Some(stats)) = (&self.end_line, &stats) {
-                    let cut =
-                        memchr::memmem::find(end, br#","binary_offset":"#).unwrap_or(end.len());
-                    out.write_all(&end[..cut])?;
-                    let offset = self.binary_offset.map_or("null".to_string(), |o| o.to_string());
-                    let stats = serde_json::to_string(stats).map_err(io::Error::other)?;
-                    writeln!(out, r#","binary_offset":{offset},"stats":{stats}}}}}"#)?;
-                }
-            }
-            _ => {}
-        }
-        // And the caller reads it the same way.
-        let has_match =
-            if self.kind == Combine::WithoutMatch { !self.has_match } else { self.has_match };
-        Ok(SearchResult { has_match, stats, stopped: false, binary_offset: self.binary_offset })
-    }
-}
-
-/// Splits a summary printer's count line into (before, number, after).
-fn split_count(line: &[u8]) -> (&[u8], u64, &[u8]) {
-    let end = line.iter().rposition(|b| b.is_ascii_digit()).map_or(0, |i| i + 1);
-    let start = line[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
-    let n = std::str::from_utf8(&line[start..end]).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    (&line[..start], n, &line[end..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn count_lines_split() {
-        assert_eq!(split_count(b"a/b1.log:42\n"), (&b"a/b1.log:"[..], 42, &b"\n"[..]));
-        assert_eq!(split_count(b"7\r\n"), (&b""[..], 7, &b"\r\n"[..]));
-    }
 
     #[test]
     fn boundaries_end_at_line_ends() {

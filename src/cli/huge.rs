@@ -101,7 +101,6 @@ impl<'c> Huge<'c> {
                 io_choice(size, avail)
             }
         };
-        run.file("chunked", if strategy == Strategy::Mmap { "mmap" } else { "read" });
         if self.engine.is_none() {
             let engine = ChunkEngine::new(self.config, self.mode).map_err(io::Error::other)?;
             self.engine = Some(engine);
