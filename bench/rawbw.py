@@ -127,6 +127,7 @@ def main():
     if not a.skip_cold:
         if os.geteuid() != 0:
             sys.exit("cold measurements need root (or pass --skip-cold)")
+        res["guest_memory"] = B.hold_guest_memory()   # as the cold runs of compare/crossover
         B.log("cold disk (caches dropped before each read, %s per read):" % B.fmt_bytes(n))
 
         def drop():

@@ -88,11 +88,20 @@ def main():
         B.log("  %-20s %.3f s (%.3f-%.3f)  %5.1f GB/s  rg alone / this = %.2f" % (
             k, s["median"], s["min"], s["max"], size / s["median"] / 1e9, alone / s["median"]))
     B.log("  two-core ceiling: 2 x rg alone / rg with a neighbour = %.2f" % ceiling)
+    # The ceiling moves with the host (which cores the two vCPUs get, what
+    # else it runs): compare tg with it round by round.
+    B.log("  per round: rg alone, rg with a neighbour, ceiling, rg alone / tg:")
+    rounds = []
+    for i in range(a.runs):
+        r_alone, r_neigh, r_tg = (walls[k][i] for k in ("rg alone", "rg with a neighbour", "tg"))
+        rounds.append({"ceiling": 2 * r_alone / r_neigh, "tg_speedup": r_alone / r_tg})
+        B.log("    %2d  %.3f  %.3f  %.2f  %.2f" % (i + 1, r_alone, r_neigh, rounds[-1]["ceiling"],
+                                                 rounds[-1]["tg_speedup"]))
     if a.out:
         with open(a.out, "w") as fh:
             json.dump({"command": B.cmdline(("--query",)), "host": B.host_info(),
                        "file_bytes": size, "walls": walls, "medians": med,
-                       "ceiling": ceiling}, fh, indent=1)
+                       "ceiling": ceiling, "rounds": rounds}, fh, indent=1)
     return 0
 
 

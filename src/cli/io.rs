@@ -33,7 +33,7 @@ impl Strategy {
 }
 
 /// How many times the available memory a file may be and still be mapped.
-pub const MAP_UP_TO_AVAILABLE: u64 = 6;
+pub const MAP_UP_TO_AVAILABLE: u64 = 4;
 
 /// The `--io auto` rule for a file of `file_size` bytes when `mem_available`
 /// bytes of memory are available (`None`: unknown): map a file of up to
@@ -41,11 +41,11 @@ pub const MAP_UP_TO_AVAILABLE: u64 = 6;
 ///
 /// Cold, with the prefetcher reading ahead of the workers (every fault of
 /// the map is then a minor one) and the VM's memory held steady, the map
-/// was ahead of read or level with it in every cell from 0.14 to 5.0 ×
+/// was ahead of read or level with it in every cell from 0.12 to 3.0 ×
 /// MemAvailable, for a light query and for an inverted, output-bound one
-/// (docs/IO.md): reading copies every byte. At 7.9 × the two were level
-/// overall, each ahead by about 6 % on one of the queries, so the boundary
-/// sits between 5 and 7.9. Hot, the map saves the copy (3–4x).
+/// (docs/IO.md): reading copies every byte. At 5 × read was ahead on the
+/// inverted query (+6 %) and the map only 2.5 % ahead on the light one, so
+/// the boundary sits between 3 and 5. Hot, the map saves the copy (3–4x).
 pub fn io_choice(file_size: u64, mem_available: Option<u64>) -> Strategy {
     match mem_available {
         Some(avail) if file_size <= avail.saturating_mul(MAP_UP_TO_AVAILABLE) => Strategy::Mmap,
@@ -89,12 +89,12 @@ mod tests {
     fn files_that_fit_are_mapped() {
         assert_eq!(io_choice(GIB, Some(16 * GIB)), Strategy::Mmap);
         assert_eq!(io_choice(16 * GIB, Some(16 * GIB)), Strategy::Mmap);
-        assert_eq!(io_choice(96 * GIB, Some(16 * GIB)), Strategy::Mmap);
+        assert_eq!(io_choice(64 * GIB, Some(16 * GIB)), Strategy::Mmap);
     }
 
     #[test]
     fn larger_files_are_read() {
-        assert_eq!(io_choice(96 * GIB + 1, Some(16 * GIB)), Strategy::Read);
+        assert_eq!(io_choice(64 * GIB + 1, Some(16 * GIB)), Strategy::Read);
         assert_eq!(io_choice(200 * GIB, Some(16 * GIB)), Strategy::Read);
     }
 
