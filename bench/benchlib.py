@@ -2,8 +2,10 @@
 # rawbw.py). Measures nothing by itself: it runs a command with its stdout
 # drained through a pipe, drops and verifies the page cache, and computes
 # summary statistics. Python 3.11, stdlib only. Linux only (/proc, wait4).
+import atexit
 import fcntl
 import json
+import mmap
 import os
 import platform
 import random
@@ -187,13 +189,11 @@ def hold_guest_memory(keep_free_mib=512):
         f.write("11\n")   # above MAX_PAGE_ORDER (10): no block is ever reported
     if not _REPORTING_SAVED:
         _REPORTING_SAVED["order"] = old
-        import atexit
         atexit.register(release_guest_memory)
     drop_caches()
     touch = max(0, meminfo()["MemFree"] - (keep_free_mib << 20))
     t0 = time.time()
     if touch:
-        import mmap
         m = mmap.mmap(-1, touch, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         m.madvise(23)     # MADV_POPULATE_WRITE: fault every page in, in the kernel
         m.close()

@@ -371,8 +371,6 @@ fn validate_always(always: &[u8], ndocs: u32) -> Result<(), IndexError> {
     Ok(())
 }
 
-/// Checks the trigram table against the postings section; returns the
-/// number of trigrams and of postings.
 /// The number of entries of a trigram table.
 fn trigram_count(table: &[u8]) -> Result<u32, IndexError> {
     let c = IndexError::corrupt;
