@@ -1,7 +1,24 @@
-//! trigrep: ripgrep-compatible search with a trigram index.
+//! trigrep: ripgrep-compatible search with a trigram index, as a library.
 //!
-//! The binary `tg` lives in `src/main.rs`; everything it does is here.
-//! See `docs/ARCHITECTURE.md` for a tour.
+//! This crate is the engine; the `tg` binary (`src/main.rs`, `src/cli/`)
+//! only parses flags into [`options::SearchOptions`], calls
+//! [`search::run`] or [`index::build::build`], and prints what they return.
+//! Dependencies point one way (see `docs/ARCHITECTURE.md`):
+//!
+//! - [`options`], [`error`], [`report`], [`stats`]: the shared ground;
+//! - [`worker`]: one haystack searched with ripgrep's matcher, searcher and
+//!   printer;
+//! - [`chunk`]: one huge file searched on every core;
+//! - [`index`]: the trigram index (format, planner, build, freshness);
+//! - [`search`]: where subjects come from ([`search::Source`]) and the
+//!   drivers that search them.
 #![deny(missing_docs)]
 
+pub mod chunk;
+pub mod error;
 pub mod index;
+pub mod options;
+pub mod report;
+pub mod search;
+pub mod stats;
+pub mod worker;

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
         Ok(cli::Outcome::Errored) => ExitCode::from(2),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(0),
         Err(err) => {
-            cli::messages::line(&format!("{err:#}"));
+            trigrep::report::line(&format!("{err:#}"));
             ExitCode::from(2)
         }
     }

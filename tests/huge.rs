@@ -3,99 +3,66 @@
 //! what the pinned `rg` prints, byte for byte, with the same exit code —
 //! for every `--io` strategy and with one and four threads.
 //!
-//! The pinned rg is `$TG_TEST_RG`, else `/root/.cache/trigrep-ci/rg-15.2.0/bin/rg`;
-//! the tests fail loudly when it is missing.
+//! rg and tg run through the shared harness in `util`: the pinned rg
+//! ([`util::rg_bin`]), `tg` ([`util::tg_bin`]), the cases' environment and
+//! temp trees ([`util::Tree`]), and its stdout normalisation
+//! ([`util::normalize_stdout`]). A missing rg fails the tests loudly.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod util;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use util::{Case, Outcome, Tree};
 
 /// Chunk size used by the tests: small, so chunk edges fall everywhere.
 const CHUNK: &str = "65536";
 
-fn rg() -> PathBuf {
-    let p = std::env::var_os("TG_TEST_RG")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root/.cache/trigrep-ci/rg-15.2.0/bin/rg"));
-    assert!(p.exists(), "pinned rg not found at {} (set TG_TEST_RG)", p.display());
-    p
+/// Runs `program` with `args` in the root of `tree`, without `--sort path`.
+fn run(program: &Path, tree: &Tree, args: &[&str]) -> Outcome {
+    util::run(program, tree.root(), &Case::new(args.join(" "), args).no_sort())
 }
 
-/// Output of one run: stdout and exit code.
-fn run(cmd: &mut Command) -> (Vec<u8>, i32) {
-    let out = cmd.output().expect("command runs");
-    (out.stdout, out.status.code().unwrap_or(-1))
+/// Fails unless tg's outcome `got` (run as `what`) matches rg's `want`:
+/// the same normalised stdout and the same exit code.
+fn assert_same(what: &str, want: &Outcome, got: &Outcome) {
+    let (want_out, got_out) =
+        (util::normalize_stdout(&want.stdout), util::normalize_stdout(&got.stdout));
+    assert!(
+        got_out == want_out && got.code == want.code,
+        "{what}: exit {:?} vs rg {:?}; tg stderr: {}\nstdout diff (--- rg, +++ tg):\n{}",
+        got.code,
+        want.code,
+        util::preview(&got.stderr, 400),
+        util::diff::render(&want_out, &got_out, "  ")
+    );
 }
 
-/// Replaces JSON `elapsed` objects, which differ from run to run.
-fn normalise(out: &[u8]) -> String {
-    let text = String::from_utf8_lossy(out);
-    let mut s = String::with_capacity(text.len());
-    let mut rest: &str = &text;
-    while let Some(i) = rest.find("\"elapsed") {
-        s.push_str(&rest[..i]);
-        let j = rest[i..].find('}').map_or(rest.len(), |j| i + j + 1);
-        s.push_str("\"elapsed\"");
-        rest = &rest[j..];
-    }
-    s.push_str(rest);
-    s
-}
-
-/// First differing line of two outputs, for a readable failure.
-fn first_diff(a: &str, b: &str) -> String {
-    for (n, (x, y)) in a.lines().zip(b.lines()).enumerate() {
-        if x != y {
-            return format!("line {}:\n  rg: {x:.200}\n  tg: {y:.200}", n + 1);
-        }
-    }
-    format!("lengths differ: rg {} lines, tg {} lines", a.lines().count(), b.lines().count())
-}
-
-/// Checks `tg ARGS FILE` against `rg ARGS FILE` for every strategy and thread count.
-fn check(file: &Path, args: &[&str]) {
-    let dir = file.parent().unwrap();
-    let name = file.file_name().unwrap();
-    let (want, want_code) = run(Command::new(rg()).current_dir(dir).args(args).arg(name));
-    let want = normalise(&want);
+/// Checks `tg ARGS FILE` against `rg ARGS FILE` for every strategy and
+/// thread count; `file` is the name of the file at the root of `tree`.
+fn check(tree: &Tree, file: &str, args: &[&str]) {
+    let want = run(&util::rg_bin(), tree, &[args, &[file]].concat());
     for io in ["auto", "mmap", "read"] {
         for j in ["1", "4"] {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_tg"));
-            cmd.current_dir(dir)
-                .args(["--chunk-threshold", "1", "--chunk-size", CHUNK, "--io", io, "-j", j])
-                .args(args)
-                .arg(name);
-            let (got, code) = run(&mut cmd);
-            let got = normalise(&got);
-            assert!(
-                got == want && code == want_code,
-                "tg {args:?} {name:?} --io {io} -j{j}: exit {code} vs rg {want_code}; {}",
-                first_diff(&want, &got)
-            );
+            let opts = ["--chunk-threshold", "1", "--chunk-size", CHUNK, "--io", io, "-j", j];
+            let got = run(&util::tg_bin(), tree, &[&opts, args, &[file]].concat());
+            assert_same(&format!("tg {args:?} {file:?} --io {io} -j{j}"), &want, &got);
         }
     }
 }
 
-/// Checks `tg ARGS` against `rg ARGS` run in the directory holding only
-/// `file`: a walked file, whose binary detection quits at the first NUL. With
-/// one thread the walk's own loop meets the huge file; with four, a walker
-/// thread reads up to the threshold and hands it over.
-fn check_walk(file: &Path, args: &[&str]) {
-    let dir = file.parent().unwrap();
-    let (want, want_code) = run(Command::new(rg()).current_dir(dir).args(args));
-    let want = normalise(&want);
+/// Checks `tg ARGS` against `rg ARGS` run in the root of `tree`, which
+/// holds only the huge file: a walked file, whose binary detection quits at
+/// the first NUL. With one thread the walk's own loop meets the huge file;
+/// with four, a walker thread reads up to the threshold and hands it over.
+fn check_walk(tree: &Tree, args: &[&str]) {
+    let want = run(&util::rg_bin(), tree, args);
     for io in ["auto", "read"] {
         for j in ["1", "4"] {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_tg"));
-            cmd.current_dir(dir)
-                .args(["--chunk-threshold", "200000", "--chunk-size", CHUNK, "--io", io, "-j", j])
-                .args(args);
-            let (got, code) = run(&mut cmd);
-            let got = normalise(&got);
-            assert!(
-                got == want && code == want_code,
-                "walk: tg {args:?} in {dir:?} --io {io} -j{j}: exit {code} vs rg {want_code}; {}",
-                first_diff(&want, &got)
-            );
+            let opts = ["--chunk-threshold", "200000", "--chunk-size", CHUNK, "--io", io, "-j", j];
+            let got = run(&util::tg_bin(), tree, &[&opts, args].concat());
+            let root = tree.root();
+            assert_same(&format!("walk: tg {args:?} in {root:?} --io {io} -j{j}"), &want, &got);
         }
     }
 }
@@ -138,16 +105,11 @@ fn insert_line(text: &mut Vec<u8>, num: usize, den: usize, line: &[u8]) {
     text.splice(at..at, line.iter().copied());
 }
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
-
-fn fixture(name: &str, bytes: &[u8]) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(name);
-    std::fs::write(&path, bytes).unwrap();
-    Fixture { _dir: dir, path }
+/// A fresh tree holding only the file `name`.
+fn fixture(name: &str, bytes: &[u8]) -> Tree {
+    let t = Tree::new(name);
+    t.write(name, bytes);
+    t
 }
 
 const FLAG_SETS: &[&[&str]] = &[
@@ -180,19 +142,19 @@ const FLAG_SETS: &[&[&str]] = &[
 
 #[test]
 fn plain_log_matches_rg() {
-    let f = fixture("plain.log", log_text(40_000, "\n").as_bytes());
+    let t = fixture("plain.log", log_text(40_000, "\n").as_bytes());
     for args in FLAG_SETS {
-        check(&f.path, args);
+        check(&t, "plain.log", args);
     }
 }
 
 #[test]
 fn crlf_log_matches_rg() {
-    let f = fixture("crlf.log", log_text(20_000, "\r\n").as_bytes());
+    let t = fixture("crlf.log", log_text(20_000, "\r\n").as_bytes());
     for args in
         [&["-n", "needle"][..], &["--crlf", "-n", "needle$"], &["-c", "ms"], &["-v", "-b", "x"]]
     {
-        check(&f.path, args);
+        check(&t, "crlf.log", args);
     }
 }
 
@@ -200,24 +162,24 @@ fn crlf_log_matches_rg() {
 fn no_trailing_newline_matches_rg() {
     let mut text = log_text(20_000, "\n");
     text.push_str("last line needle without newline");
-    let f = fixture("tail.log", text.as_bytes());
+    let t = fixture("tail.log", text.as_bytes());
     for args in
         [&["-n", "needle"][..], &["-c", "needle"], &["-v", "-n", "x"], &["--json", "without"]]
     {
-        check(&f.path, args);
+        check(&t, "tail.log", args);
     }
 }
 
 #[test]
 fn empty_file_matches_rg() {
-    let f = fixture("empty.log", b"");
+    let t = fixture("empty.log", b"");
     for args in [
         &["-n", "x"][..],
         &["-c", "--include-zero", "x"],
         &["--files-without-match", "x"],
         &["-v", "x"],
     ] {
-        check(&f.path, args);
+        check(&t, "empty.log", args);
     }
 }
 
@@ -227,7 +189,7 @@ fn late_nul_matches_rg() {
     let mut text = log_text(30_000, "\n").into_bytes();
     insert_line(&mut text, 1, 3, b"binary \0 here\n");
     insert_line(&mut text, 2, 3, b"needle \0 in a match\n");
-    let f = fixture("late-nul.log", &text);
+    let t = fixture("late-nul.log", &text);
     for args in [
         &["-n", "needle"][..],
         &["-c", "needle"],
@@ -238,7 +200,7 @@ fn late_nul_matches_rg() {
         &["-a", "-n", "needle"],
         &["-v", "-n", "x"],
     ] {
-        check(&f.path, args);
+        check(&t, "late-nul.log", args);
     }
 }
 
@@ -246,9 +208,9 @@ fn late_nul_matches_rg() {
 fn early_nul_matches_rg() {
     let mut text = b"head \0 binary\n".to_vec();
     text.extend_from_slice(log_text(20_000, "\n").as_bytes());
-    let f = fixture("early-nul.log", &text);
+    let t = fixture("early-nul.log", &text);
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-a", "-c", "needle"]] {
-        check(&f.path, args);
+        check(&t, "early-nul.log", args);
     }
 }
 
@@ -256,15 +218,15 @@ fn early_nul_matches_rg() {
 fn bom_file_matches_rg() {
     let mut text = b"\xEF\xBB\xBF".to_vec();
     text.extend_from_slice(log_text(10_000, "\n").as_bytes());
-    let f = fixture("bom.log", &text);
-    check(&f.path, &["-n", "needle"]);
+    let t = fixture("bom.log", &text);
+    check(&t, "bom.log", &["-n", "needle"]);
 }
 
 #[test]
 fn walked_log_without_nul_matches_rg() {
-    let f = fixture("walked.log", log_text(40_000, "\n").as_bytes());
+    let t = fixture("walked.log", log_text(40_000, "\n").as_bytes());
     for args in WALK_FLAG_SETS {
-        check_walk(&f.path, args);
+        check_walk(&t, args);
     }
 }
 
@@ -275,9 +237,9 @@ fn walked_log_with_nul_matches_rg() {
     for at in [1, 2, 5, 9] {
         let mut text = log_text(30_000, "\n").into_bytes();
         insert_line(&mut text, at, 10, b"binary needle \0 here\n");
-        let f = fixture("walked-nul.log", &text);
+        let t = fixture("walked-nul.log", &text);
         for args in WALK_FLAG_SETS {
-            check_walk(&f.path, args);
+            check_walk(&t, args);
         }
     }
 }
@@ -292,9 +254,9 @@ fn walked_log_with_long_lines_before_a_nul_matches_rg() {
         insert_line(&mut text, 3 + k, 10, long.as_bytes());
     }
     insert_line(&mut text, 8, 10, b"late \0 nul\n");
-    let f = fixture("walked-long.log", &text);
+    let t = fixture("walked-long.log", &text);
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-b", "needle"]] {
-        check_walk(&f.path, args);
+        check_walk(&t, args);
     }
 }
 
@@ -302,23 +264,18 @@ fn walked_log_with_long_lines_before_a_nul_matches_rg() {
 fn walked_huge_file_into_a_closed_pipe_exits_like_rg() {
     // More output than a pipe holds, so that closing the read end makes the
     // writer fail: ripgrep's walker has counted the match by then (exit 0).
-    let f = fixture("walked-pipe.log", log_text(40_000, "\n").as_bytes());
-    let dir = f.path.parent().unwrap();
+    let t = fixture("walked-pipe.log", log_text(40_000, "\n").as_bytes());
     let exit = |cmd: &mut Command| {
-        let mut child = cmd
-            .current_dir(dir)
-            .args(["-n", "-j2", "needle|INFO"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child =
+            cmd.args(["-n", "-j2", "needle|INFO"]).stdout(Stdio::piped()).spawn().expect("spawn");
         let mut out = child.stdout.take().unwrap();
         let mut first = [0u8; 16];
         std::io::Read::read_exact(&mut out, &mut first).unwrap();
         drop(out);
         child.wait().unwrap().code()
     };
-    let want = exit(&mut Command::new(rg()));
-    let mut tg = Command::new(env!("CARGO_BIN_EXE_tg"));
+    let want = exit(&mut util::rg_command(&t, t.root()));
+    let mut tg = util::tg_command(&t, t.root());
     tg.args(["--chunk-threshold", "200000", "--chunk-size", CHUNK]);
     assert_eq!(exit(&mut tg), want);
 }

@@ -2,13 +2,16 @@
 //!
 //! [`SearchArgs`] mirrors `tg`'s search flags one to one; its `///` docs are
 //! the `--help` text. Nothing here decides anything: [`super::config`] turns
-//! these raw values into a resolved [`super::config::Config`], and no code
-//! after that step looks at raw flags.
+//! these raw values into the engine's [`trigrep::options::SearchOptions`],
+//! and no code after that step looks at raw flags.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Parser, ValueEnum};
+use trigrep::index::location;
+use trigrep::options::IoChoice;
 
 /// `tg [OPTIONS] PATTERN [PATH ...]`: search like ripgrep, with an index when one exists.
 #[derive(Debug, Parser)]
@@ -272,14 +275,15 @@ pub struct SearchArgs {
     /// Suppress error messages about files that could not be read.
     #[arg(long = "no-messages")]
     pub no_messages: bool,
-    /// How to read files: 'auto' chooses per file from its size and free memory.
-    #[arg(long = "io", value_name = "STRATEGY", default_value = "auto")]
-    pub io: IoFlag,
-    /// Never memory-map files (same as --io read).
-    #[arg(long = "no-mmap")]
+    /// How huge files searched in chunks are read: 'auto' (by size against
+    /// free memory, docs/IO.md), 'mmap' or 'read'.
+    #[arg(long = "io", value_name = "STRATEGY", default_value = "auto", value_parser = io_parser())]
+    pub io: IoChoice,
+    /// Never search through memory maps, as rg --no-mmap (also reads huge files: --io read).
+    #[arg(long = "no-mmap", overrides_with = "mmap")]
     pub no_mmap: bool,
-    /// Memory-map files when possible (same as --io mmap).
-    #[arg(long = "mmap")]
+    /// Search through memory maps when possible, as rg --mmap (also maps huge files: --io mmap).
+    #[arg(long = "mmap", overrides_with = "no_mmap")]
     pub mmap: bool,
     /// Files of at least this many bytes are searched in chunks on all threads.
     #[arg(long = "chunk-threshold", value_name = "BYTES", hide = true, env = "TG_CHUNK_THRESHOLD")]
@@ -291,9 +295,9 @@ pub struct SearchArgs {
     /// Do not use an index even if one exists: scan files directly.
     #[arg(long = "no-index")]
     pub no_index: bool,
-    /// Where indexes live (default: the user's cache directory).
-    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
-    pub index_dir: Option<PathBuf>,
+    /// Where indexes live.
+    #[command(flatten)]
+    pub index_dir: IndexDirArg,
 
     /// The pattern (unless -e or -f is given), then the paths to search.
     #[arg(value_name = "PATTERN | PATH", allow_hyphen_values = false)]
@@ -328,13 +332,27 @@ pub enum SortBy {
     Created,
 }
 
-/// `--io STRATEGY`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IoFlag {
-    /// Choose per file (see docs/IO.md).
-    Auto,
-    /// Memory-map files.
-    Mmap,
-    /// Read files with large buffers.
-    Read,
+/// `--io STRATEGY` as the engine's [`IoChoice`].
+fn io_parser() -> impl TypedValueParser<Value = IoChoice> {
+    PossibleValuesParser::new(["auto", "mmap", "read"]).map(|s| match s.as_str() {
+        "mmap" => IoChoice::Mmap,
+        "read" => IoChoice::Read,
+        _ => IoChoice::Auto,
+    })
+}
+
+/// `--index-dir DIR`, shared by every subcommand that finds an index.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct IndexDirArg {
+    /// Where indexes live (default: the user's cache directory).
+    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
+    pub index_dir: Option<PathBuf>,
+}
+
+impl IndexDirArg {
+    /// The base directory of indexes: `--index-dir`, `TG_INDEX_DIR`, else
+    /// the user's cache directory.
+    pub fn base(&self) -> PathBuf {
+        self.index_dir.clone().unwrap_or_else(location::default_base)
+    }
 }

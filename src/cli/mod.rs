@@ -1,36 +1,22 @@
-//! The `tg` command line: parse, resolve, dispatch.
+//! The `tg` command line: parse, resolve, dispatch, report.
 //!
-//! [`args`] mirrors the flags, [`config`] resolves them, [`scan`] searches
-//! without an index, [`worker`] searches one haystack, [`chunked`] searches
-//! one huge file on every core, [`io`] chooses how its bytes are read,
-//! [`prefetch`] reads them into the page cache ahead of the workers,
-//! [`stats`] counts what trigrep's `--stats` prints, [`messages`] reports.
-//! Subcommands (`index`, `status`, ...) are recognised by the first argument
-//! only, so `tg -e index` searches for the word.
+//! [`args`] mirrors the flags, [`config`] resolves them into the engine's
+//! options, [`index_cmd`] runs `tg index` and `tg status`, [`stats`] prints
+//! trigrep's `--stats`. The engine (the `trigrep` library) does the work.
+//! Subcommands are recognised by the first argument only, so `tg -e index`
+//! searches for the word.
 
 pub mod args;
-pub mod chunked;
 pub mod config;
-pub mod fstat;
-pub mod huge;
 pub mod index_cmd;
-pub mod indexed;
-pub mod io;
-pub mod messages;
-pub mod nulguard;
-pub mod prefetch;
-pub mod scan;
 pub mod stats;
-pub mod sweep;
-pub mod window;
-pub mod worker;
 
 use std::ffi::OsString;
 
 use clap::Parser;
+use trigrep::report::{self, Messages};
 
 use args::SearchArgs;
-use config::{Config, Mode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
 const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "pack", "unpack"];
@@ -48,63 +34,45 @@ pub enum Outcome {
 
 /// Runs `tg` with `argv` and says how it ended.
 pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
-    let (matched, quiet) = dispatch(argv)?;
-    Ok(if matched && (quiet || !messages::errored()) {
-        Outcome::Matched
-    } else if messages::errored() {
-        Outcome::Errored
-    } else {
-        Outcome::NoMatch
-    })
-}
-
-/// Parses and runs; returns whether anything matched and whether `-q` was given.
-fn dispatch(argv: Vec<OsString>) -> anyhow::Result<(bool, bool)> {
     match argv.get(1).and_then(|a| a.to_str()) {
         Some("index") => {
             if let Some(args) = parse::<index_cmd::IndexArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_index(args)?;
             }
-            return Ok((true, false));
+            Ok(Outcome::Matched)
         }
         Some("status") => {
             if let Some(args) = parse::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_status(args)?;
             }
-            return Ok((true, false));
+            Ok(Outcome::Matched)
         }
-        Some(sub) if SUBCOMMANDS.contains(&sub) => {
-            anyhow::bail!(
-                "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
-            );
-        }
-        _ => {}
+        Some(sub) if SUBCOMMANDS.contains(&sub) => anyhow::bail!(
+            "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
+        ),
+        _ => search(&argv),
     }
-    let Some(args) = parse::<SearchArgs>(&argv)? else { return Ok((true, false)) };
-    messages::set_quiet_errors(args.no_messages);
-    let config = Config::from_args(args)?;
-    let matched = match config.mode {
-        Mode::Types => scan::type_list(&config)?,
-        Mode::Files => scan::files(&config)?,
-        Mode::Search(_) if !config.matches_possible() => false,
-        Mode::Search(mode) => {
-            let filter = indexed::IndexFilter::open(&config);
-            let source = match filter.as_ref().and_then(|f| f.sweep(&config)) {
-                Some((list, any)) => scan::Source::List(list, any),
-                None => scan::Source::Walk(filter.as_ref()),
-            };
-            let matched = if config.threads == 1 {
-                scan::search(&config, mode, source)?
-            } else {
-                scan::search_parallel(&config, mode, source)?
-            };
-            if let Some(f) = filter.as_ref().filter(|_| config.stats_requested()) {
-                f.print_stats();
-            }
-            matched
-        }
-    };
-    Ok((matched, config.quiet))
+}
+
+/// Runs a search (or `--files`, `--type-list`).
+fn search(argv: &[OsString]) -> anyhow::Result<Outcome> {
+    let Some(args) = parse::<SearchArgs>(argv)? else { return Ok(Outcome::Matched) };
+    let msgs = Messages::stderr(args.no_messages);
+    let opts = config::resolve(args, config::Env::detect())?;
+    let summary = trigrep::search::run(&opts, &msgs)?;
+    if let Some(run) = &summary.run {
+        let _ = stats::write_run(run, std::io::stderr().lock());
+    }
+    if let Some(index) = &summary.index {
+        report::line(&stats::index_line(index));
+    }
+    Ok(if summary.matched && (opts.print.quiet || !msgs.errored()) {
+        Outcome::Matched
+    } else if msgs.errored() {
+        Outcome::Errored
+    } else {
+        Outcome::NoMatch
+    })
 }
 
 /// `tg SUB ARGS...` as `["tg SUB", ARGS...]`, so usage lines name the subcommand.

@@ -16,10 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use super::storage::INDEX_FILE;
-
-/// The name of the text file recording which tree an index directory belongs to.
-pub const ROOT_FILE: &str = "ROOT";
+use super::storage::FsStorage;
 
 /// The default base directory for indexes: `$XDG_CACHE_HOME/trigrep`, else `~/.cache/trigrep`.
 pub fn default_base() -> PathBuf {
@@ -61,7 +58,7 @@ pub fn find(base: &Path, start: &Path) -> Option<Located> {
     let mut cur: Option<&Path> = Some(&start);
     while let Some(dir) = cur {
         let idx = index_dir_for(base, dir);
-        if idx.join(INDEX_FILE).is_file() {
+        if FsStorage::new(&idx).has_index() {
             return Some(Located { root: dir.to_path_buf(), dir: idx });
         }
         cur = dir.parent();
@@ -72,6 +69,7 @@ pub fn find(base: &Path, start: &Path) -> Option<Located> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::storage::INDEX_FILE;
 
     #[test]
     fn finds_the_nearest_indexed_ancestor() {

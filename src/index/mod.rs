@@ -2,11 +2,18 @@
 //!
 //! A *document* is a byte range of a file: a small file is one document, a
 //! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
-//! tree the [`planner`] builds from a regex.
+//! tree the [`planner`] builds from a regex; [`format`], [`table`],
+//! [`postings`], [`sort`], [`writer`], [`reader`] and [`storage`] are the
+//! on-disk index (docs/INDEX-FORMAT.md); [`location`] says where a tree's
+//! index lives. For trees: [`build`] makes the index, [`tree`] holds what
+//! build and [`fresh`] share, and [`fresh`] decides which files a query must
+//! read so that no answer is stale.
 
+pub mod build;
 pub mod error;
 pub mod extract;
 pub mod format;
+pub mod fresh;
 pub mod location;
 pub mod planner;
 pub mod postings;
@@ -15,5 +22,6 @@ pub mod reader;
 pub mod sort;
 pub mod storage;
 pub mod table;
+pub mod tree;
 pub mod trigram;
 pub mod writer;

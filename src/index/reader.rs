@@ -419,5 +419,4 @@ fn check_list(e: &TrigramEntry, end: u64, ndocs: u32) -> Result<(), IndexError> 
 }
 
 #[cfg(test)]
-#[path = "store_tests.rs"]
 mod tests;

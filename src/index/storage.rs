@@ -27,6 +27,9 @@ use super::error::IndexError;
 /// Name of the index file inside an index directory.
 pub const INDEX_FILE: &str = "index.tg";
 
+/// The name of the text file recording which tree an index directory belongs to.
+pub const ROOT_FILE: &str = "ROOT";
+
 /// Prefix and suffix of a writer's temporary file (`.index.tg.XXXXXX.tmp`).
 const TEMP_PREFIX: &str = ".index.tg.";
 const TEMP_SUFFIX: &str = ".tmp";
@@ -109,9 +112,49 @@ impl FsStorage {
         }
     }
 
+    /// Storage in `dir`, created with its parents if missing.
+    pub fn create(dir: &Path) -> Result<Self, IndexError> {
+        std::fs::create_dir_all(dir)?;
+        Ok(FsStorage::new(dir))
+    }
+
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The path of the published index file.
+    pub fn index_path(&self) -> PathBuf {
+        self.dir.join(INDEX_FILE)
+    }
+
+    /// Whether an index is published here.
+    pub fn has_index(&self) -> bool {
+        self.index_path().is_file()
+    }
+
+    /// When the published index was committed.
+    pub fn published_at(&self) -> Result<std::time::SystemTime, IndexError> {
+        Ok(std::fs::metadata(self.index_path())?.modified()?)
+    }
+
+    /// Removes the published index (one that failed its check), so that
+    /// searches scan instead; an absent index is not an error.
+    pub fn withdraw(&self) -> Result<(), IndexError> {
+        match std::fs::remove_file(self.index_path()) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e.into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Records which tree the index covers ([`ROOT_FILE`], for people and
+    /// tools; queries never read it), written atomically.
+    pub fn record_root(&self, root: &Path) -> Result<(), IndexError> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut tmp = tempfile::Builder::new().prefix(".ROOT.").tempfile_in(&self.dir)?;
+        tmp.write_all(root.as_os_str().as_bytes())?;
+        tmp.persist(self.dir.join(ROOT_FILE)).map_err(|e| e.error)?;
+        Ok(())
     }
 
     /// The same storage, calling `hook` before each step of a publish; an

@@ -171,7 +171,16 @@ impl Tree {
 /// `tg` run in `cwd` with the environment the cases run in: only `PATH`,
 /// and `HOME` under the tree (so indexes land there), stdin closed.
 pub fn tg_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
-    let mut cmd = Command::new(tg_bin());
+    command(&tg_bin(), tree, cwd)
+}
+
+/// The reference `rg` run in `cwd`, in the same environment as [`tg_command`].
+pub fn rg_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
+    command(&rg_bin(), tree, cwd)
+}
+
+fn command(program: &Path, tree: &Tree, cwd: impl AsRef<Path>) -> Command {
+    let mut cmd = Command::new(program);
     cmd.current_dir(cwd)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -1,4 +1,5 @@
-//! One search of one haystack: matcher + searcher + printer.
+//! The per-file worker: one search of one haystack with a matcher, a
+//! searcher and a printer.
 //!
 //! [`SearchWorker`] owns the three parts ripgrep's libraries provide and
 //! searches a file, stdin or a byte slice with them. It never formats a
@@ -12,7 +13,8 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 use termcolor::WriteColor;
 
-use super::config::{Config, SearchMode};
+use crate::error::Result;
+use crate::options::{OutputMode, SearchOptions};
 
 /// The printer chosen by the search mode.
 #[derive(Clone, Debug)]
@@ -27,13 +29,18 @@ pub enum Printer<W> {
 
 impl<W: WriteColor> Printer<W> {
     /// Builds the printer for `mode` writing to `wtr`.
-    pub fn new(config: &Config, mode: SearchMode, wtr: W, separator_search: bool) -> Printer<W> {
+    pub fn new(
+        opts: &SearchOptions,
+        mode: OutputMode,
+        wtr: W,
+        separator_search: bool,
+    ) -> Printer<W> {
         match mode {
-            SearchMode::Standard if !config.quiet => {
-                Printer::Standard(config.standard_printer(wtr, separator_search))
+            OutputMode::Standard if !opts.print.quiet => {
+                Printer::Standard(opts.standard_printer(wtr, separator_search))
             }
-            SearchMode::Json if !config.quiet => Printer::Json(config.json_printer(wtr)),
-            _ => Printer::Summary(config.summary_printer(wtr, mode)),
+            OutputMode::Json if !opts.print.quiet => Printer::Json(opts.json_printer(wtr)),
+            _ => Printer::Summary(opts.summary_printer(wtr, mode)),
         }
     }
 
@@ -73,19 +80,15 @@ pub struct SearchWorker<W> {
 }
 
 impl<W: WriteColor> SearchWorker<W> {
-    /// Builds a worker from the resolved configuration.
-    pub fn new(
-        config: &Config,
-        matcher: RegexMatcher,
-        printer: Printer<W>,
-    ) -> anyhow::Result<Self> {
+    /// Builds a worker (and its matcher) that prints with `printer`.
+    pub fn new(opts: &SearchOptions, printer: Printer<W>) -> Result<Self> {
         Ok(SearchWorker {
-            matcher,
-            searcher_mmap: config.searcher(true)?,
-            searcher_read: config.searcher(false)?,
+            matcher: opts.matcher()?,
+            searcher_mmap: opts.searcher(true),
+            searcher_read: opts.searcher(false),
             printer,
-            binary_explicit: config.binary_detection(true),
-            binary_implicit: config.binary_detection(false),
+            binary_explicit: opts.binary_detection(true),
+            binary_implicit: opts.binary_detection(false),
         })
     }
 

@@ -1,5 +1,5 @@
-//! Huge files in a scan: which files are searched in chunks on every core
-//! ([`super::chunked`]), and how the parallel walk hands them over.
+//! Huge files in a search: which files are searched in chunks on every core
+//! ([`crate::chunk`]), and how the parallel drivers hand them over.
 //!
 //! The one-thread driver asks [`Huge::search`] about every file (one
 //! `fstat` each). The walker's threads must not pay a syscall per file for
@@ -14,25 +14,23 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use super::chunked::{self, ChunkEngine};
-use super::config::{Config, IoChoice, SearchMode};
-use super::io::{Strategy, io_choice, mem_available};
-use super::scan::Subject;
-use super::stats::RunStats;
-use super::worker::{Haystack, SearchResult, SearchWorker};
+use super::subject::Subject;
+use crate::chunk::{self, ChunkEngine, HugeFile};
+use crate::options::{OutputMode, SearchOptions};
+use crate::stats::RunStats;
+use crate::worker::{Haystack, SearchResult, SearchWorker};
 
-/// A scan's per-run state for huge files.
-pub struct Huge<'c> {
-    config: &'c Config,
-    mode: SearchMode,
-    engine: Option<ChunkEngine<'c>>,
-    mem_available: Option<Option<u64>>,
+/// A search's per-run state for huge files.
+pub struct Huge<'o> {
+    opts: &'o SearchOptions,
+    mode: OutputMode,
+    engine: Option<ChunkEngine<'o>>,
 }
 
-impl<'c> Huge<'c> {
+impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
-    pub fn new(config: &'c Config, mode: SearchMode) -> Huge<'c> {
-        Huge { config, mode, engine: None, mem_available: None }
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode) -> Huge<'o> {
+        Huge { opts, mode, engine: None }
     }
 
     /// Searches `subject` in chunks when it is a regular file at or above the
@@ -51,7 +49,8 @@ impl<'c> Huge<'c> {
         let (path, explicit) = (subject.path(), subject.is_explicit());
         let (file, chunk) = self.open(path, explicit, run)?;
         if let Some(size) = chunk {
-            return self.search_chunked(worker, path, explicit, &file, size, run);
+            let huge = HugeFile { path, explicit, file: &file, size };
+            return self.search_chunked(worker, &huge, run);
         }
         search_whole(worker, path, explicit, &file, mmap, run)
     }
@@ -68,12 +67,12 @@ impl<'c> Huge<'c> {
         let file = File::open(path)?;
         let md = file.metadata()?;
         let size = md.len();
-        if !md.is_file() || size < self.config.chunk_threshold() {
+        if !md.is_file() || size < self.opts.run.chunk_threshold {
             return Ok((file, None));
         }
-        let mut head = vec![0; chunked::HEAD_LEN];
+        let mut head = vec![0; chunk::HEAD_LEN];
         let got = read_head(&file, &mut head)?;
-        match chunked::fallback_reason(self.config, explicit, &head[..got]) {
+        match chunk::fallback_reason(self.opts, explicit, &head[..got]) {
             None => Ok((file, Some(size))),
             Some(why) => {
                 *run.fallbacks.entry(why).or_default() += 1;
@@ -82,31 +81,19 @@ impl<'c> Huge<'c> {
         }
     }
 
-    /// Searches `file` (`size` bytes) in chunks on every core, writing to
-    /// `worker`'s output.
+    /// Searches `huge` in chunks on every core, writing to `worker`'s output.
     pub fn search_chunked<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
-        path: &Path,
-        explicit: bool,
-        file: &File,
-        size: u64,
+        huge: &HugeFile<'_>,
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
-        let strategy = match self.config.io {
-            IoChoice::Mmap => Strategy::Mmap,
-            IoChoice::Read => Strategy::Read,
-            IoChoice::Auto => {
-                let avail = *self.mem_available.get_or_insert_with(mem_available);
-                io_choice(size, avail)
-            }
-        };
         if self.engine.is_none() {
-            let engine = ChunkEngine::new(self.config, self.mode).map_err(io::Error::other)?;
+            let engine = ChunkEngine::new(self.opts, self.mode).map_err(io::Error::other)?;
             self.engine = Some(engine);
         }
         let engine = self.engine.as_ref().expect("built above");
-        engine.search(path, explicit, file, size, strategy, worker.printer().get_mut(), run)
+        engine.search(huge, worker.printer().get_mut(), run)
     }
 }
 

@@ -31,9 +31,16 @@
 //! ([`Strategy`]); the choice changes speed, never output. Either way a
 //! [`Prefetcher`] thread reads the file into the page cache in file order
 //! ahead of the workers, and a worker starts a chunk only once the
-//! prefetcher has passed its end (`src/cli/prefetch.rs`), so the kernel
+//! prefetcher has passed its end ([`prefetch`]), so the kernel
 //! sees one sequential reader.
+//!
+//! The parts: [`fallback`] (what is refused), [`cut`] (chunk boundaries and
+//! bytes), `shared` (how workers and the printing thread keep in step),
+//! `combine` (chunk outputs in file order as one file's output),
+//! [`nulguard`] (the quit-at-NUL rule), [`prefetch`], [`window`] and
+//! [`strategy`] (how bytes are read).
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
@@ -44,21 +51,28 @@ use std::time::Instant;
 
 use termcolor::{Buffer, WriteColor};
 
-use super::config::{Config, Mode, SearchMode};
-use super::io::{Strategy, advise_map_sequential, advise_sequential};
-use super::nulguard::{Counted, Hold, Shape, Skip, Step};
-use super::prefetch::{Front, Prefetcher};
-use super::stats::RunStats;
-use super::window::{PAGE, ReadBuf, Window};
-use super::worker::{Haystack, Printer, SearchResult, SearchWorker};
-use combine::Combiner;
+use crate::error::Result;
+use crate::options::{IoChoice, OutputMode, SearchOptions};
+use crate::stats::RunStats;
+use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
+use combine::{ChunkOut, Combiner};
+use cut::{Chunks, SLACK};
+use nulguard::{Counted, Hold, Shape, Skip, Step};
+use prefetch::{Front, Prefetcher};
 use shared::Shared;
+use strategy::{Strategy, advise_map_sequential, advise_sequential, io_choice, mem_available};
+use window::ReadBuf;
 
 mod combine;
+pub mod cut;
+pub mod fallback;
+pub mod nulguard;
+pub mod prefetch;
 mod shared;
+pub mod strategy;
+pub mod window;
 
-/// Extra bytes read past a chunk's nominal end to find its last line end.
-const SLACK: u64 = 64 << 10;
+pub use fallback::{HEAD_LEN, fallback_reason};
 
 /// How far ahead of the chunks being searched the prefetcher keeps the file
 /// in the page cache (at least a chunk per thread more).
@@ -67,112 +81,64 @@ const PREFETCH_WINDOW: u64 = 128 << 20;
 /// The prefetcher's unit of read-ahead.
 const PREFETCH_STEP: u64 = 8 << 20;
 
-/// How many leading bytes of a file [`fallback_reason`] wants to see: the
-/// span ripgrep's memory-map path checks for binary data up front.
-pub const HEAD_LEN: usize = 64 << 10;
-
-/// Why a file cannot be searched in chunks with these flags, if it cannot.
-///
-/// `explicit` says the file was named on the command line; `head` holds the
-/// file's first [`HEAD_LEN`] bytes (BOM sniffing, up-front binary check).
-pub fn fallback_reason(config: &Config, explicit: bool, head: &[u8]) -> Option<&'static str> {
-    use grep_searcher::BinaryDetection;
-    let c = config;
-    let binary = c.binary_detection(explicit);
-    if c.multiline {
-        Some("multiline")
-    } else if c.context() != (0, 0) {
-        Some("context")
-    } else if c.passthru() {
-        Some("passthru")
-    } else if c.max_count.is_some() {
-        Some("max-count")
-    } else if c.null_data() {
-        Some("null-data")
-    } else if c.encoding.as_deref().is_some_and(|e| e != "none") {
-        Some("encoding")
-    } else if c.encoding.is_none() && has_bom(head) {
-        Some("BOM")
-    } else if c.prints_heading() || (c.file_separator().is_some() && !c.is_one_file) {
-        Some("heading or file separators")
-    } else if binary == BinaryDetection::none() {
-        None
-    } else if binary.quit_byte().is_some() {
-        // Quit on rg's read path is searched in chunks that look for NUL
-        // (see the module docs); on a map, rg looks for it in matched lines.
-        // `--files-without-match` reads on past a match, so its answer
-        // depends on a NUL anywhere in the file: not worth chunks.
-        if c.rg_mmap() {
-            Some("binary detection: quit on a memory map")
-        } else if matches!(c.mode, Mode::Search(SearchMode::FilesWithoutMatch)) {
-            Some("binary detection: quit with --files-without-match")
-        } else {
-            None
-        }
-    } else if !c.rg_mmap() {
-        // rg's read path checks every buffer; chunks reproduce its map path.
-        Some("binary detection of rg's read path")
-    } else if memchr::memchr(0, head).is_some() {
-        Some("binary data in the first 64 KiB")
-    } else {
-        None
-    }
-}
-
-/// Whether `head` starts with a byte-order mark grep-searcher would sniff.
-fn has_bom(head: &[u8]) -> bool {
-    head.starts_with(b"\xEF\xBB\xBF")
-        || head.starts_with(b"\xFF\xFE")
-        || head.starts_with(b"\xFE\xFF")
-}
-
 /// Searches huge files in chunks; built once per run.
-pub struct ChunkEngine<'c> {
-    config: &'c Config,
-    mode: SearchMode,
+pub struct ChunkEngine<'o> {
+    opts: &'o SearchOptions,
+    mode: OutputMode,
     template: SearchWorker<Buffer>,
     color: bool,
     threads: usize,
+    /// `MemAvailable`, read once, for `--io auto`.
+    mem_available: OnceCell<Option<u64>>,
 }
 
-/// One chunk's outcome, as sent from a worker to the printing thread.
-pub(super) struct ChunkOut {
-    bytes: Vec<u8>,
-    result: io::Result<SearchResult>,
-    bytes_read: u64,
-    /// Quit mode: what the chunk holds (see [`Hold`]).
-    pub(super) shape: Option<Shape>,
+/// One huge file to search in chunks.
+pub struct HugeFile<'a> {
+    /// The path as printed.
+    pub path: &'a Path,
+    /// Named on the command line (binary files are then searched whole).
+    pub explicit: bool,
+    /// The open file.
+    pub file: &'a File,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
-impl<'c> ChunkEngine<'c> {
+impl<'o> ChunkEngine<'o> {
     /// Builds the engine: one worker that every thread clones.
-    pub fn new(config: &'c Config, mode: SearchMode) -> anyhow::Result<ChunkEngine<'c>> {
-        let proto = termcolor::BufferWriter::stdout(config.color()).buffer();
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode) -> Result<ChunkEngine<'o>> {
+        let proto = termcolor::BufferWriter::stdout(opts.print.color).buffer();
         let color = proto.supports_color();
-        let printer = Printer::new(config, mode, proto, false);
+        let printer = Printer::new(opts, mode, proto, false);
         Ok(ChunkEngine {
-            config,
+            opts,
             mode,
-            template: SearchWorker::new(config, config.matcher()?, printer)?,
+            template: SearchWorker::new(opts, printer)?,
             color,
-            threads: config.chunk_threads().max(1),
+            threads: opts.run.chunk_threads.max(1),
+            mem_available: OnceCell::new(),
         })
     }
 
-    /// Searches `file` (`size` bytes, printed as `path`) in chunks with
-    /// `strategy`, writing results to `out` in file order.
-    #[allow(clippy::too_many_arguments)]
+    /// The read strategy for a file of `size` bytes (`--io`).
+    fn strategy(&self, size: u64) -> Strategy {
+        match self.opts.run.io {
+            IoChoice::Mmap => Strategy::Mmap,
+            IoChoice::Read => Strategy::Read,
+            IoChoice::Auto => io_choice(size, *self.mem_available.get_or_init(mem_available)),
+        }
+    }
+
+    /// Searches `huge` in chunks, writing results to `out` in file order.
     pub fn search(
         &self,
-        path: &Path,
-        explicit: bool,
-        file: &File,
-        size: u64,
-        strategy: Strategy,
+        huge: &HugeFile<'_>,
         out: &mut dyn Write,
         stats: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let started = Instant::now();
+        let HugeFile { path, explicit, file, size } = *huge;
+        let strategy = self.strategy(size);
         // SAFETY: like ripgrep, we accept that a file truncated while
         // mapped may raise SIGBUS; the map is read-only. With `--io read` the
         // map is only handed to `mincore` by the prefetcher, never read.
@@ -184,15 +150,15 @@ impl<'c> ChunkEngine<'c> {
             (Strategy::Mmap, Some(map)) => advise_map_sequential(map),
             _ => advise_sequential(file),
         }
-        let s = self.config.chunk_size(size);
+        let s = self.opts.run.chunk_size(size);
         let n = size.div_ceil(s).max(1) as usize;
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
-        let source = Source { file, map: searched_map, size, chunk_size: s };
+        let source = Chunks { file, map: searched_map, size, chunk_size: s };
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
         let front = Front::default();
-        let shared = Shared::new(n, self.config.line_number(), 2 * self.threads + 2);
-        let quit = self.config.binary_detection(explicit).quit_byte().is_some();
+        let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
+        let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let mut hold = quit.then(Hold::default);
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
@@ -240,7 +206,7 @@ impl<'c> ChunkEngine<'c> {
                 pending.insert(i, chunk);
                 while pending.contains_key(&next) {
                     if let Some(h) = hold.as_mut() {
-                        match h.decide(next, &pending, n) {
+                        match h.decide(next, n, |i| pending.get(&i).map(|c: &ChunkOut| c.shape)) {
                             Step::Write => {}
                             Step::Wait => {
                                 shared.set_window(h.window(s, self.threads));
@@ -310,10 +276,8 @@ impl<'c> ChunkEngine<'c> {
         } else {
             Box::new(termcolor::NoColor::new(rest))
         };
-        let printer = Printer::new(self.config, self.mode, wtr, true);
-        let matcher = self.config.matcher().map_err(io::Error::other)?;
-        let mut worker =
-            SearchWorker::new(self.config, matcher, printer).map_err(io::Error::other)?;
+        let printer = Printer::new(self.opts, self.mode, wtr, true);
+        let mut worker = SearchWorker::new(self.opts, printer).map_err(io::Error::other)?;
         (&*file).seek(SeekFrom::Start(0))?;
         worker.search(path, explicit, false, Haystack::File(file))
     }
@@ -366,7 +330,7 @@ fn search_chunk(
 
 /// What a worker needs to search chunk `i`.
 struct Job<'a> {
-    source: &'a Source<'a>,
+    source: &'a Chunks<'a>,
     shared: &'a Shared,
     i: usize,
     path: &'a Path,
@@ -374,73 +338,4 @@ struct Job<'a> {
     color: bool,
     /// Binary detection quits at a NUL: the chunk's [`Shape`] is needed.
     quit: bool,
-}
-
-/// Where chunk bytes come from, and how the file is cut.
-struct Source<'a> {
-    file: &'a File,
-    map: Option<&'a [u8]>,
-    size: u64,
-    chunk_size: u64,
-}
-
-impl Source<'_> {
-    /// Loads chunk `i`: returns its byte range (in the map, or in `buf`), its
-    /// absolute start offset and the bytes read from the file.
-    ///
-    /// Chunk `i` spans `[boundary(i), boundary(i + 1))`, where `boundary(k)`
-    /// is just past the first `\n` at or after `k * chunk_size - 1` (0 for
-    /// the first chunk, the file size past the last).
-    fn load(&self, i: usize, buf: &mut ReadBuf) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
-        let s = self.chunk_size;
-        let k = i as u64;
-        if let Some(map) = self.map {
-            let start = boundary_in(map, k, s);
-            let end = boundary_in(map, k + 1, s).max(start);
-            return Ok((start as usize..end as usize, start, end - start));
-        }
-        // Read from the page holding the first byte that can hold the start
-        // boundary: page-aligned reads copy twice as fast (docs/IO.md).
-        let from = if k == 0 { 0 } else { k * s - 1 };
-        let base = from / PAGE * PAGE;
-        let mut reader = Window::new(self.file, buf, base, self.size);
-        reader.fill_to(((k + 1) * s + SLACK).min(self.size))?;
-        let start = if k == 0 { 0 } else { reader.line_end_from(from)? };
-        let end = if (k + 1) * s >= self.size {
-            reader.fill_to(self.size)?;
-            self.size
-        } else {
-            reader.line_end_from((k + 1) * s - 1)?
-        }
-        .max(start);
-        Ok(((start - base) as usize..(end - base) as usize, start, reader.filled() as u64))
-    }
-}
-
-/// Boundary `k` in a whole-file slice (see [`Source::load`]).
-fn boundary_in(data: &[u8], k: u64, s: u64) -> u64 {
-    let size = data.len() as u64;
-    if k == 0 {
-        return 0;
-    }
-    let from = k * s - 1;
-    if from >= size {
-        return size;
-    }
-    match memchr::memchr(b'\n', &data[from as usize..]) {
-        Some(j) => from + j as u64 + 1,
-        None => size,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn boundaries_end_at_line_ends() {
-        let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
-        let b: Vec<u64> = (0..8).map(|k| boundary_in(data, k, 4)).collect();
-        assert_eq!(b, vec![0, 8, 8, 22, 22, 22, 23, 23]);
-    }
 }

@@ -132,7 +132,7 @@ impl<'a> Prefetcher<'a> {
         let page = page_size();
         let step = step.max(page).div_ceil(page) * page;
         let stream = reopen(file).and_then(|own| {
-            super::io::advise_sequential(&own);
+            super::strategy::advise_sequential(&own);
             Some((own, File::options().write(true).open("/dev/null").ok()?))
         });
         Prefetcher { file, stream, probe, size, window: window.max(step), step }

@@ -196,7 +196,7 @@ mod tests {
         let f = s.lstat(b"a/b/f.txt").unwrap().unwrap();
         assert!(f.is_file && !f.is_dir && f.size == 5);
         let md = std::fs::symlink_metadata(dir.path().join("a/b/f.txt")).unwrap();
-        assert_eq!(f.changed_ns, crate::cli::index_cmd::changed_ns(&md));
+        assert_eq!(f.changed_ns, crate::index::tree::changed_ns(&md));
         assert!(s.lstat(b"a/b").unwrap().unwrap().is_dir);
         assert!(s.lstat(b"top.txt").unwrap().unwrap().is_file);
         assert!(s.lstat(b"").unwrap().unwrap().is_dir);

@@ -1,6 +1,7 @@
-//! End-to-end tests of the index engine: build in memory or in a directory,
-//! serialize, reopen, query, and compare with a naive model; corrupt the
-//! bytes and inject failures into publishing.
+//! The index engine's end-to-end tests (writer, storage and reader
+//! together): build in memory or in a directory, serialize, reopen, query,
+//! and compare with a naive model; corrupt the bytes and inject failures
+//! into publishing.
 
 use std::collections::BTreeSet;
 use std::io;

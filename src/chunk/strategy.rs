@@ -9,7 +9,7 @@
 //! The strategy only decides *how* bytes are read, never *what* is printed:
 //! files searched in chunks are always searched as slices (ripgrep's
 //! memory-map semantics), whichever way the bytes arrived. See
-//! `src/cli/chunked.rs`.
+//! `src/chunk/mod.rs`.
 
 use std::fs::File;
 
@@ -56,13 +56,7 @@ pub fn io_choice(file_size: u64, mem_available: Option<u64>) -> Strategy {
 /// `MemAvailable` from `/proc/meminfo`, in bytes; `None` where unknown.
 pub fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    parse_meminfo_kb(&text, "MemAvailable:").map(|kb| kb * 1024)
-}
-
-/// The value in kB of the `key` line of a `/proc/meminfo` or `/proc/self/status` text.
-pub fn parse_meminfo_kb(text: &str, key: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].split_whitespace().next()?.parse().ok()
+    crate::stats::parse_meminfo_kb(&text, "MemAvailable:").map(|kb| kb * 1024)
 }
 
 /// Tells the kernel `file` will be read sequentially (doubles read-ahead).
@@ -102,12 +96,5 @@ mod tests {
     fn unknown_memory_reads() {
         assert_eq!(io_choice(GIB, None), Strategy::Read);
         assert_eq!(io_choice(GIB, Some(u64::MAX)), Strategy::Mmap);
-    }
-
-    #[test]
-    fn meminfo_parses() {
-        let text = "MemTotal:       24000000 kB\nMemAvailable:   12000000 kB\n";
-        assert_eq!(parse_meminfo_kb(text, "MemAvailable:"), Some(12_000_000));
-        assert_eq!(parse_meminfo_kb(text, "RssAnon:"), None);
     }
 }

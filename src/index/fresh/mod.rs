@@ -1,59 +1,66 @@
-//! The index path of a search: which walked files need reading at all.
+//! Freshness: which files of a tree need reading, given its index, so that
+//! an answer is never stale.
 //!
-//! The walk is the scan's own walk (same filters, same order), so output is
-//! the scan's. For each walked file, [`IndexFilter::should_search`] answers:
-//! a file the index knows, unchanged since the build (same size and
-//! status-change time), is read only if its document is a candidate of the
-//! planned trigram query; a file that is new, changed or unknown to the index
-//! is always read. Deleted files are never walked, so never printed.
+//! [`IndexFilter::open`] plans the trigram query, opens the index covering
+//! the search and marks the files with a candidate document. Then either
+//! the search walks as a scan would (same filters, same order) and
+//! [`IndexFilter::should_search`] answers per walked file, or
+//! [`IndexFilter::sweep`] lists the files from the index's table instead of
+//! walking ([`sweep`]). Either way, a file the index knows, unchanged since
+//! the build (same size and status-change time), is read only if it is a
+//! candidate; a file that is new, changed or unknown to the index is always
+//! read; a deleted file is never read, so never printed. [`fstat`] stats
+//! many paths cheaply for the sweep.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use trigrep::index::error::IndexError;
-use trigrep::index::location;
-use trigrep::index::planner::{PlanOptions, plan};
-use trigrep::index::query::Query;
-use trigrep::index::reader::IndexReader;
-use trigrep::index::table::{FileId, flags};
+use crate::index::error::IndexError;
+use crate::index::location;
+use crate::index::planner::{PlanOptions, plan};
+use crate::index::query::Query;
+use crate::index::reader::IndexReader;
+use crate::index::table::{FileId, flags};
+use crate::index::tree::changed_ns;
+use crate::options::{Case, EncodingChoice, Mode, OutputMode, SearchOptions};
+use crate::report::Messages;
 
-use super::config::{Config, Mode, SearchMode};
-use super::index_cmd::changed_ns;
-use super::messages;
+pub mod fstat;
+pub mod sweep;
 
 /// Decides per walked file whether it must be searched; see the module docs.
 pub struct IndexFilter {
-    pub(super) reader: IndexReader,
+    reader: IndexReader,
     /// The canonical root of the indexed tree.
-    pub(super) root: PathBuf,
+    root: PathBuf,
     dir: PathBuf,
     /// For each search path as given: its path relative to the index root,
     /// or `None` when it lies outside the indexed tree.
-    pub(super) roots: Vec<(PathBuf, Option<PathBuf>)>,
+    roots: Vec<(PathBuf, Option<PathBuf>)>,
     /// Bit `i` set: file `i` has a candidate document.
     candidate_files: Vec<u64>,
     candidate_docs: usize,
     plan_time: Duration,
     open_time: Duration,
-    pub(super) sweep_time: std::sync::Mutex<Option<Duration>>,
+    sweep_time: std::sync::Mutex<Option<Duration>>,
     /// Walked binary files are read only up to their first NUL.
     binary_prefix_only: bool,
-    pub(super) counters: Counters,
+    counters: Counters,
 }
 
 /// What the filter saw; every counter counts walked (or swept) files.
 #[derive(Default)]
-pub(super) struct Counters {
+struct Counters {
     /// Files found in the index, unchanged, and not candidates: not read.
-    pub(super) pruned: AtomicU64,
+    pruned: AtomicU64,
     /// Files found in the index, unchanged, and candidates: read.
-    pub(super) candidates: AtomicU64,
+    candidates: AtomicU64,
     /// Files in the index whose size or status-change time changed: read.
-    pub(super) changed: AtomicU64,
+    changed: AtomicU64,
     /// Files the index does not know (new, outside the tree, or left out): read.
-    pub(super) unknown: AtomicU64,
+    unknown: AtomicU64,
 }
 
 impl IndexFilter {
@@ -62,19 +69,22 @@ impl IndexFilter {
     /// Returns `None` (scan everything) when there is no index, when the query
     /// cannot be narrowed by trigrams, or when the index is unusable; the last
     /// case prints one warning.
-    pub fn open(config: &Config) -> Option<IndexFilter> {
-        if !usable_for(config) {
+    pub fn open(opts: &SearchOptions, msgs: &Messages) -> Option<IndexFilter> {
+        if !usable_for(opts) {
             return None;
         }
         let started = Instant::now();
+        let m = &opts.matcher;
         let query = plan(
-            &config.patterns,
+            &m.patterns,
             &PlanOptions {
-                case_insensitive: config.case_insensitive,
-                fixed_strings: config.fixed_strings,
-                multi_line: config.multiline,
-                dot_matches_new_line: config.multiline_dotall,
-                unicode: config.unicode,
+                // Smart case may end up either way; planning
+                // case-insensitively is always sound (it admits a superset).
+                case_insensitive: m.case != Case::Sensitive,
+                fixed_strings: m.fixed_strings,
+                multi_line: m.multiline,
+                dot_matches_new_line: m.multiline_dotall,
+                unicode: m.unicode,
                 ..PlanOptions::default()
             },
         );
@@ -82,16 +92,15 @@ impl IndexFilter {
             return None;
         }
         let plan_time = started.elapsed();
-        let base = config.index_dir.clone().unwrap_or_else(location::default_base);
-        let first = &config.paths[0];
+        let first = &opts.walk.paths[0];
         let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
-        let found = location::find(&base, &start)?;
+        let found = location::find(&opts.index.base, &start)?;
         let started = Instant::now();
         let reader = match IndexReader::open(&found.dir) {
             Ok(r) => r,
             Err(IndexError::NotFound(_)) => return None,
             Err(err) => {
-                messages::warn(format!(
+                msgs.warn(format!(
                     "index at {} is unusable ({err}); searching without it (rebuild: tg index {})",
                     found.dir.display(),
                     found.root.display()
@@ -100,7 +109,7 @@ impl IndexFilter {
             }
         };
         if reader.needs_reindex() {
-            messages::warn(format!(
+            msgs.warn(format!(
                 "index at {} was built by another version of tg (feature version {}); \
                  searching without it (rebuild: tg index {})",
                 found.dir.display(),
@@ -112,7 +121,7 @@ impl IndexFilter {
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,
             Err(err) => {
-                messages::warn(format!(
+                msgs.warn(format!(
                     "index at {} is unusable ({err}); searching without it",
                     found.dir.display()
                 ));
@@ -127,7 +136,8 @@ impl IndexFilter {
                 *w |= 1 << (doc.file % 64);
             }
         }
-        let roots = config
+        let roots = opts
+            .walk
             .paths
             .iter()
             .map(|p| {
@@ -145,7 +155,7 @@ impl IndexFilter {
             root: found.root,
             reader,
             sweep_time: std::sync::Mutex::new(None),
-            binary_prefix_only: config.walked_binary_stops_at_nul(),
+            binary_prefix_only: opts.walked_binary_stops_at_nul(),
             roots,
             candidate_files,
             plan_time,
@@ -185,12 +195,12 @@ impl IndexFilter {
     /// Whether a binary file must be read whatever its candidacy: its index
     /// holds only the text before its first NUL, which is all a walk reads
     /// of it with default binary detection, and nothing more.
-    pub(super) fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
+    fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
         file_flags & flags::SKIPPED_BINARY != 0 && (explicit || !self.binary_prefix_only)
     }
 
     /// Whether file `id` has a candidate document.
-    pub(super) fn is_candidate(&self, id: FileId) -> bool {
+    fn is_candidate(&self, id: FileId) -> bool {
         self.candidate_files[id as usize / 64] & (1 << (id % 64)) != 0
     }
 
@@ -204,7 +214,7 @@ impl IndexFilter {
     }
 
     /// The id of the file with this relative path (file ids follow path order).
-    pub(super) fn lookup(&self, rel: &[u8]) -> Option<FileId> {
+    fn lookup(&self, rel: &[u8]) -> Option<FileId> {
         let (mut lo, mut hi) = (0u32, self.reader.stats().files);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -218,32 +228,52 @@ impl IndexFilter {
         None
     }
 
-    /// Writes the index's part of `--stats` to stderr.
-    pub fn print_stats(&self) {
-        let c = &self.counters;
+    /// What the index did in this search, for `--stats`.
+    pub fn report(&self) -> IndexReport {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        let st = self.reader.stats();
-        messages::line(&format!(
-            "index: {} ({} entries, {} documents); plan {:.3} ms, open+candidates {:.3} ms, \
-             freshness {}; \
-             candidate documents {}; walked files: {} read as candidates, {} not read, \
-             {} changed since the build (read), {} not in the index (read)",
-            self.dir.display(),
-            st.files,
-            st.documents,
-            self.plan_time.as_secs_f64() * 1e3,
-            self.open_time.as_secs_f64() * 1e3,
-            match *self.sweep_time.lock().unwrap() {
-                Some(t) => format!("sweep of the file table {:.3} ms", t.as_secs_f64() * 1e3),
-                None => "checked during the walk".to_string(),
-            },
-            self.candidate_docs,
-            get(&c.candidates),
-            get(&c.pruned),
-            get(&c.changed),
-            get(&c.unknown),
-        ));
+        let (c, st) = (&self.counters, self.reader.stats());
+        IndexReport {
+            dir: self.dir.clone(),
+            files: st.files,
+            documents: st.documents,
+            plan_time: self.plan_time,
+            open_time: self.open_time,
+            sweep_time: *self.sweep_time.lock().unwrap(),
+            candidate_documents: self.candidate_docs as u64,
+            read_as_candidates: get(&c.candidates),
+            not_read: get(&c.pruned),
+            changed: get(&c.changed),
+            unknown: get(&c.unknown),
+        }
     }
+}
+
+/// What the index did in one search.
+#[derive(Clone, Debug)]
+pub struct IndexReport {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Entries of its file table.
+    pub files: u32,
+    /// Documents it holds.
+    pub documents: u32,
+    /// Time to plan the trigram query.
+    pub plan_time: Duration,
+    /// Time to open the index and find the candidates.
+    pub open_time: Duration,
+    /// Time of the sweep of the file table (`None`: freshness was checked
+    /// during the walk).
+    pub sweep_time: Option<Duration>,
+    /// Candidate documents of the query.
+    pub candidate_documents: u64,
+    /// Files read because they are candidates.
+    pub read_as_candidates: u64,
+    /// Files not read: unchanged, and not candidates.
+    pub not_read: u64,
+    /// Files read because they changed since the build.
+    pub changed: u64,
+    /// Files read because the index does not know them.
+    pub unknown: u64,
 }
 
 /// Whether this query can be answered from an index at all.
@@ -251,18 +281,19 @@ impl IndexFilter {
 /// `--json` always ends with a summary whose counters (files searched, bytes
 /// searched) describe reading every file, as ripgrep does; files ruled out
 /// by the index are never read, so JSON output comes from the scan.
-fn usable_for(config: &Config) -> bool {
+fn usable_for(opts: &SearchOptions) -> bool {
     let mode_ok = matches!(
-        config.mode,
+        opts.mode,
         Mode::Search(
-            SearchMode::Standard
-                | SearchMode::Count
-                | SearchMode::CountMatches
-                | SearchMode::FilesWithMatches
+            OutputMode::Standard
+                | OutputMode::Count
+                | OutputMode::CountMatches
+                | OutputMode::FilesWithMatches
         )
     );
-    let stdin_only = config.paths.iter().all(|p| p == Path::new("-"));
-    mode_ok && !config.no_index && !config.invert_match && config.encoding.is_none() && !stdin_only
+    let stdin_only = opts.walk.paths.iter().all(|p| p == Path::new("-"));
+    let encoding_auto = matches!(opts.read.encoding, EncodingChoice::Auto);
+    mode_ok && opts.index.enabled && !opts.read.invert_match && encoding_auto && !stdin_only
 }
 
 fn parent_or_dot(p: &Path) -> PathBuf {

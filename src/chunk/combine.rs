@@ -6,9 +6,21 @@ use std::io::{self, Write};
 
 use grep_printer::Stats;
 
-use super::ChunkOut;
-use crate::cli::config::SearchMode;
-use crate::cli::worker::SearchResult;
+use super::nulguard::Shape;
+use crate::options::OutputMode;
+use crate::worker::SearchResult;
+
+/// One chunk's outcome, as sent from a worker to the printing thread.
+pub(super) struct ChunkOut {
+    /// What the chunk's search printed.
+    pub(super) bytes: Vec<u8>,
+    /// How the chunk's search ended.
+    pub(super) result: io::Result<SearchResult>,
+    /// Bytes read from the file for this chunk.
+    pub(super) bytes_read: u64,
+    /// Quit mode: what the chunk holds (see [`super::nulguard::Hold`]).
+    pub(super) shape: Option<Shape>,
+}
 
 /// How chunk outputs become one file's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,13 +58,13 @@ pub(super) struct Combiner {
 
 impl Combiner {
     /// A combiner for one file searched in `mode`.
-    pub(super) fn new(mode: SearchMode) -> Combiner {
+    pub(super) fn new(mode: OutputMode) -> Combiner {
         let kind = match mode {
-            SearchMode::Standard => Combine::Concat,
-            SearchMode::Count | SearchMode::CountMatches => Combine::Count,
-            SearchMode::FilesWithMatches => Combine::FirstMatch,
-            SearchMode::FilesWithoutMatch => Combine::WithoutMatch,
-            SearchMode::Json => Combine::Json,
+            OutputMode::Standard => Combine::Concat,
+            OutputMode::Count | OutputMode::CountMatches => Combine::Count,
+            OutputMode::FilesWithMatches => Combine::FirstMatch,
+            OutputMode::FilesWithoutMatch => Combine::WithoutMatch,
+            OutputMode::Json => Combine::Json,
         };
         Combiner {
             kind,

@@ -2,12 +2,9 @@
 //! searched chunk may be written ([`Hold`], from each chunk's [`Shape`]),
 //! and the writers that let a file with a NUL be searched again whole after
 //! some chunks were written ([`Counted`], [`Skip`]). See
-//! [`super::chunked`]'s module docs.
+//! [`super`]'s module docs.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
-
-use super::chunked::ChunkOut;
 
 /// What [`Hold`] needs to know of a chunk.
 #[derive(Clone, Copy, Debug)]
@@ -64,19 +61,21 @@ impl Hold {
         4 * RG_BUFFER.max(self.longest_line) + RG_BUFFER
     }
 
-    /// What to do with chunk `next`, given the arrived chunks (`pending`)
-    /// of the `n` chunks of the file.
-    pub(super) fn decide(
+    /// What to do with chunk `next` of the `n` chunks of the file, given
+    /// what has arrived: `arrived(i)` is `None` while chunk `i` is still
+    /// being searched, `Some(None)` for a chunk that failed to load, and
+    /// `Some(Some(shape))` for a searched one.
+    pub fn decide(
         &mut self,
         next: usize,
-        pending: &BTreeMap<usize, ChunkOut>,
         n: usize,
+        arrived: impl Fn(usize) -> Option<Option<Shape>>,
     ) -> Step {
         let mut following = 0;
         for i in next..n {
-            let Some(chunk) = pending.get(&i) else { return Step::Wait };
+            let Some(shape) = arrived(i) else { return Step::Wait };
             // A chunk that failed to load: let the combiner report its error.
-            let Some(shape) = chunk.shape else { return Step::Write };
+            let Some(shape) = shape else { return Step::Write };
             self.longest_line = self.longest_line.max(shape.longest_line);
             if shape.nul {
                 return Step::Replay;
@@ -103,6 +102,7 @@ impl Hold {
 }
 
 /// [`Hold::decide`]'s answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Write the chunk.
     Write,
@@ -150,5 +150,77 @@ impl Write for Skip<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A NUL-free chunk of `len` bytes whose lines are all short.
+    fn plain(len: u64) -> Option<Option<Shape>> {
+        Some(Some(Shape { len, nul: false, longest_line: 100 }))
+    }
+
+    #[test]
+    fn shape_finds_nul_and_long_lines() {
+        let s = Shape::of(b"ab\ncd\n");
+        assert!(!s.nul);
+        assert_eq!(s.longest_line, RG_BUFFER, "short lines are bounded by the buffer");
+        assert!(Shape::of(b"a\0b\n").nul);
+        let long = vec![b'x'; 3 * RG_BUFFER as usize];
+        assert_eq!(Shape::of(&long).longest_line, 3 * RG_BUFFER);
+    }
+
+    #[test]
+    fn a_chunk_is_written_once_its_guard_of_nul_free_bytes_follows() {
+        let mut h = Hold::default();
+        let guard = h.guard();
+        // Chunk 0 arrived, chunk 1 not yet: wait.
+        let arrived = |i: usize| if i == 0 { plain(10) } else { None };
+        assert_eq!(h.decide(0, 4, arrived), Step::Wait);
+        // Chunks after 0 hold less than the guard, and chunk 3 is missing.
+        let arrived = |i: usize| if i < 3 { plain(guard / 4) } else { None };
+        assert_eq!(h.decide(0, 4, arrived), Step::Wait);
+        // Enough NUL-free bytes follow: write.
+        let arrived = |i: usize| if i < 3 { plain(guard) } else { None };
+        assert_eq!(h.decide(0, 4, arrived), Step::Write);
+        // The last chunks of the file need nothing after them.
+        assert_eq!(h.decide(3, 4, |_| plain(1)), Step::Write);
+    }
+
+    #[test]
+    fn a_nul_before_the_guard_is_met_means_replay() {
+        let mut h = Hold::default();
+        let nul = |i: usize| match i {
+            2 => Some(Some(Shape { len: 10, nul: true, longest_line: 100 })),
+            _ => plain(10),
+        };
+        assert_eq!(h.decide(0, 4, nul), Step::Replay);
+        // A failed chunk is written, so that its error is reported.
+        assert_eq!(h.decide(0, 4, |i| if i == 0 { Some(None) } else { None }), Step::Write);
+    }
+
+    #[test]
+    fn a_long_line_grows_the_guard_and_the_window() {
+        let mut h = Hold::default();
+        let (guard, window) = (h.guard(), h.window(1 << 20, 2));
+        let long = |_| Some(Some(Shape { len: 1 << 20, nul: false, longest_line: 1 << 20 }));
+        h.decide(0, 2, long);
+        assert!(h.guard() > guard);
+        assert!(h.window(1 << 20, 2) > window);
+    }
+
+    #[test]
+    fn skip_drops_the_first_bytes_and_counted_counts() {
+        let mut out = Vec::new();
+        let mut skip = Skip { inner: &mut out, skip: 5 };
+        skip.write_all(b"abc").unwrap();
+        skip.write_all(b"defgh").unwrap();
+        assert_eq!(out, b"fgh");
+        let mut out = Vec::new();
+        let mut counted = Counted { inner: &mut out, written: 0 };
+        counted.write_all(b"abcd").unwrap();
+        assert_eq!(counted.written, 4);
     }
 }

@@ -1,0 +1,133 @@
+//! Building a tree's index: walk, extract, sort, publish.
+//!
+//! [`build`] walks the tree with the search's default filters
+//! ([`walk`]), sorts the files by path (so file ids follow path order),
+//! reads each file's distinct trigrams on every core in bounded batches
+//! ([`read`]), and feeds them in order to the
+//! [`IndexWriter`](crate::index::writer::IndexWriter), whose external sort
+//! keeps memory within the budget. The index is checked whole, then
+//! published atomically through [`FsStorage`]: a build killed at any point
+//! leaves the previous index answering.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::index::error::IndexError;
+use crate::index::extract::TrigramSet;
+use crate::index::location;
+use crate::index::reader::IndexReader;
+use crate::index::storage::FsStorage;
+use crate::index::table::flags;
+use crate::index::writer::{IndexSummary, IndexWriterBuilder};
+use crate::stats::MemorySampler;
+use read::{Extracted, extract};
+use walk::{RACY_WINDOW_NS, walk};
+
+pub mod read;
+pub mod walk;
+
+/// The share of the memory budget given to extraction batches (input bytes
+/// read per batch, whose trigram lists wait for the writer); the writer's
+/// sort gets three quarters.
+const BATCH_SHARE: usize = 8;
+
+/// How a build reports its progress (a progress bar, or nothing).
+pub trait Progress {
+    /// The walk is done: `bytes` of file contents are to be read.
+    fn start(&self, bytes: u64);
+    /// `bytes` more were read.
+    fn advance(&self, bytes: u64);
+}
+
+/// What a build made.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Files indexed.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Files left out (binary past a NUL, unreadable, other encodings).
+    pub skipped: u64,
+    /// What the writer wrote.
+    pub summary: IndexSummary,
+    /// Wall time of the build.
+    pub elapsed: Duration,
+    /// Peak private memory (RssAnon) seen during the build, in bytes.
+    pub peak_private: u64,
+}
+
+/// Builds (or rebuilds) the index of the tree at `root` (a canonical
+/// directory) under the index base `base`, with `budget` bytes of memory.
+pub fn build(
+    root: &Path,
+    base: &Path,
+    budget: usize,
+    progress: &dyn Progress,
+) -> Result<Built, IndexError> {
+    let started = Instant::now();
+    let peak = MemorySampler::start();
+    let storage = FsStorage::create(&location::index_dir_for(base, root))?;
+    let out = storage.dir().to_path_buf();
+
+    // Files changed just before the build would otherwise look racy (see
+    // `walk::recorded_change`) and be re-read by every query until the next build.
+    std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
+    let mut files = walk(root)?;
+    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
+    let n_files = files.iter().filter(|f| f.flags == 0).count();
+    progress.start(total);
+
+    let batch_bytes = (budget / BATCH_SHARE).max(1 << 20) as u64;
+    let sort_budget = budget - budget / 4;
+    let mut writer = IndexWriterBuilder::new().memory_budget(sort_budget).spill_dir(&out).build();
+    let mut skipped = 0u64;
+    let mut start = 0;
+    while start < files.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < files.len() && (end == start || bytes + files[end].size <= batch_bytes) {
+            bytes += files[end].size;
+            end += 1;
+        }
+        let batch: Vec<Extracted> = files[start..end]
+            .par_iter()
+            .map_init(
+                || (TrigramSet::new(), Vec::new()),
+                |(set, buf), f| extract(root, f, set, buf),
+            )
+            .collect();
+        for e in batch {
+            skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
+            let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
+            let id = writer.add_file(e.meta);
+            if is_file {
+                writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+            }
+        }
+        progress.advance(bytes);
+        start = end;
+    }
+    let summary = writer.finish_into(&storage)?;
+    // Queries check only what they read; the whole index is checked once, here.
+    if let Err(err) = IndexReader::load(&storage).and_then(|r| r.verify()) {
+        storage.withdraw()?;
+        return Err(IndexError::Corrupt(format!(
+            "the new index failed its check ({err}); removed it: searches will scan"
+        )));
+    }
+    storage.record_root(root)?;
+    Ok(Built {
+        dir: out,
+        files: n_files,
+        bytes: total,
+        skipped,
+        summary,
+        elapsed: started.elapsed(),
+        peak_private: peak.finish(),
+    })
+}

@@ -1,0 +1,78 @@
+//! The build's reading of one file: its table entry and distinct trigrams,
+//! or the reason it is left out (always searched instead).
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use super::walk::Found;
+use crate::index::extract::TrigramSet;
+use crate::index::table::{FileMeta, flags};
+use crate::index::trigram::Trigram;
+
+/// One file after extraction: its table entry and trigrams.
+pub(super) struct Extracted {
+    /// The file's table entry.
+    pub(super) meta: FileMeta,
+    /// Its length in bytes (the document's).
+    pub(super) len: u64,
+    /// Its distinct trigrams, sorted.
+    pub(super) trigrams: Vec<Trigram>,
+}
+
+/// Reads one file and collects its distinct trigrams. The size and time
+/// recorded are those seen by the walk, before reading: a file changed
+/// while it is read then looks changed to every later query.
+pub(super) fn extract(
+    root: &Path,
+    f: &Found,
+    set: &mut TrigramSet,
+    buf: &mut Vec<u8>,
+) -> Extracted {
+    let meta =
+        |flags| FileMeta { path: f.rel.clone(), size: f.size, changed_ns: f.changed_ns, flags };
+    if f.flags != 0 {
+        return Extracted { meta: meta(f.flags), len: 0, trigrams: Vec::new() };
+    }
+    let skipped = |why| Extracted {
+        meta: meta(flags::ALWAYS_CANDIDATE | why),
+        len: f.size,
+        trigrams: Vec::new(),
+    };
+    let Ok(mut file) = std::fs::File::open(root.join(OsStr::from_bytes(&f.rel))) else {
+        return skipped(flags::SKIPPED_UNREADABLE);
+    };
+    const MAP_ABOVE: u64 = 8 << 20;
+    let map;
+    let bytes: &[u8] = if f.size > MAP_ABOVE {
+        // SAFETY: the map is read once, here; a file truncated meanwhile can
+        // raise SIGBUS, as with any mmap reader (ripgrep accepts the same).
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(m) => {
+                map = m;
+                &map
+            }
+            Err(_) => return skipped(flags::SKIPPED_UNREADABLE),
+        }
+    } else {
+        buf.clear();
+        if file.read_to_end(buf).is_err() {
+            return skipped(flags::SKIPPED_UNREADABLE);
+        }
+        buf
+    };
+    // UTF-16 files are transcoded by the searcher: their raw bytes do not
+    // hold the text's trigrams, so they are always searched.
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return skipped(flags::SKIPPED_ENCODING);
+    }
+    // A binary file is indexed only up to its first NUL: a walk with default
+    // binary detection reads no further, and the random bytes after it would
+    // fill the index with trigrams no text query needs. Searches that read
+    // binary files whole (`-a`, `--binary`, named files) always read them.
+    let text_end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+    let binary = if text_end < bytes.len() { flags::SKIPPED_BINARY } else { 0 };
+    set.add_bytes(&bytes[..text_end]);
+    Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams: set.take_sorted() }
+}

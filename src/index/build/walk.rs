@@ -1,0 +1,133 @@
+//! The build's walk: the files a default search walk yields, plus the
+//! directories and watched paths (ignore files, repository markers, git
+//! configuration) that let a query trust the table later.
+
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::index::error::IndexError;
+use crate::index::table::{RACY, flags};
+use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel};
+use crate::options::WalkFilters;
+
+/// An entry of the file table found by the build: a file to index, or a
+/// directory or watched path (see [`flags::NOT_A_FILE`]).
+pub(super) struct Found {
+    /// The path relative to the root.
+    pub(super) rel: Vec<u8>,
+    /// Size at the walk.
+    pub(super) size: u64,
+    /// ctime at the walk, or [`RACY`].
+    pub(super) changed_ns: i64,
+    /// Table flags (0 for a file to index).
+    pub(super) flags: u32,
+}
+
+/// Lists the files under `root` with the search's default filters (the
+/// same walk builder a search uses), plus the
+/// directories and the watched paths that let a query trust this list later.
+pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
+    let found = Mutex::new(Vec::new());
+    let builder = WalkFilters::default()
+        .builder(&[root.to_path_buf()], 0, false, false)
+        .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
+    builder.build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return ignore::WalkState::Continue };
+            let Some(kind) = entry.file_type() else { return ignore::WalkState::Continue };
+            let flags = if kind.is_file() {
+                0
+            } else if kind.is_dir() {
+                flags::DIR
+            } else {
+                return ignore::WalkState::Continue;
+            };
+            let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
+            let path = entry.into_path();
+            let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
+            // Stat the watched names before taking the lock, so walker
+            // threads do not wait on each other's syscalls.
+            let mut mine: Vec<Found> = if flags == flags::DIR {
+                WATCHED_NAMES
+                    .iter()
+                    .filter_map(|name| watched(root, child_rel(&rel, name.as_bytes()), false))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            mine.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
+            found.lock().unwrap().extend(mine);
+            ignore::WalkState::Continue
+        })
+    });
+    let mut found = found.into_inner().unwrap();
+    // Outside the tree, absent paths are watched too: creating one changes
+    // the walk, and no directory of the tree would show it.
+    found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
+    Ok(found)
+}
+
+/// The watch entry for `rel` (relative to `root`, or absolute); absent
+/// paths give an entry only when `keep_absent`.
+fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
+    let path = root.join(std::ffi::OsStr::from_bytes(&rel));
+    let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
+    let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
+    match std::fs::symlink_metadata(&path) {
+        Ok(md) => {
+            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), recorded_change(&md)) };
+            Some(Found { rel, size, changed_ns: mtime, flags })
+        }
+        Err(_) if keep_absent => Some(Found { rel, size: 0, changed_ns: i64::MIN, flags }),
+        Err(_) => None,
+    }
+}
+
+/// Paths outside the tree that steer the walk: ignore files and repository
+/// markers of every ancestor (as `../…`), git's exclude files, and the
+/// user's git configuration and global ignore file (absolute).
+fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut up = Vec::new();
+    for _ in root.ancestors().skip(1) {
+        up.extend_from_slice(b"../");
+        for name in WATCHED_NAMES.iter().chain(&[".git/info/exclude"]) {
+            let mut p = up.clone();
+            p.extend_from_slice(name.as_bytes());
+            out.push(p);
+        }
+    }
+    out.push(b".git/info/exclude".to_vec());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|x| !x.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut absolute = Vec::new();
+    if let Some(h) = &home {
+        absolute.push(h.join(".gitconfig"));
+    }
+    if let Some(c) = &config {
+        absolute.push(c.join("git/ignore"));
+        absolute.push(c.join("git/config"));
+    }
+    out.extend(absolute.into_iter().map(|p| p.into_os_string().into_vec()));
+    out
+}
+
+/// How close to the build's look a change must be to be untrustworthy: file
+/// times come from a coarse clock (one tick is up to 4 ms, and lags the
+/// precise clock by up to a tick), so two changes within it can share a time.
+pub(super) const RACY_WINDOW_NS: i64 = 20_000_000;
+
+/// `changed_ns` of `md` as recorded by the build, or [`RACY`] when the change
+/// is too recent to be told apart from a later one.
+fn recorded_change(md: &std::fs::Metadata) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(i64::MAX, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let t = changed_ns(md);
+    if now.saturating_sub(t) < RACY_WINDOW_NS { RACY } else { t }
+}

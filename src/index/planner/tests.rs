@@ -1,0 +1,195 @@
+//! Unit tests of the planner: plans of fixed patterns, displayed, and
+//! acceptance checks against texts the patterns match.
+
+use super::*;
+use crate::index::trigram::trigrams;
+
+/// The plan of one pattern with `opts`, displayed.
+fn show_with(pattern: &str, opts: &PlanOptions) -> String {
+    plan(&[pattern.to_string()], opts).to_string()
+}
+
+/// The plan of one pattern with default options, displayed.
+fn show(pattern: &str) -> String {
+    show_with(pattern, &PlanOptions::default())
+}
+
+/// Whether `q` accepts a document holding `text`.
+fn accepts(q: &Query, text: &str) -> bool {
+    let doc = trigrams(text.as_bytes());
+    q.accepts(&|t| doc.binary_search(&t).is_ok())
+}
+
+fn planned(pattern: &str) -> Query {
+    plan(&[pattern.to_string()], &PlanOptions::default())
+}
+
+#[test]
+fn literals_and_empty() {
+    assert_eq!(show(""), "ALL");
+    assert_eq!(show("ab"), "ALL");
+    assert_eq!(show("abc"), r#""abc""#);
+    assert_eq!(show("abcd"), r#"("abc" & "bcd")"#);
+    assert_eq!(show("ABC"), r#""abc""#, "folded like the index");
+}
+
+#[test]
+fn anchors_and_word_boundaries_are_empty() {
+    assert_eq!(show(r"\bfoo\b"), r#""foo""#);
+    assert_eq!(show("^foo$"), r#""foo""#);
+    assert_eq!(show(r"\Afo\Bo\z"), r#""foo""#);
+}
+
+#[test]
+fn unconstrained_patterns_plan_to_all() {
+    for p in [r"[^\n]*", ".", ".*", r"\w+", "(?s).", "a.b", "[a-z]+"] {
+        assert_eq!(show(p), "ALL", "{p}");
+    }
+}
+
+#[test]
+fn alternation() {
+    assert_eq!(show("abc|def"), r#"("abc" | "def")"#);
+    assert_eq!(show("(?i)a|b"), "ALL");
+    assert_eq!(show("abc|d"), "ALL");
+    // Alternation inside a concatenation: cross product.
+    assert_eq!(show("a(b|c)d"), r#"("abd" | "acd")"#);
+    assert_eq!(show("x(ab|cd)yz"), r#"(("xab" & "aby" & "byz") | ("xcd" & "cdy" & "dyz"))"#);
+}
+
+#[test]
+fn optional_group_does_not_span() {
+    let q = planned("foo_(bar_)?baz");
+    assert_ne!(q, Query::All);
+    assert!(accepts(&q, "foo_baz"));
+    assert!(accepts(&q, "foo_bar_baz"));
+    assert!(!accepts(&q, "foo_bar"));
+    let q2 = plan(&["foo_(bar_)?".to_string()], &PlanOptions::default());
+    assert_eq!(q2.to_string(), r#"("foo" & "oo_")"#);
+    assert!(accepts(&q2, "foo_"));
+}
+
+#[test]
+fn classes() {
+    assert_eq!(show("ab[cd]"), r#"("abc" | "abd")"#);
+    assert_eq!(show("[Aa]bc"), r#""abc""#);
+    assert!(accepts(&planned("x[0-9]yz"), "x7yz"));
+    assert!(!accepts(&planned("x[0-9]yz"), "xayz"));
+    // Too big to expand: any character.
+    assert_eq!(show(r"ab\wcd"), "ALL");
+    assert_eq!(show(r"abc\wdef"), r#"("abc" & "def")"#);
+    // An empty class matches nothing.
+    assert_eq!(show(r"a[^\x00-\x{10FFFF}]"), "NONE");
+}
+
+#[test]
+fn repetition() {
+    assert_eq!(show("(abc)+"), r#""abc""#);
+    assert_eq!(show("(abc)*def"), r#""def""#);
+    assert_eq!(show("abc+"), r#""abc""#);
+    assert_eq!(show("a{3}"), r#""aaa""#);
+    assert_eq!(show("ab?c"), "ALL");
+    assert_eq!(show("xab?cd"), r#"(("xab" & "abc" & "bcd") | ("xac" & "acd"))"#);
+    let q = planned("(ab){2,}");
+    assert!(accepts(&q, "abab") && accepts(&q, "ababab"));
+    assert!(!accepts(&q, "ab"));
+    assert!(accepts(&planned("(abc){0,3}x"), "x"));
+}
+
+#[test]
+fn big_inputs_stay_fast() {
+    assert_eq!(show("a{1000}"), r#""aaa""#);
+    assert_eq!(show("(a{1000}){1000}"), r#""aaa""#);
+    assert_eq!(show("((ab|cd){100}){100}x"), planned("((ab|cd){100}){100}x").to_string());
+    let words: Vec<String> = (0..5000).map(|i| format!("word{i}")).collect();
+    let q = planned(&words.join("|"));
+    assert!(words.iter().all(|w| accepts(&q, w)));
+    assert!(!accepts(&q, "word"));
+    let lits: Vec<String> = (0..2000).map(|i| format!("pattern{i}x")).collect();
+    let qs = plan(&lits, &PlanOptions::default());
+    assert!(lits.iter().all(|w| accepts(&qs, w)));
+    // Deep nesting (near the parser's nest limit) and nested counted
+    // repetitions stay bounded.
+    let nested = format!("{}abc{}", "(?:bcd|".repeat(120), ")".repeat(120));
+    assert_eq!(show(&nested), r#"("abc" | "bcd")"#);
+    let reps = format!("{}ab{}", "(?:".repeat(120), "){2,3}".repeat(120));
+    assert_eq!(show(&reps), r#"("aba" & "bab")"#);
+    let q = planned("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}");
+    assert!(q.node_count() < 2000);
+    let text = format!("{}z", format!("{}y", "axbxcxdxexfxgxhx").repeat(8)).repeat(64);
+    assert!(regex::Regex::new("(?:(?:(?:(?:[a-p]x){8}y){8}z){8}){8}").unwrap().is_match(&text));
+    assert!(accepts(&q, &text));
+    let long = "abcdefghij".repeat(1000);
+    assert!(accepts(&planned(&long), &long));
+}
+
+#[test]
+fn newlines_split_strings() {
+    let opts = PlanOptions { multi_line: true, ..PlanOptions::default() };
+    assert_eq!(show_with("abc\ndef", &opts), r#"("abc" & "def")"#);
+    assert_eq!(show_with("ab\ncd", &opts), "ALL");
+    assert_eq!(show_with(r"abc\sdef", &opts), r#"("abc" & "def")"#);
+}
+
+#[test]
+fn unicode() {
+    let q = planned("héllo");
+    assert!(accepts(&q, "xhéllox"));
+    assert!(!accepts(&q, "hello"));
+    let qi = plan(&["(?i)héllo".to_string()], &PlanOptions::default());
+    assert!(accepts(&qi, "HÉLLO"));
+    assert!(accepts(&qi, "hÉllo"));
+    let raw = plan(&[r"(?-u:\xff)ab".to_string()], &PlanOptions::default());
+    assert_eq!(raw.to_string(), r#""\xffab""#);
+}
+
+#[test]
+fn case_insensitive_kelvin() {
+    let opts = PlanOptions { case_insensitive: true, ..PlanOptions::default() };
+    let q = plan(&["kelvin".to_string()], &opts);
+    assert!(accepts(&q, "KELVIN"));
+    assert!(accepts(&q, "\u{212A}elvin"), "Kelvin sign is a case variant of k");
+    assert!(!accepts(&q, "elvin"));
+    // Without -i the Kelvin sign is not a variant.
+    assert!(!accepts(&plan(&["kelvin".to_string()], &PlanOptions::default()), "\u{212A}elvin"));
+    // Smart case plans like -i.
+    let smart = PlanOptions { case_smart: true, ..PlanOptions::default() };
+    assert_eq!(plan(&["kelvin".to_string()], &smart), q);
+}
+
+#[test]
+fn fixed_strings_escape_metacharacters() {
+    let opts = PlanOptions { fixed_strings: true, ..PlanOptions::default() };
+    assert_eq!(show_with("a.b*c", &opts), r#"("a.b" & ".b*" & "b*c")"#);
+    assert_eq!(show_with("(", &opts), "ALL");
+    assert_eq!(show_with("foo(", &opts), r#"("foo" & "oo(")"#);
+}
+
+#[test]
+fn multiple_patterns() {
+    let p = |ps: &[&str]| {
+        plan(&ps.iter().map(|s| s.to_string()).collect::<Vec<_>>(), &PlanOptions::default())
+            .to_string()
+    };
+    assert_eq!(p(&["foo", "bar"]), r#"("foo" | "bar")"#);
+    assert_eq!(p(&["foo", "("]), "ALL", "a parse error plans to ALL");
+    assert_eq!(p(&["foo", ".*"]), "ALL");
+    assert_eq!(p(&[]), "NONE");
+}
+
+#[test]
+fn query_simplify() {
+    let t = |s: &[u8; 3]| Query::Trigram(crate::index::trigram::pack(*s));
+    let q = Query::And(vec![t(b"abc"), Query::Or(vec![t(b"abc"), t(b"def")]), t(b"abc")]);
+    assert_eq!(q.simplify(), t(b"abc"));
+    let q = Query::Or(vec![Query::And(vec![]), t(b"abc")]);
+    assert_eq!(q.simplify(), Query::All);
+    let q = Query::And(vec![Query::Or(vec![]), t(b"abc")]);
+    assert_eq!(q.simplify(), Query::Nothing);
+    let q = Query::Or(vec![
+        Query::And(vec![t(b"abc"), t(b"bcd")]),
+        Query::And(vec![t(b"xyz"), t(b"abc"), t(b"yzw")]),
+    ]);
+    assert_eq!(q.simplify().to_string(), r#"("abc" & ("bcd" | ("xyz" & "yzw")))"#);
+    assert_eq!(show("[0-9a-f]-deadbeef").matches("eef").count(), 1, "common terms factored");
+}

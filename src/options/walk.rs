@@ -1,0 +1,173 @@
+//! The walker: ripgrep's filters (types, globs, ignore files) as
+//! [`WalkFilters`], and the one builder every walk uses. The default
+//! filters are the ones `tg index` walks with, so an index's file table is
+//! exactly what a default search walk yields.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::{Override, OverrideBuilder};
+use ignore::types::{Types, TypesBuilder};
+
+use super::{Mode, SearchOptions};
+
+/// `--sort` and `--sortr`: what results are sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    /// File path.
+    Path,
+    /// Last modification time.
+    Modified,
+    /// Last access time.
+    Accessed,
+    /// Creation time.
+    Created,
+}
+
+/// The order of the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    /// The key.
+    pub by: SortBy,
+    /// Largest first (`--sortr`).
+    pub reverse: bool,
+}
+
+impl Sort {
+    /// Ascending by path: the order a walk sorted by file name yields.
+    pub fn is_path_order(&self) -> bool {
+        self.by == SortBy::Path && !self.reverse
+    }
+}
+
+/// Which files a walk yields: ripgrep's filters. The default value is a
+/// plain `rg` walk's, and the one `tg index` records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WalkFilters {
+    /// `-g` globs (`!` excludes).
+    pub globs: Vec<String>,
+    /// `--iglob` globs.
+    pub iglobs: Vec<String>,
+    /// `-g` globs are case insensitive too.
+    pub glob_case_insensitive: bool,
+    /// `-t` types.
+    pub type_select: Vec<String>,
+    /// `-T` types.
+    pub type_not: Vec<String>,
+    /// `--type-add` definitions.
+    pub type_add: Vec<String>,
+    /// Hidden files and directories are searched.
+    pub hidden: bool,
+    /// `.gitignore` and git's exclude files are not respected.
+    pub no_ignore_vcs: bool,
+    /// `.ignore` and `.rgignore` files are not respected.
+    pub no_ignore_dot: bool,
+    /// Ignore files of parent directories are not read.
+    pub no_ignore_parent: bool,
+    /// `.gitignore` is respected outside git repositories too.
+    pub no_require_git: bool,
+    /// Symbolic links are followed.
+    pub follow: bool,
+    /// Descend at most this deep.
+    pub max_depth: Option<usize>,
+    /// Skip files larger than this.
+    pub max_filesize: Option<u64>,
+    /// Stay on one file system.
+    pub one_file_system: bool,
+}
+
+impl WalkFilters {
+    /// Whether these are the default filters (those `tg index` walks with).
+    pub fn is_default(&self) -> bool {
+        *self == WalkFilters::default()
+    }
+
+    /// The file types, with `-t`/`-T`/`--type-add` applied.
+    pub fn types(&self) -> Result<Types, ignore::Error> {
+        let mut b = TypesBuilder::new();
+        b.add_defaults();
+        for def in &self.type_add {
+            b.add_def(def)?;
+        }
+        for t in &self.type_select {
+            b.select(t);
+        }
+        for t in &self.type_not {
+            b.negate(t);
+        }
+        b.build()
+    }
+
+    fn overrides(&self, cwd: &Path) -> Result<Override, ignore::Error> {
+        if self.globs.is_empty() && self.iglobs.is_empty() {
+            return Ok(Override::empty());
+        }
+        let mut b = OverrideBuilder::new(cwd);
+        if self.glob_case_insensitive {
+            b.case_insensitive(true)?;
+        }
+        for g in &self.globs {
+            b.add(g)?;
+        }
+        b.case_insensitive(true)?;
+        for g in &self.iglobs {
+            b.add(g)?;
+        }
+        b.build()
+    }
+
+    /// A walker over `paths` (not empty) with these filters, on `threads`
+    /// threads when run in parallel (0: one per core), sorted by file name
+    /// when `by_name`; `skip_stdout` leaves out the file stdout writes to.
+    pub fn builder(
+        &self,
+        paths: &[PathBuf],
+        threads: usize,
+        by_name: bool,
+        skip_stdout: bool,
+    ) -> Result<WalkBuilder, ignore::Error> {
+        let cwd = std::env::current_dir().map_err(ignore::Error::Io)?;
+        let mut b = WalkBuilder::new(&paths[0]);
+        for p in &paths[1..] {
+            b.add(p);
+        }
+        b.max_depth(self.max_depth)
+            .follow_links(self.follow)
+            .max_filesize(self.max_filesize)
+            .threads(threads)
+            .same_file_system(self.one_file_system)
+            .skip_stdout(skip_stdout)
+            .overrides(self.overrides(&cwd)?)
+            .types(self.types()?)
+            .hidden(!self.hidden)
+            .parents(!self.no_ignore_parent)
+            .ignore(!self.no_ignore_dot)
+            .git_global(!self.no_ignore_vcs)
+            .git_ignore(!self.no_ignore_vcs)
+            .git_exclude(!self.no_ignore_vcs)
+            .require_git(!self.no_require_git)
+            .current_dir(cwd);
+        if !self.no_ignore_dot {
+            b.add_custom_ignore_filename(".rgignore");
+        }
+        if by_name {
+            b.sort_by_file_name(|a, b| a.cmp(b));
+        }
+        Ok(b)
+    }
+}
+
+impl SearchOptions {
+    /// The walker over the search paths.
+    pub fn walk_builder(&self) -> Result<WalkBuilder, ignore::Error> {
+        self.walk_builder_at(&self.walk.paths)
+    }
+
+    /// The walker over `paths` (not empty), with this search's filters,
+    /// threads and order.
+    pub fn walk_builder_at(&self, paths: &[PathBuf]) -> Result<WalkBuilder, ignore::Error> {
+        let by_name = self.walk.sort.is_some_and(|s| s.is_path_order());
+        let skip_stdout = matches!(self.mode, Mode::Search(_));
+        self.walk.filters.builder(paths, self.run.threads, by_name, skip_stdout)
+    }
+}

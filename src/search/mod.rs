@@ -1,0 +1,81 @@
+//! Searching: one entry point, [`run`], for every way a search is answered.
+//!
+//! [`run`] picks where the subjects come from ([`open_source`]: an index's
+//! file table, a walk pruned by an index, or a plain walk; each a
+//! [`Source`]) and hands them to a driver: [`sequential`] (one thread, walk
+//! or sorted order) or [`parallel`] (several threads, each file's output
+//! printed whole). Both search each file with the same
+//! [`crate::worker::SearchWorker`] and printer, and huge files in chunks on
+//! every core ([`huge`], [`crate::chunk`]). Results and statistics come back
+//! as a [`Summary`]; printing them (beyond the search output itself) is the
+//! caller's business.
+
+pub mod huge;
+pub mod listed;
+pub mod listing;
+pub mod parallel;
+pub mod sequential;
+pub mod subject;
+pub mod summary;
+pub mod walk;
+
+use crate::error::Result;
+use crate::index::fresh::{IndexFilter, IndexReport};
+use crate::options::{Mode, SearchOptions};
+use crate::report::Messages;
+use crate::stats::RunStats;
+use listed::Listed;
+pub use subject::{Source, Subject};
+use walk::Walk;
+
+/// What a run found and measured.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Something matched (with `--files`/`--type-list`: something was listed).
+    pub matched: bool,
+    /// trigrep's statistics of the search (filled when `--stats` asked).
+    pub run: Option<RunStats>,
+    /// What the index did, when one was used.
+    pub index: Option<IndexReport>,
+}
+
+/// Runs `opts` to the end, printing results to stdout and per-file errors
+/// through `msgs`.
+pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
+    let mode = match opts.mode {
+        Mode::Types => {
+            return Ok(Summary { matched: listing::type_list(opts)?, ..Summary::default() });
+        }
+        Mode::Files => {
+            return Ok(Summary { matched: listing::files(opts, msgs)?, ..Summary::default() });
+        }
+        Mode::Search(_) if !opts.matches_possible() => return Ok(Summary::default()),
+        Mode::Search(mode) => mode,
+    };
+    let filter = IndexFilter::open(opts, msgs);
+    let source = open_source(opts, msgs, filter.as_ref());
+    let (matched, run) = if opts.run.threads == 1 {
+        sequential::search(opts, mode, source.as_ref(), msgs)?
+    } else {
+        parallel::search(opts, mode, source.as_ref(), msgs)?
+    };
+    let index = filter.as_ref().filter(|_| opts.run.stats).map(IndexFilter::report);
+    Ok(Summary { matched, run: opts.run.stats.then_some(run), index })
+}
+
+/// Where this search's subjects come from: the index's file table when it
+/// can stand in for the walk (see [`IndexFilter::sweep`]), else a walk,
+/// pruned by the index when there is one.
+pub fn open_source<'a>(
+    opts: &'a SearchOptions,
+    msgs: &'a Messages,
+    filter: Option<&'a IndexFilter>,
+) -> Box<dyn Source + 'a> {
+    let Some(filter) = filter else { return Box::new(Walk::new(opts, msgs)) };
+    match filter.sweep(opts, msgs) {
+        Some((paths, found)) => {
+            Box::new(Listed::new(paths.into_iter().map(Subject::listed).collect(), found))
+        }
+        None => Box::new(Walk::pruned_by(opts, msgs, filter)),
+    }
+}

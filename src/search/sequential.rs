@@ -1,0 +1,67 @@
+//! The one-thread driver: subjects in output order (walk order, or
+//! sorted), each searched straight to stdout; huge files are searched in
+//! chunks on every core ([`super::huge`]).
+
+use std::io::{self, Write};
+
+use grep_printer::Stats;
+
+use super::huge::Huge;
+use super::subject::{Source, Subject};
+use super::summary::{nothing_searched, print_rg_stats};
+use crate::error::Result;
+use crate::options::{OutputMode, SearchOptions};
+use crate::report::Messages;
+use crate::stats::{RunClock, RunStats};
+use crate::worker::{Printer, SearchWorker};
+
+/// Searches what `source` yields on one thread; returns whether anything
+/// matched, and trigrep's statistics of the run.
+pub fn search(
+    opts: &SearchOptions,
+    mode: OutputMode,
+    source: &dyn Source,
+    msgs: &Messages,
+) -> Result<(bool, RunStats)> {
+    let clock = RunClock::start(opts.run.stats);
+    let started = clock.started;
+    let stdout = grep_cli::stdout(opts.print.color);
+    let printer = Printer::new(opts, mode, stdout, true);
+    let mut worker = SearchWorker::new(opts, printer)?;
+    let mmap = opts.rg_mmap();
+    let mut huge = Huge::new(opts, mode);
+    let mut run = RunStats::default();
+    let mut stats = opts.print.stats.then(Stats::new);
+    let mut matched = false;
+    run.setup = started.elapsed();
+    let search_started = std::time::Instant::now();
+    let mut visit = |subject: &Subject| {
+        let result = match huge.search(&mut worker, subject, mmap, &mut run) {
+            Ok(r) => r,
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return false,
+            Err(err) => {
+                msgs.error(format!("{}: {}", subject.path().display(), err));
+                return true;
+            }
+        };
+        matched |= result.has_match;
+        if let (Some(total), Some(s)) = (stats.as_mut(), result.stats.as_ref()) {
+            *total += s;
+        }
+        !(matched && opts.print.quit_after_match())
+    };
+    let found = source.visit(&mut visit)?;
+    run.search = search_started.elapsed();
+    if opts.walk.implicit_path && !found {
+        nothing_searched(msgs);
+    }
+    let out = worker.printer().get_mut();
+    if let Some(stats) = stats {
+        let _ = print_rg_stats(mode, &stats, started, &mut *out);
+    }
+    if opts.run.stats {
+        let _ = out.flush();
+        clock.finish(&mut run);
+    }
+    Ok((matched, run))
+}
