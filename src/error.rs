@@ -13,6 +13,9 @@ pub enum Error {
     /// A glob, file type or ignore rule given for the walk is invalid.
     #[error("{0}")]
     Walk(#[from] ignore::Error),
+    /// A `--pre-glob` is invalid.
+    #[error("{0}")]
+    Glob(#[from] globset::Error),
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),

@@ -4,7 +4,7 @@
 //! [`ChunkEngine::search`] cuts a file into chunks of about `chunk_size`
 //! bytes that end at a `\n`, searches them on `-j` threads with clones of
 //! one [`SearchWorker`] (each writing into its own buffer), and a
-//! [`Combiner`] writes the buffers to stdout in file order. Every chunk is
+//! `Combiner` writes the buffers to stdout in file order. Every chunk is
 //! searched as a *slice* that starts at its true line number and byte offset
 //! (the vendored grep-searcher's `set_start_position`), so grep-printer
 //! prints exactly what it prints for a search of the whole mapped file —

@@ -16,7 +16,7 @@ pub struct Shape {
 
 impl Shape {
     /// The chunk's shape: a bound on its longest line that is exact only
-    /// when some line may exceed [`RG_BUFFER`] (otherwise probing one byte
+    /// when some line may exceed `RG_BUFFER` (otherwise probing one byte
     /// in every half buffer for a line end costs next to nothing).
     pub fn of(data: &[u8]) -> Shape {
         let nul = memchr::memchr(0, data).is_some();
@@ -45,7 +45,7 @@ fn longest_line(data: &[u8]) -> u64 {
 /// line left over from the last read. The buffer that finds the first NUL
 /// therefore starts less than `capacity + longest line` before it, and
 /// everything before that start is printed. So a chunk is written once the
-/// chunks after it, all NUL-free, hold [`Hold::guard`] bytes, or reach the
+/// chunks after it, all NUL-free, hold `Hold::guard` bytes, or reach the
 /// end of the file; the first chunk with a NUL ends the chunked search.
 #[derive(Default)]
 pub struct Hold {

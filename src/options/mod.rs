@@ -168,6 +168,13 @@ pub struct ReadOptions {
     pub binary: BinaryMode,
     /// Whether whole files are memory-mapped.
     pub mmap: MmapRule,
+    /// Compressed files are searched decompressed (`-z`).
+    pub search_zip: bool,
+    /// Files are searched through this command's stdout (`--pre`).
+    pub preprocessor: Option<PathBuf>,
+    /// Only files matching these globs go through the preprocessor
+    /// (`--pre-glob`; empty: every file).
+    pub preprocessor_globs: Vec<String>,
 }
 
 /// How results look.

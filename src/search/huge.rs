@@ -14,8 +14,10 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use super::decode::{Decoding, Transform};
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
+use crate::error::Result;
 use crate::options::{OutputMode, SearchOptions};
 use crate::stats::RunStats;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
@@ -25,12 +27,13 @@ pub struct Huge<'o> {
     opts: &'o SearchOptions,
     mode: OutputMode,
     engine: Option<ChunkEngine<'o>>,
+    decoding: Decoding,
 }
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode) -> Huge<'o> {
-        Huge { opts, mode, engine: None }
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode) -> Result<Huge<'o>> {
+        Ok(Huge { opts, mode, engine: None, decoding: Decoding::new(&opts.read)? })
     }
 
     /// Searches `subject` in chunks when it is a regular file at or above the
@@ -47,6 +50,9 @@ impl<'o> Huge<'o> {
             return worker.search_stdin();
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());
+        if let Some(t) = self.decoding.transform(path) {
+            return search_transformed(worker, path, explicit, &t, run);
+        }
         let (file, chunk) = self.open(path, explicit, run)?;
         if let Some(size) = chunk {
             let huge = HugeFile { path, explicit, file: &file, size };
@@ -110,6 +116,24 @@ pub fn search_whole<W: termcolor::WriteColor>(
     run.file("sequential", if mmap { "mmap" } else { "read" });
     run.bytes_read += file.metadata().map_or(0, |m| m.len());
     worker.search(path, explicit, mmap, Haystack::File(file))
+}
+
+/// Searches the text `transform` makes of the file at `path` (decompressed,
+/// or a preprocessor's output), read as a stream, as ripgrep does.
+pub fn search_transformed<W: termcolor::WriteColor>(
+    worker: &mut SearchWorker<W>,
+    path: &Path,
+    explicit: bool,
+    transform: &Transform,
+    run: &mut RunStats,
+) -> io::Result<SearchResult> {
+    let kind = match transform {
+        Transform::Decompress(_) => "decompressed",
+        Transform::Preprocess(_) => "preprocessed",
+    };
+    run.file("sequential", kind);
+    let mut reader = transform.open(path)?;
+    worker.search(path, explicit, false, Haystack::Reader(&mut reader))
 }
 
 /// Reads up to `buf.len()` bytes from the start of `file`; returns how many.

@@ -10,6 +10,7 @@
 //! as a [`Summary`]; printing them (beyond the search output itself) is the
 //! caller's business.
 
+pub mod decode;
 pub mod huge;
 pub mod listed;
 pub mod listing;

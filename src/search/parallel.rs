@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use grep_printer::Stats;
 
-use super::huge::{Capped, Huge, is_too_big, search_whole};
+use super::decode::Decoding;
+use super::huge::{Capped, Huge, is_too_big, search_transformed, search_whole};
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
@@ -40,6 +41,7 @@ pub fn search(
         msgs,
         bufwtr,
         mmap: opts.rg_mmap(),
+        decoding: Decoding::new(&opts.read)?,
         stats: opts.print.stats.then(|| Mutex::new(Stats::new())),
         run: Mutex::new(RunStats::default()),
         matched: AtomicBool::new(false),
@@ -81,6 +83,8 @@ struct Parallel<'o> {
     msgs: &'o Messages,
     bufwtr: termcolor::BufferWriter,
     mmap: bool,
+    /// `-z` and `--pre`.
+    decoding: Decoding,
     stats: Option<Mutex<Stats>>,
     run: Mutex<RunStats>,
     matched: AtomicBool,
@@ -129,6 +133,14 @@ impl Parallel<'_> {
             return worker.search_stdin().map(Some);
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());
+        if let Some(t) = self.decoding.transform(path) {
+            let mut mine = RunStats::default();
+            let result = search_transformed(worker, path, explicit, &t, &mut mine);
+            if let Some(run) = run {
+                run.merge(&mine);
+            }
+            return result.map(Some);
+        }
         let file = File::open(path)?;
         let threshold = self.opts.run.chunk_threshold;
         // Maps stat the file anyway, and `--stats` wants its size.
@@ -200,7 +212,7 @@ impl Parallel<'_> {
         let stdout = grep_cli::stdout(opts.print.color);
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
-        let mut huge = Huge::new(opts, mode);
+        let mut huge = Huge::new(opts, mode)?;
         for subject in subjects {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();

@@ -89,6 +89,9 @@ pub(super) fn read_options(
         encoding,
         binary,
         mmap,
+        search_zip: false,
+        preprocessor: None,
+        preprocessor_globs: Vec::new(),
     })
 }
 

@@ -293,7 +293,14 @@ fn usable_for(opts: &SearchOptions) -> bool {
     );
     let stdin_only = opts.walk.paths.iter().all(|p| p == Path::new("-"));
     let encoding_auto = matches!(opts.read.encoding, EncodingChoice::Auto);
-    mode_ok && opts.index.enabled && !opts.read.invert_match && encoding_auto && !stdin_only
+    // The index holds files' bytes, not what `-z` or `--pre` make of them.
+    let bytes_searched = !opts.read.search_zip && opts.read.preprocessor.is_none();
+    mode_ok
+        && opts.index.enabled
+        && !opts.read.invert_match
+        && encoding_auto
+        && bytes_searched
+        && !stdin_only
 }
 
 fn parent_or_dot(p: &Path) -> PathBuf {
