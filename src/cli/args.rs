@@ -232,6 +232,20 @@ pub struct SearchArgs {
     /// Read files in this encoding ('auto' sniffs a BOM; 'none' disables sniffing).
     #[arg(short = 'E', long = "encoding", value_name = "ENCODING")]
     pub encoding: Option<String>,
+    /// Search compressed files (gzip, bzip2, xz, lzma, lz4, brotli, zstd),
+    /// decompressed in-process; `.Z` through `uncompress`.
+    #[arg(short = 'z', long = "search-zip", overrides_with = "no_search_zip")]
+    pub search_zip: bool,
+    /// Do not search compressed files decompressed (undoes -z).
+    #[arg(long = "no-search-zip", overrides_with = "search_zip", hide = true)]
+    pub no_search_zip: bool,
+    /// Search the standard output of COMMAND PATH (PATH's contents on its
+    /// stdin) instead of PATH's contents; overrides -z.
+    #[arg(long = "pre", value_name = "COMMAND")]
+    pub pre: Option<PathBuf>,
+    /// With --pre, only files matching GLOB are preprocessed; may be repeated.
+    #[arg(long = "pre-glob", value_name = "GLOB")]
+    pub pre_glob: Vec<String>,
     /// Treat CRLF as a line terminator.
     #[arg(long = "crlf")]
     pub crlf: bool,

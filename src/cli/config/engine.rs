@@ -89,9 +89,9 @@ pub(super) fn read_options(
         encoding,
         binary,
         mmap,
-        search_zip: false,
-        preprocessor: None,
-        preprocessor_globs: Vec::new(),
+        search_zip: args.search_zip,
+        preprocessor: args.pre.clone().filter(|p| !p.as_os_str().is_empty()),
+        preprocessor_globs: args.pre_glob.clone(),
     })
 }
 
