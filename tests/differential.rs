@@ -76,6 +76,9 @@ const FLAG_SETS: &[(&str, &[&str])] = &[
     ("F", &["-F"]),
     ("v_c", &["-v", "-c"]),
     ("i_w_o", &["-i", "-w", "-o"]),
+    ("c_include_zero", &["-c", "--include-zero"]),
+    ("count_matches_include_zero", &["--count-matches", "--include-zero"]),
+    ("E_none", &["-E", "none"]),
 ];
 
 fn c(name: &str, a: &[&str]) -> Case {
@@ -295,6 +298,8 @@ fn binary_and_encoding_cases() -> Vec<Case> {
         c("bin/walk_count_matches", &["--count-matches", "needle", "bin"]),
         c("bin/walk_files_without_match", &["--files-without-match", "needle", "bin"]),
         c("bin/walk_json", &["--json", "needle", "bin"]),
+        c("bin/walk_include_zero", &["-c", "--include-zero", "needle", "bin"]),
+        c("bin/walk_E_none_without_match", &["-E", "none", "--files-without-match", "needle"]),
         c("bin/walk_a_c", &["-a", "-c", "needle", "bin"]),
         c("bin/walk_binary_c", &["--binary", "-c", "needle", "bin"]),
         c("bin/walk_binary", &["--binary", "tail", "bin"]),

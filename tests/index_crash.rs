@@ -298,3 +298,55 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
     );
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
 }
+
+/// Issue 10: an interrupted `tg index` (SIGINT, SIGTERM) removes its own
+/// temporary file before it exits, leaving the previous index as it was.
+/// The temporary file lives only while the index is written, so the test
+/// polls for it and interrupts the build as soon as it appears; a build
+/// that finished first is started again (the tree is rebuilt each time).
+#[test]
+fn issue_0010_interrupted_build_leaves_no_temporary_file() {
+    let tree = Tree::new("interrupt");
+    generate(&tree);
+    full_build(&tree);
+    let dir = index_dir(&tree);
+    let mut before = std::fs::read(dir.join("index.tg")).unwrap();
+    let mut interrupted = 0;
+    for (attempt, signal) in [SIGINT, SIGTERM].into_iter().cycle().take(12).enumerate() {
+        let mut child = tg(&tree, &["index", "-q", "--index-memory", BUDGET, DIR]).spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = false;
+        while Instant::now() < deadline {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if strays(&dir).iter().any(|n| n.ends_with(".tmp")) {
+                seen = true;
+                let _ = Command::new("kill")
+                    .arg(format!("-{signal}"))
+                    .arg(child.id().to_string())
+                    .status();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let status = child.wait().unwrap();
+        if !seen || status.success() {
+            // The build finished before its temporary file was seen.
+            before = std::fs::read(dir.join("index.tg")).unwrap();
+            continue;
+        }
+        interrupted += 1;
+        assert_eq!(status.code(), Some(128 + signal), "attempt {attempt}: exit code");
+        assert_eq!(strays(&dir), Vec::<String>::new(), "attempt {attempt}: files left behind");
+        assert_eq!(std::fs::read(dir.join("index.tg")).unwrap(), before, "the old index stays");
+        if interrupted >= 2 {
+            break;
+        }
+    }
+    assert!(interrupted >= 1, "no build was interrupted while writing its index");
+}
+
+/// The signals' numbers on Linux.
+const SIGINT: i32 = 2;
+const SIGTERM: i32 = 15;

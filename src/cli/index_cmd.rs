@@ -58,22 +58,28 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{}: not a directory", dir.display());
     let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
+    let base = args.index_dir.base();
+    clean_up_on_signal(location::index_dir_for(&base, &root))?;
     let bar = Bar::new(args.quiet);
-    let built = build::build(&root, &args.index_dir.base(), budget, &bar)
+    let built = build::build(&root, &base, budget, &bar)
         .with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
     if !args.quiet {
         let s = &built.summary;
+        let share = if built.bytes == 0 {
+            "an empty tree".to_string()
+        } else {
+            format!("{:.1}% of the tree", 100.0 * s.bytes as f64 / built.bytes as f64)
+        };
         eprintln!(
             "indexed {} files ({} bytes) in {:.2}s: {} trigrams, {} postings, index {} bytes \
-             ({:.1}% of the tree), {} left out; peak private memory {:.1} MiB\nindex: {}",
+             ({share}), {} left out; peak private memory {:.1} MiB\nindex: {}",
             built.files,
             built.bytes,
             built.elapsed.as_secs_f64(),
             s.trigrams,
             s.postings,
             s.bytes,
-            100.0 * s.bytes as f64 / built.bytes.max(1) as f64,
             built.skipped,
             built.peak_private as f64 / (1 << 20) as f64,
             built.dir.display(),
@@ -82,9 +88,27 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Removes this build's temporary files from the index directory `dir`
+/// when the build is interrupted (SIGINT, SIGTERM, SIGHUP), then exits as
+/// a process killed by that signal would (128 + its number).
+fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            FsStorage::new(&dir).remove_own_temp_files();
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}
+
 /// Runs `tg status`.
 pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    if let Err(err) = dir.symlink_metadata() {
+        anyhow::bail!("{}: {err}", dir.display());
+    }
     let Some(found) = location::find(&args.index_dir.base(), &dir) else {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };

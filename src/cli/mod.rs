@@ -63,8 +63,10 @@ fn search(argv: &[OsString]) -> anyhow::Result<Outcome> {
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }
-    if let Some(index) = &summary.index {
-        report::line(&stats::index_line(index));
+    match &summary.index {
+        Some(Ok(index)) => report::line(&stats::index_line(index)),
+        Some(Err(why)) => report::line(&format!("index: not used: {why}")),
+        None => {}
     }
     Ok(if summary.matched && (opts.print.quiet || !msgs.errored()) {
         Outcome::Matched

@@ -215,7 +215,7 @@ impl Storage for FsStorage {
         remove_dead_temp_files(&self.dir);
         for _ in 0..3 {
             let tmp = tempfile::Builder::new()
-                .prefix(TEMP_PREFIX)
+                .prefix(&own_temp_prefix())
                 .suffix(TEMP_SUFFIX)
                 .tempfile_in(&self.dir)?;
             // The lock marks the file as alive. A concurrent build's sweep
@@ -249,6 +249,27 @@ impl Storage for FsStorage {
         // never does.
         let map = unsafe { Mmap::map(&file)? };
         Ok(IndexBytes::Mapped(map))
+    }
+}
+
+/// The prefix of this process's temporary files: `.index.tg.<pid>.`.
+fn own_temp_prefix() -> String {
+    format!("{TEMP_PREFIX}{}.", std::process::id())
+}
+
+impl FsStorage {
+    /// Removes the temporary files this process is writing here: for a
+    /// build interrupted by a signal, which will not get to drop them.
+    /// Best effort: errors are ignored.
+    pub fn remove_own_temp_files(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let prefix = own_temp_prefix();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(TEMP_SUFFIX)) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 }
 

@@ -50,6 +50,9 @@ impl<'o> Huge<'o> {
             return worker.search_stdin();
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());
+        if subject.is_known_without_match() {
+            return search_known_without_match(worker, subject);
+        }
         if let Some(t) = self.decoding.transform(path) {
             return search_transformed(worker, path, explicit, &t, run);
         }
@@ -116,6 +119,17 @@ pub fn search_whole<W: termcolor::WriteColor>(
     run.file("sequential", if mmap { "mmap" } else { "read" });
     run.bytes_read += file.metadata().map_or(0, |m| m.len());
     worker.search(path, explicit, mmap, Haystack::File(file))
+}
+
+/// Reports `subject`, which an index proved holds no match, as a file
+/// without a match, without reading it: an empty haystack prints exactly
+/// that (its path for `--files-without-match`, a zero count for
+/// `--include-zero`).
+pub fn search_known_without_match<W: termcolor::WriteColor>(
+    worker: &mut SearchWorker<W>,
+    subject: &Subject,
+) -> io::Result<SearchResult> {
+    worker.search(subject.path(), subject.is_explicit(), false, Haystack::Slice(b""))
 }
 
 /// Searches the text `transform` makes of the file at `path` (decompressed,

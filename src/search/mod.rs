@@ -21,7 +21,7 @@ pub mod summary;
 pub mod walk;
 
 use crate::error::Result;
-use crate::index::fresh::{IndexFilter, IndexReport};
+use crate::index::fresh::{IndexFilter, IndexReport, Unused};
 use crate::options::{Mode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -36,8 +36,9 @@ pub struct Summary {
     pub matched: bool,
     /// trigrep's statistics of the search (filled when `--stats` asked).
     pub run: Option<RunStats>,
-    /// What the index did, when one was used.
-    pub index: Option<IndexReport>,
+    /// For `--stats`: what the index did, or why none was used (`None`:
+    /// not a search, or no statistics asked for).
+    pub index: Option<std::result::Result<IndexReport, Unused>>,
 }
 
 /// Runs `opts` to the end, printing results to stdout and per-file errors
@@ -54,13 +55,13 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         Mode::Search(mode) => mode,
     };
     let filter = IndexFilter::open(opts, msgs);
-    let source = open_source(opts, msgs, filter.as_ref());
+    let source = open_source(opts, msgs, filter.as_ref().ok());
     let (matched, run) = if opts.run.threads == 1 {
         sequential::search(opts, mode, source.as_ref(), msgs)?
     } else {
         parallel::search(opts, mode, source.as_ref(), msgs)?
     };
-    let index = filter.as_ref().filter(|_| opts.run.stats).map(IndexFilter::report);
+    let index = opts.run.stats.then(|| filter.as_ref().map(IndexFilter::report).map_err(|e| *e));
     Ok(Summary { matched, run: opts.run.stats.then_some(run), index })
 }
 
@@ -74,8 +75,12 @@ pub fn open_source<'a>(
 ) -> Box<dyn Source + 'a> {
     let Some(filter) = filter else { return Box::new(Walk::new(opts, msgs)) };
     match filter.sweep(opts, msgs) {
-        Some((paths, found)) => {
-            Box::new(Listed::new(paths.into_iter().map(Subject::listed).collect(), found))
+        Some((files, found)) => {
+            let subjects = files.into_iter().map(|f| {
+                let subject = Subject::listed(f.path);
+                if f.known_without_match { subject.without_match() } else { subject }
+            });
+            Box::new(Listed::new(subjects.collect(), found))
         }
         None => Box::new(Walk::pruned_by(opts, msgs, filter)),
     }

@@ -12,7 +12,9 @@ use std::time::Instant;
 use grep_printer::Stats;
 
 use super::decode::Decoding;
-use super::huge::{Capped, Huge, is_too_big, search_transformed, search_whole};
+use super::huge::{
+    Capped, Huge, is_too_big, search_known_without_match, search_transformed, search_whole,
+};
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
@@ -133,6 +135,9 @@ impl Parallel<'_> {
             return worker.search_stdin().map(Some);
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());
+        if subject.is_known_without_match() {
+            return search_known_without_match(worker, subject).map(Some);
+        }
         if let Some(t) = self.decoding.transform(path) {
             let mut mine = RunStats::default();
             let result = search_transformed(worker, path, explicit, &t, &mut mine);

@@ -25,6 +25,9 @@ pub struct Subject {
     explicit: bool,
     stdin: bool,
     dent: Option<DirEntry>,
+    /// An index proved that nothing in it matches: it is reported without
+    /// being read (for outputs that list such files).
+    known_without_match: bool,
 }
 
 impl Subject {
@@ -49,12 +52,23 @@ impl Subject {
         }
         let p = dent.path();
         let path = if strip { p.strip_prefix("./").unwrap_or(p) } else { p }.to_path_buf();
-        Some(Subject { path, explicit, stdin, dent: Some(dent) })
+        Some(Subject { path, explicit, stdin, dent: Some(dent), known_without_match: false })
     }
 
     /// A file found below a search path without walking (from an index's file table).
     pub fn listed(path: PathBuf) -> Subject {
-        Subject { path, explicit: false, stdin: false, dent: None }
+        Subject { path, explicit: false, stdin: false, dent: None, known_without_match: false }
+    }
+
+    /// The same subject, marked as known to hold no match (an index said so).
+    pub fn without_match(mut self) -> Subject {
+        self.known_without_match = true;
+        self
+    }
+
+    /// Whether an index proved that nothing in this subject matches.
+    pub fn is_known_without_match(&self) -> bool {
+        self.known_without_match
     }
 
     /// The path as printed.
@@ -79,7 +93,7 @@ impl Subject {
 
     /// The same subject without its walk entry (for searching it later).
     pub fn detached(&self) -> Subject {
-        Subject { path: self.path.clone(), explicit: self.explicit, stdin: self.stdin, dent: None }
+        Subject { dent: None, path: self.path.clone(), ..*self }
     }
 
     /// The time `kind` of the file, for `--sort modified` and the like.

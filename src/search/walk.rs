@@ -33,13 +33,20 @@ impl<'a> Walk<'a> {
         Walk { opts, msgs, filter: Some(filter) }
     }
 
-    /// Whether `subject` must be read (always, without an index).
-    fn keep(&self, subject: &Subject) -> bool {
-        match (self.filter, subject.dir_entry()) {
-            (Some(f), Some(dent)) if !subject.is_stdin() => {
-                f.should_search(dent.path(), dent.metadata().ok(), subject.is_explicit())
-            }
-            _ => true,
+    /// `subject` as the search takes it: `None` when the index rules it
+    /// out, marked as without a match when the output lists such files.
+    fn admit(&self, subject: Subject) -> Option<Subject> {
+        let (Some(f), Some(dent)) = (self.filter, subject.dir_entry()) else {
+            return Some(subject);
+        };
+        if subject.is_stdin()
+            || f.should_search(dent.path(), dent.metadata().ok(), subject.is_explicit())
+        {
+            Some(subject)
+        } else if f.lists_misses() {
+            Some(subject.without_match())
+        } else {
+            None
         }
     }
 
@@ -76,7 +83,9 @@ impl Source for Walk<'_> {
         let mut found = false;
         for subject in self.subjects()? {
             found = true;
-            if self.keep(&subject) && !visit(&subject) {
+            if let Some(subject) = self.admit(subject)
+                && !visit(&subject)
+            {
                 break;
             }
         }
@@ -94,10 +103,9 @@ impl Source for Walk<'_> {
                     return WalkState::Continue;
                 };
                 found.store(true, Ordering::Relaxed);
-                if !self.keep(&subject) || visit(&subject) {
-                    WalkState::Continue
-                } else {
-                    WalkState::Quit
+                match self.admit(subject) {
+                    Some(subject) if !visit(&subject) => WalkState::Quit,
+                    _ => WalkState::Continue,
                 }
             })
         });

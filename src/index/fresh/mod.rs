@@ -47,6 +47,9 @@ pub struct IndexFilter {
     sweep_time: std::sync::Mutex<Option<Duration>>,
     /// Walked binary files are read only up to their first NUL.
     binary_prefix_only: bool,
+    /// The output lists files without a match (`--files-without-match`,
+    /// `--include-zero` counts): files ruled out are still reported.
+    lists_misses: bool,
     counters: Counters,
 }
 
@@ -69,9 +72,9 @@ impl IndexFilter {
     /// Returns `None` (scan everything) when there is no index, when the query
     /// cannot be narrowed by trigrams, or when the index is unusable; the last
     /// case prints one warning.
-    pub fn open(opts: &SearchOptions, msgs: &Messages) -> Option<IndexFilter> {
-        if !usable_for(opts) {
-            return None;
+    pub fn open(opts: &SearchOptions, msgs: &Messages) -> Result<IndexFilter, Unused> {
+        if let Some(why) = unusable_for(opts) {
+            return Err(why);
         }
         let started = Instant::now();
         let m = &opts.matcher;
@@ -89,23 +92,23 @@ impl IndexFilter {
             },
         );
         if query == Query::All {
-            return None;
+            return Err(Unused::NoTrigrams);
         }
         let plan_time = started.elapsed();
         let first = &opts.walk.paths[0];
         let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
-        let found = location::find(&opts.index.base, &start)?;
+        let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
         let started = Instant::now();
         let reader = match IndexReader::open(&found.dir) {
             Ok(r) => r,
-            Err(IndexError::NotFound(_)) => return None,
+            Err(IndexError::NotFound(_)) => return Err(Unused::NoIndex),
             Err(err) => {
                 msgs.warn(format!(
                     "index at {} is unusable ({err}); searching without it (rebuild: tg index {})",
                     found.dir.display(),
                     found.root.display()
                 ));
-                return None;
+                return Err(Unused::Unusable);
             }
         };
         if reader.needs_reindex() {
@@ -116,7 +119,7 @@ impl IndexFilter {
                 reader.feature_version(),
                 found.root.display()
             ));
-            return None;
+            return Err(Unused::Unusable);
         }
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,
@@ -125,7 +128,7 @@ impl IndexFilter {
                     "index at {} is unusable ({err}); searching without it",
                     found.dir.display()
                 ));
-                return None;
+                return Err(Unused::Unusable);
             }
         };
         let mut candidate_files = vec![0u64; reader.stats().files as usize / 64 + 1];
@@ -148,7 +151,7 @@ impl IndexFilter {
                 (p.clone(), rel)
             })
             .collect();
-        Some(IndexFilter {
+        Ok(IndexFilter {
             open_time: started.elapsed(),
             candidate_docs: candidates.len(),
             dir: found.dir,
@@ -156,6 +159,7 @@ impl IndexFilter {
             reader,
             sweep_time: std::sync::Mutex::new(None),
             binary_prefix_only: opts.walked_binary_stops_at_nul(),
+            lists_misses: lists_misses(opts),
             roots,
             candidate_files,
             plan_time,
@@ -192,11 +196,20 @@ impl IndexFilter {
         candidate
     }
 
+    /// Whether files ruled out must still be reported, as files without a
+    /// match (they are then reported without being read).
+    pub fn lists_misses(&self) -> bool {
+        self.lists_misses
+    }
+
     /// Whether a binary file must be read whatever its candidacy: its index
     /// holds only the text before its first NUL, which is all a walk reads
     /// of it with default binary detection, and nothing more.
+    /// A listing of files without a match needs it read too: ripgrep lists
+    /// no binary file that its detection stopped, so only a read can tell.
     fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
-        file_flags & flags::SKIPPED_BINARY != 0 && (explicit || !self.binary_prefix_only)
+        file_flags & flags::SKIPPED_BINARY != 0
+            && (explicit || !self.binary_prefix_only || self.lists_misses)
     }
 
     /// Whether file `id` has a candidate document.
@@ -276,31 +289,72 @@ pub struct IndexReport {
     pub unknown: u64,
 }
 
-/// Whether this query can be answered from an index at all.
+/// Why a search did not use an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unused {
+    /// `--no-index`.
+    Disabled,
+    /// `-v`: the lines selected are those without a match.
+    Inverted,
+    /// `-E` with an encoding: the index holds the files' raw bytes.
+    Encoding,
+    /// `-z` or `--pre`: what is searched is not the files' bytes.
+    Transformed,
+    /// Only stdin is searched.
+    Stdin,
+    /// The patterns require no trigram: every file can match.
+    NoTrigrams,
+    /// No index covers the search path.
+    NoIndex,
+    /// The index is corrupt or from another version (a warning said so).
+    Unusable,
+}
+
+impl std::fmt::Display for Unused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unused::Disabled => "--no-index",
+            Unused::Inverted => "-v selects the lines without a match",
+            Unused::Encoding => "-E reads files in an encoding the index does not hold",
+            Unused::Transformed => "-z or --pre search what files turn into, not their bytes",
+            Unused::Stdin => "only stdin is searched",
+            Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
+            Unused::NoIndex => "no index covers the search path (build one: tg index DIR)",
+            Unused::Unusable => "the index is unusable",
+        })
+    }
+}
+
+/// Whether the output lists files without a match.
+fn lists_misses(opts: &SearchOptions) -> bool {
+    match opts.mode {
+        Mode::Search(OutputMode::FilesWithoutMatch) => true,
+        Mode::Search(OutputMode::Count | OutputMode::CountMatches) => opts.print.include_zero,
+        _ => false,
+    }
+}
+
+/// Why this search cannot be answered from an index at all, if it cannot.
 ///
-/// `--json` always ends with a summary whose counters (files searched, bytes
-/// searched) describe reading every file, as ripgrep does; files ruled out
-/// by the index are never read, so JSON output comes from the scan.
-fn usable_for(opts: &SearchOptions) -> bool {
-    let mode_ok = matches!(
-        opts.mode,
-        Mode::Search(
-            OutputMode::Standard
-                | OutputMode::Count
-                | OutputMode::CountMatches
-                | OutputMode::FilesWithMatches
-        )
-    );
+/// Every output mode can: `--json`'s messages are the scan's, except that
+/// its summary's statistics (and `--stats`) count what was really read; a
+/// listing of files without a match reports the files the index ruled out
+/// without reading them. `-E none` reads raw bytes, as indexed.
+fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
     let stdin_only = opts.walk.paths.iter().all(|p| p == Path::new("-"));
-    let encoding_auto = matches!(opts.read.encoding, EncodingChoice::Auto);
-    // The index holds files' bytes, not what `-z` or `--pre` make of them.
-    let bytes_searched = !opts.read.search_zip && opts.read.preprocessor.is_none();
-    mode_ok
-        && opts.index.enabled
-        && !opts.read.invert_match
-        && encoding_auto
-        && bytes_searched
-        && !stdin_only
+    Some(if !opts.index.enabled {
+        Unused::Disabled
+    } else if opts.read.invert_match {
+        Unused::Inverted
+    } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
+        Unused::Encoding
+    } else if opts.read.search_zip || opts.read.preprocessor.is_some() {
+        Unused::Transformed
+    } else if stdin_only {
+        Unused::Stdin
+    } else {
+        return None;
+    })
 }
 
 fn parent_or_dot(p: &Path) -> PathBuf {

@@ -50,6 +50,16 @@ pub enum Verdict {
     GiveUp,
 }
 
+/// A file the sweep lists for the search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Swept {
+    /// The path as printed.
+    pub path: PathBuf,
+    /// Unchanged and not a candidate: listed only because the output
+    /// reports files without a match; it need not be read.
+    pub known_without_match: bool,
+}
+
 /// What the table recorded of an entry, as [`verdict`] needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct Recorded {
@@ -102,10 +112,10 @@ pub fn verdict(entry: Recorded, now: Option<Meta>, candidate: bool) -> Option<Ve
 }
 
 impl IndexFilter {
-    /// The paths to search, listed from the index (see the module docs), and
+    /// The files to search, listed from the index (see the module docs), and
     /// whether a walk would have found any file; `None` when the search must
     /// walk instead.
-    pub fn sweep(&self, opts: &SearchOptions, msgs: &Messages) -> Option<(Vec<PathBuf>, bool)> {
+    pub fn sweep(&self, opts: &SearchOptions, msgs: &Messages) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
         if !opts.walk.filters.is_default() || opts.walk.one_file {
             return None;
@@ -148,34 +158,42 @@ impl IndexFilter {
                 },
             )
             .flatten()
-            .filter(|(_, v)| *v != Verdict::Skip)
+            .filter(|(_, v)| *v != Verdict::Skip || self.lists_misses())
             .collect();
         if verdicts.iter().any(|(_, v)| *v == Verdict::GiveUp) {
             return None;
         }
         let strip = opts.walk.implicit_path;
-        // (search path index, path): the walker visits the search paths in
+        // (search path index, file): the walker visits the search paths in
         // the order given, each in path order.
-        let mut out: Vec<(usize, PathBuf)> = Vec::new();
+        let mut out: Vec<(usize, Swept)> = Vec::new();
         for (id, v) in &verdicts {
             let Some(f) = self.reader.file(*id) else { continue };
             let Some(scope) = scopes.iter().position(|(_, p)| under(f.path, p)) else { continue };
+            let path = || display(&scopes[scope], f.path, strip);
             match v {
                 Verdict::Candidate | Verdict::Changed => {
-                    out.push((scope, display(&scopes[scope], f.path, strip)));
+                    out.push((scope, Swept { path: path(), known_without_match: false }));
+                }
+                Verdict::Skip => {
+                    out.push((scope, Swept { path: path(), known_without_match: true }));
                 }
                 Verdict::DirChanged => {
                     let dir = display(&scopes[scope], f.path, false);
                     let found = self.new_entries(opts, msgs, &dir, f.path)?;
-                    out.extend(found.into_iter().map(|p| (scope, p)));
+                    out.extend(
+                        found
+                            .into_iter()
+                            .map(|path| (scope, Swept { path, known_without_match: false })),
+                    );
                 }
-                Verdict::Skip | Verdict::GiveUp => {}
+                Verdict::GiveUp => {}
             }
         }
         if opts.walk.sort.is_some() {
-            out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            out.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
         }
-        let out: Vec<PathBuf> = out.into_iter().map(|(_, p)| p).collect();
+        let out: Vec<Swept> = out.into_iter().map(|(_, s)| s).collect();
         let any_file = !out.is_empty() || self.counters.pruned.load(Ordering::Relaxed) > 0;
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
         Some((out, any_file))
