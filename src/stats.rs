@@ -45,6 +45,15 @@ pub struct RunStats {
     pub fallbacks: BTreeMap<&'static str, u64>,
     /// Files by kind ("chunked"/"sequential") and read strategy ("mmap"/"read").
     pub strategies: BTreeMap<(&'static str, &'static str), u64>,
+    /// Huge files answered through a block index.
+    pub block_indexes: u64,
+    /// Blocks in those indexes.
+    pub blocks_total: u64,
+    /// Candidate blocks searched.
+    pub blocks_searched: u64,
+    /// Huge files searched without a block index that describes them (none,
+    /// or the file grew or changed since): candidates for building one.
+    pub unindexed_huge: Vec<std::path::PathBuf>,
     /// Minor page faults of the whole process (getrusage, self), over the run.
     pub minor_faults: u64,
     /// Major page faults (faults that waited for the disk) of the process, over the run.
@@ -74,6 +83,10 @@ impl RunStats {
         for (k, v) in &other.strategies {
             *self.strategies.entry(*k).or_default() += v;
         }
+        self.block_indexes += other.block_indexes;
+        self.blocks_total += other.blocks_total;
+        self.blocks_searched += other.blocks_searched;
+        self.unindexed_huge.extend(other.unindexed_huge.iter().cloned());
         self.minor_faults += other.minor_faults;
         self.major_faults += other.major_faults;
         self.peak_private = self.peak_private.max(other.peak_private);

@@ -1,6 +1,8 @@
 //! How a huge file is cut into chunks that end at line ends, and where a
 //! chunk's bytes come from: a memory map, or `pread` into a page-aligned
-//! buffer ([`super::window`]).
+//! buffer ([`super::window`]). A search may instead be given its
+//! [`Piece`]s: byte ranges whose first line numbers are known (the
+//! candidate blocks of a block index, and a grown file's new tail).
 
 use std::fs::File;
 use std::io;
@@ -16,9 +18,42 @@ pub(super) struct Chunks<'a> {
     pub(super) map: Option<&'a [u8]>,
     pub(super) size: u64,
     pub(super) chunk_size: u64,
+    /// The ranges to search instead of cutting the whole file.
+    pub(super) pieces: Option<&'a [Piece]>,
+}
+
+/// A range of a file to search, whose first line number is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Where it starts (just past a line end, or 0).
+    pub offset: u64,
+    /// Its length (it ends at a line end, or at the end of the file).
+    pub len: u64,
+    /// The 1-based number of its first line.
+    pub first_line: u64,
 }
 
 impl Chunks<'_> {
+    /// How many chunks there are.
+    pub(super) fn count(&self) -> usize {
+        match self.pieces {
+            Some(p) => p.len(),
+            None => self.size.div_ceil(self.chunk_size).max(1) as usize,
+        }
+    }
+
+    /// Where chunk `i` ends at the latest (for the prefetcher's front).
+    pub(super) fn end_bound(&self, i: usize) -> u64 {
+        match self.pieces {
+            Some(p) => p[i].offset + p[i].len,
+            None => ((i as u64 + 1) * self.chunk_size + SLACK).min(self.size),
+        }
+    }
+
+    /// The first line number of chunk `i`, when it is known up front.
+    pub(super) fn first_line(&self, i: usize) -> Option<u64> {
+        self.pieces.map(|p| p[i].first_line)
+    }
     /// Loads chunk `i`: returns its byte range (in the map, or in `buf`), its
     /// absolute start offset and the bytes read from the file.
     ///
@@ -30,6 +65,18 @@ impl Chunks<'_> {
         i: usize,
         buf: &mut ReadBuf,
     ) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
+        if let Some(pieces) = self.pieces {
+            let Piece { offset, len, .. } = pieces[i];
+            if self.map.is_some() {
+                return Ok((offset as usize..(offset + len) as usize, offset, len));
+            }
+            let base = offset / PAGE * PAGE;
+            let mut reader = Window::new(self.file, buf, base, self.size);
+            reader.fill_to(offset + len)?;
+            let start = (offset - base) as usize;
+            let end = (start + len as usize).min(reader.filled());
+            return Ok((start..end, offset, reader.filled() as u64));
+        }
         let s = self.chunk_size;
         let k = i as u64;
         if let Some(map) = self.map {

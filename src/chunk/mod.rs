@@ -56,7 +56,8 @@ use crate::options::{IoChoice, OutputMode, SearchOptions};
 use crate::stats::RunStats;
 use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 use combine::{ChunkOut, Combiner};
-use cut::{Chunks, SLACK};
+use cut::Chunks;
+pub use cut::Piece;
 use nulguard::{Counted, Hold, Shape, Skip, Step};
 use prefetch::{Front, Prefetcher};
 use shared::Shared;
@@ -90,6 +91,8 @@ pub struct ChunkEngine<'o> {
     threads: usize,
     /// `MemAvailable`, read once, for `--io auto`.
     mem_available: OnceCell<Option<u64>>,
+    /// The patterns are better searched through read buffers.
+    buffer_regex: bool,
 }
 
 /// One huge file to search in chunks.
@@ -117,6 +120,7 @@ impl<'o> ChunkEngine<'o> {
             color,
             threads: opts.run.chunk_threads.max(1),
             mem_available: OnceCell::new(),
+            buffer_regex: opts.matcher.repeats_large_classes(),
         })
     }
 
@@ -129,10 +133,12 @@ impl<'o> ChunkEngine<'o> {
         }
     }
 
-    /// Searches `huge` in chunks, writing results to `out` in file order.
+    /// Searches `huge` in chunks, writing results to `out` in file order;
+    /// with `pieces`, only those ranges (in file order) are searched.
     pub fn search(
         &self,
         huge: &HugeFile<'_>,
+        pieces: Option<&[Piece]>,
         out: &mut dyn Write,
         stats: &mut RunStats,
     ) -> io::Result<SearchResult> {
@@ -151,14 +157,20 @@ impl<'o> ChunkEngine<'o> {
             _ => advise_sequential(file),
         }
         let s = self.opts.run.chunk_size(size);
-        let n = size.div_ceil(s).max(1) as usize;
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
-        let source = Chunks { file, map: searched_map, size, chunk_size: s };
+        let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces };
+        let n = source.count();
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
         let front = Front::default();
+        if pieces.is_some() {
+            // A few ranges here and there: each worker reads its own, and
+            // the prefetcher, which streams the whole file, stops at once.
+            front.finish();
+        }
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
+        let buffer_regex = self.buffer_regex;
         let mut hold = quit.then(Hold::default);
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
@@ -184,8 +196,9 @@ impl<'o> ChunkEngine<'o> {
                             break;
                         }
                         front.advance(i as u64 * s);
-                        front.wait_loaded(((i as u64 + 1) * s + SLACK).min(size));
-                        let job = Job { source, shared, i, path, explicit, color, quit };
+                        front.wait_loaded(source.end_bound(i));
+                        let job =
+                            Job { source, shared, i, path, explicit, color, quit, buffer_regex };
                         let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
                             break;
                         };
@@ -289,7 +302,7 @@ fn search_chunk(
     buf: &mut ReadBuf,
     job: Job<'_>,
 ) -> Option<ChunkOut> {
-    let Job { source, shared, i, path, explicit, color, quit } = job;
+    let Job { source, shared, i, path, explicit, color, quit, buffer_regex } = job;
     let (range, start, bytes_read) = match source.load(i, buf) {
         Ok(loaded) => loaded,
         Err(e) => {
@@ -307,18 +320,26 @@ fn search_chunk(
         None => &buf.bytes()[range],
     };
     let shape = quit.then(|| Shape::of(data));
-    let line = if shared.lines {
+    let line = if let Some(line) = source.first_line(i) {
+        line
+    } else if shared.lines {
         shared.publish(i, memchr::memchr_iter(b'\n', data).count() as u64);
         1 + shared.wait_prefix(i)?
     } else {
         1
     };
     worker.set_start_position(line, start);
-    let result = if quit {
-        // ripgrep reads a walked file through its 64 KiB buffer, and some
-        // regexes run far faster over such small haystacks than over a
-        // whole chunk (a lazy DFA that gives up on big ones): search the
-        // chunk the same way. Without a NUL, the output is the slice's.
+    // Regexes with large Unicode classes run far faster over small
+    // haystacks than over a whole chunk (`options::classes`): search them
+    // through the searcher's 64 KiB read buffer, as ripgrep reads a walked
+    // file. The output is the slice's (ripgrep's map semantics) unless the
+    // chunk holds a NUL, whose binary handling differs between the two
+    // paths: such a chunk is searched as a slice, unless it is a walked
+    // file's (rg reads those; see `nulguard`).
+    let buffered = quit
+        || (buffer_regex
+            && !shape.map_or_else(|| memchr::memchr(0, data).is_some(), |s| s.has_nul()));
+    let result = if buffered {
         worker.search(path, explicit, false, Haystack::Reader(&mut &data[..]))
     } else {
         worker.search(path, explicit, true, Haystack::Slice(data))
@@ -338,4 +359,6 @@ struct Job<'a> {
     color: bool,
     /// Binary detection quits at a NUL: the chunk's [`Shape`] is needed.
     quit: bool,
+    /// Search through read buffers (see [`crate::options::classes`]).
+    buffer_regex: bool,
 }

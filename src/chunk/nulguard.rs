@@ -27,6 +27,13 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// Whether the chunk holds a NUL byte.
+    pub fn has_nul(&self) -> bool {
+        self.nul
+    }
+}
+
 /// The length of the longest line of `data`, line end included.
 fn longest_line(data: &[u8]) -> u64 {
     let mut longest = 0;

@@ -60,6 +60,7 @@ fn search(argv: &[OsString]) -> anyhow::Result<Outcome> {
     let msgs = Messages::stderr(args.no_messages);
     let opts = config::resolve(args, config::Env::detect())?;
     let summary = trigrep::search::run(&opts, &msgs)?;
+    index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }

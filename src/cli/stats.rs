@@ -22,6 +22,8 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
     for ((kind, strategy), n) in &run.strategies {
         writeln!(wtr, "  strategy {kind} {strategy}: {n}")?;
     }
+    writeln!(wtr, "  block indexes used: {}", run.block_indexes)?;
+    writeln!(wtr, "  blocks searched: {} of {}", run.blocks_searched, run.blocks_total)?;
     for (why, n) in &run.fallbacks {
         writeln!(wtr, "  large file on one thread ({why}): {n}")?;
     }

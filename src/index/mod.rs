@@ -9,6 +9,7 @@
 //! build and [`fresh`] share, and [`fresh`] decides which files a query must
 //! read so that no answer is stale.
 
+pub mod blocks;
 pub mod build;
 pub mod error;
 pub mod extract;
@@ -19,6 +20,7 @@ pub mod planner;
 pub mod postings;
 pub mod query;
 pub mod reader;
+pub mod search_plan;
 pub mod sort;
 pub mod storage;
 pub mod table;

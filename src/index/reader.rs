@@ -95,6 +95,7 @@ pub struct IndexReader {
     always: Range<usize>,
     trigrams: Range<usize>,
     postings: Range<usize>,
+    source: Option<Range<usize>>,
     stats: IndexStats,
 }
 
@@ -131,6 +132,10 @@ impl IndexReader {
         let always = range("always", true)?;
         let trigrams = range("trigrams", true)?;
         let postings = range("postings", false)?;
+        let source = match layout.get("source") {
+            Some(_) => Some(range("source", true)?),
+            None => None,
+        };
         let (nfiles, ndocs) =
             table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
         validate_always(&bytes[always.clone()], ndocs)?;
@@ -146,7 +151,18 @@ impl IndexReader {
             posting_bytes: postings.len() as u64,
             bytes: bytes.len() as u64,
         };
-        Ok(IndexReader { bytes, layout, files, paths, docs, always, trigrams, postings, stats })
+        Ok(IndexReader {
+            bytes,
+            layout,
+            files,
+            paths,
+            docs,
+            always,
+            trigrams,
+            postings,
+            source,
+            stats,
+        })
     }
 
     /// Whether the index was built with other feature semantics (same
@@ -154,6 +170,12 @@ impl IndexReader {
     /// what this build expects, so it must be rebuilt before it is used.
     pub fn needs_reindex(&self) -> bool {
         self.layout.feature_version != FEATURE_VERSION
+    }
+
+    /// The `source` section, if the index has one (what its documents were
+    /// cut from; see [`crate::index::writer::IndexWriter::set_source`]).
+    pub fn source(&self) -> Option<&[u8]> {
+        self.source.clone().map(|r| &self.bytes[r])
     }
 
     /// The feature version the index was built with.

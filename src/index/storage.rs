@@ -258,6 +258,17 @@ fn own_temp_prefix() -> String {
 }
 
 impl FsStorage {
+    /// Takes the directory's build lock (a `flock` on `.building`, held
+    /// while the returned file lives); `None` when another build holds it.
+    pub fn try_lock_build(&self) -> Result<Option<File>, IndexError> {
+        let file = File::options().create(true).append(true).open(self.dir.join(".building"))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
+        }
+    }
+
     /// Removes the temporary files this process is writing here: for a
     /// build interrupted by a signal, which will not get to drop them.
     /// Best effort: errors are ignored.

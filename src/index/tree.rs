@@ -4,6 +4,8 @@
 
 use std::os::unix::fs::MetadataExt;
 
+use super::table::RACY;
+
 /// Names whose appearance, change or removal in a directory changes what a
 /// walk yields: ignore files and repository markers.
 pub const WATCHED_NAMES: &[&str] = &[".gitignore", ".ignore", ".rgignore", ".git", ".jj"];
@@ -22,6 +24,21 @@ pub fn child_rel(dir: &[u8], name: &[u8]) -> Vec<u8> {
 /// A path's status-change time (ctime) in nanoseconds since the epoch.
 pub fn changed_ns(md: &std::fs::Metadata) -> i64 {
     md.ctime().saturating_mul(1_000_000_000).saturating_add(md.ctime_nsec())
+}
+
+/// How close to the build's look a change must be to be untrustworthy: file
+/// times come from a coarse clock (one tick is up to 4 ms, and lags the
+/// precise clock by up to a tick), so two changes within it can share a time.
+pub const RACY_WINDOW_NS: i64 = 20_000_000;
+
+/// `changed_ns` of `md` as recorded by the build, or [`RACY`](super::table::RACY) when the change
+/// is too recent to be told apart from a later one.
+pub fn recorded_change(md: &std::fs::Metadata) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(i64::MAX, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let t = changed_ns(md);
+    if now.saturating_sub(t) < RACY_WINDOW_NS { RACY } else { t }
 }
 
 /// Whether table path `rel` is `prefix` or below it (`prefix` empty: the root).

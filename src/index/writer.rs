@@ -85,6 +85,7 @@ impl IndexWriterBuilder {
             files: Vec::new(),
             docs: Vec::new(),
             always: Vec::new(),
+            source: None,
         }
     }
 }
@@ -116,9 +117,17 @@ pub struct IndexWriter {
     files: Vec<FileMeta>,
     docs: Vec<DocMeta>,
     always: Vec<DocId>,
+    source: Option<Vec<u8>>,
 }
 
 impl IndexWriter {
+    /// Records what the indexed documents were cut from (the `source`
+    /// section: opaque to the index, e.g. a huge file's identity; see
+    /// [`crate::index::blocks`]).
+    pub fn set_source(&mut self, bytes: Vec<u8>) {
+        self.source = Some(bytes);
+    }
+
     /// Adds a file and returns its id (ids count up from 0).
     ///
     /// # Panics
@@ -189,7 +198,7 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, files, docs, always } = self;
+        let IndexWriter { sorter, spill_dir, files, docs, always, source } = self;
         let mut fw = FormatWriter::new(BufWriter::with_capacity(256 << 10, out));
         let mut pairs = sorter.finish()?;
 
@@ -251,6 +260,11 @@ impl IndexWriter {
             fw.write_all(&d.to_le_bytes())?;
         }
         fw.end_section();
+        if let Some(source) = &source {
+            fw.begin_section("source");
+            fw.write_all(source)?;
+            fw.end_section();
+        }
 
         let (buffered, bytes) = fw.finish()?;
         let out = buffered.into_inner().map_err(|e| e.into_error())?;

@@ -16,6 +16,7 @@ use grep_printer::ColorSpecs;
 use grep_searcher::{BinaryDetection, Encoding};
 
 pub mod build;
+pub mod classes;
 pub mod printers;
 pub mod walk;
 

@@ -14,11 +14,13 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use super::blocks::BlockLookup;
 use super::decode::{Decoding, Transform};
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::error::Result;
 use crate::options::{OutputMode, SearchOptions};
+use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 
@@ -28,12 +30,14 @@ pub struct Huge<'o> {
     mode: OutputMode,
     engine: Option<ChunkEngine<'o>>,
     decoding: Decoding,
+    blocks: BlockLookup<'o>,
 }
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode) -> Result<Huge<'o>> {
-        Ok(Huge { opts, mode, engine: None, decoding: Decoding::new(&opts.read)? })
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Result<Huge<'o>> {
+        let (decoding, blocks) = (Decoding::new(&opts.read)?, BlockLookup::new(opts, msgs));
+        Ok(Huge { opts, mode, engine: None, decoding, blocks })
     }
 
     /// Searches `subject` in chunks when it is a regular file at or above the
@@ -90,7 +94,8 @@ impl<'o> Huge<'o> {
         }
     }
 
-    /// Searches `huge` in chunks on every core, writing to `worker`'s output.
+    /// Searches `huge` in chunks on every core, writing to `worker`'s
+    /// output: only its candidate blocks when a block index describes it.
     pub fn search_chunked<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
@@ -102,7 +107,8 @@ impl<'o> Huge<'o> {
             self.engine = Some(engine);
         }
         let engine = self.engine.as_ref().expect("built above");
-        engine.search(huge, worker.printer().get_mut(), run)
+        let pieces = self.blocks.pieces(huge, run);
+        engine.search(huge, pieces.as_deref(), worker.printer().get_mut(), run)
     }
 }
 

@@ -10,6 +10,7 @@
 //! as a [`Summary`]; printing them (beyond the search output itself) is the
 //! caller's business.
 
+pub mod blocks;
 pub mod decode;
 pub mod huge;
 pub mod listed;
@@ -21,7 +22,8 @@ pub mod summary;
 pub mod walk;
 
 use crate::error::Result;
-use crate::index::fresh::{IndexFilter, IndexReport, Unused};
+use crate::index::fresh::{IndexFilter, IndexReport};
+use crate::index::search_plan::Unused;
 use crate::options::{Mode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -36,6 +38,8 @@ pub struct Summary {
     pub matched: bool,
     /// trigrep's statistics of the search (filled when `--stats` asked).
     pub run: Option<RunStats>,
+    /// Huge files searched without a block index that describes them.
+    pub unindexed_huge: Vec<std::path::PathBuf>,
     /// For `--stats`: what the index did, or why none was used (`None`:
     /// not a search, or no statistics asked for).
     pub index: Option<std::result::Result<IndexReport, Unused>>,
@@ -56,13 +60,14 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     };
     let filter = IndexFilter::open(opts, msgs);
     let source = open_source(opts, msgs, filter.as_ref().ok());
-    let (matched, run) = if opts.run.threads == 1 {
+    let (matched, mut run) = if opts.run.threads == 1 {
         sequential::search(opts, mode, source.as_ref(), msgs)?
     } else {
         parallel::search(opts, mode, source.as_ref(), msgs)?
     };
     let index = opts.run.stats.then(|| filter.as_ref().map(IndexFilter::report).map_err(|e| *e));
-    Ok(Summary { matched, run: opts.run.stats.then_some(run), index })
+    let unindexed_huge = std::mem::take(&mut run.unindexed_huge);
+    Ok(Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index })
 }
 
 /// Where this search's subjects come from: the index's file table when it

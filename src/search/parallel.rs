@@ -217,7 +217,7 @@ impl Parallel<'_> {
         let stdout = grep_cli::stdout(opts.print.color);
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
-        let mut huge = Huge::new(opts, mode)?;
+        let mut huge = Huge::new(opts, mode, self.msgs)?;
         for subject in subjects {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();

@@ -29,7 +29,7 @@ pub fn search(
     let printer = Printer::new(opts, mode, stdout, true);
     let mut worker = SearchWorker::new(opts, printer)?;
     let mmap = opts.rg_mmap();
-    let mut huge = Huge::new(opts, mode)?;
+    let mut huge = Huge::new(opts, mode, msgs)?;
     let mut run = RunStats::default();
     let mut stats = opts.print.stats.then(Stats::new);
     let mut matched = false;

@@ -20,10 +20,11 @@ use crate::index::location;
 use crate::index::reader::IndexReader;
 use crate::index::storage::FsStorage;
 use crate::index::table::flags;
+use crate::index::tree::RACY_WINDOW_NS;
 use crate::index::writer::{IndexSummary, IndexWriterBuilder};
 use crate::stats::MemorySampler;
 use read::{Extracted, extract};
-use walk::{RACY_WINDOW_NS, walk};
+use walk::walk;
 
 pub mod read;
 pub mod walk;

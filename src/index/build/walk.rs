@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::index::error::IndexError;
-use crate::index::table::{RACY, flags};
-use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel};
+use crate::index::table::flags;
+use crate::index::tree::{WATCHED_NAMES, child_rel, recorded_change};
 use crate::options::WalkFilters;
 
 /// An entry of the file table found by the build: a file to index, or a
@@ -115,19 +115,4 @@ fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
     }
     out.extend(absolute.into_iter().map(|p| p.into_os_string().into_vec()));
     out
-}
-
-/// How close to the build's look a change must be to be untrustworthy: file
-/// times come from a coarse clock (one tick is up to 4 ms, and lags the
-/// precise clock by up to a tick), so two changes within it can share a time.
-pub(super) const RACY_WINDOW_NS: i64 = 20_000_000;
-
-/// `changed_ns` of `md` as recorded by the build, or [`RACY`] when the change
-/// is too recent to be told apart from a later one.
-fn recorded_change(md: &std::fs::Metadata) -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(i64::MAX, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    let t = changed_ns(md);
-    if now.saturating_sub(t) < RACY_WINDOW_NS { RACY } else { t }
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes the seed corpora (never checked in): small real inputs of each
+# parser, written by tg itself.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(cd .. && pwd)
+mkdir -p corpus/block_source corpus/index_reader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+( cd "$root" && cargo build --quiet --release )
+tg="$root/target/release/tg"
+mkdir -p "$work/tree/sub"
+printf 'hello world\nfoo bar\n' > "$work/tree/a.txt"
+printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
+for i in $(seq 1 3000); do echo "Jan  1 00:00:$((i % 60)) host kernel: line $i"; done > "$work/app.log"
+TG_INDEX_DIR="$work/idx" "$tg" index -q "$work/tree"
+TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
+n=0
+for f in "$work"/idx/indexes/*/index.tg; do
+  n=$((n + 1))
+  cp "$f" "corpus/index_reader/seed$n"
+done
+# The block index's `source` section: the 80 bytes after the "TGBLKSRC" magic's start.
+python3 - "$work"/idx/indexes/*/index.tg <<'PY'
+import sys
+for i, p in enumerate(sys.argv[1:]):
+    b = open(p, 'rb').read()
+    at = b.find(b"TGBLKSRC")
+    if at >= 0:
+        open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
+PY
+echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records"

@@ -1,0 +1,304 @@
+//! Huge files indexed as blocks: the second question about a big log reads
+//! only the blocks that can match.
+//!
+//! [`build`] cuts a file at line ends into blocks of about a block size
+//! ([`cut`]), and makes each block a document of the same trigram index a
+//! tree uses (its offset, length and first line number in the document
+//! table), in bounded memory, published atomically outside the file's
+//! directory (`location::index_dir_for` of the file's canonical path). Its
+//! `source` section ([`source::BlockSource`]) records which file, how much
+//! of it and a checksum of its first and last bytes, so that a query can
+//! tell with [`BlockIndex::freshness`] whether the file is unchanged, only
+//! grew (its new tail is then searched directly), or was rewritten,
+//! truncated or replaced (the index is then not used). The search itself
+//! is the chunk engine's ([`crate::chunk`]), given the candidate blocks.
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::build::Progress;
+use super::error::IndexError;
+use super::extract::TrigramSet;
+use super::location;
+use super::query::Query;
+use super::reader::IndexReader;
+use super::storage::FsStorage;
+use super::table::FileMeta;
+use super::table::RACY;
+use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
+use super::writer::{IndexSummary, IndexWriterBuilder};
+use crate::stats::MemorySampler;
+use source::{BlockSource, HEAD_LEN};
+
+pub mod source;
+
+/// The nominal block size (docs and figures: BENCHMARKS.md, "Block index").
+pub const DEFAULT_BLOCK_SIZE: u64 = 1 << 20;
+
+/// One block of a huge file: a document of its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Where it starts in the file.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// The 1-based line number of its first line.
+    pub first_line: u64,
+}
+
+/// Cuts `data` into `(offset, len)` blocks of about `size` bytes, each
+/// ending just past a `\n` (a longer line makes a longer block; the last
+/// block ends where the data does).
+pub fn cut(data: &[u8], size: u64) -> Vec<(u64, u64)> {
+    let (len, size) = (data.len() as u64, size.max(1));
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let nominal = start + size;
+        let end = if nominal >= len {
+            len
+        } else {
+            memchr::memchr(b'\n', &data[(nominal - 1) as usize..])
+                .map_or(len, |j| nominal + j as u64)
+        };
+        blocks.push((start, end - start));
+        start = end;
+    }
+    blocks
+}
+
+/// What [`build`] made.
+#[derive(Clone, Debug)]
+pub struct BuiltBlocks {
+    /// The index directory.
+    pub dir: PathBuf,
+    /// Blocks indexed.
+    pub blocks: usize,
+    /// Bytes indexed.
+    pub bytes: u64,
+    /// What the writer wrote.
+    pub summary: IndexSummary,
+    /// Wall time of the build.
+    pub elapsed: Duration,
+    /// Peak private memory (RssAnon) seen during the build, in bytes.
+    pub peak_private: u64,
+}
+
+/// One block after extraction.
+struct Extracted {
+    trigrams: Vec<super::trigram::Trigram>,
+    newlines: u64,
+    nul: bool,
+}
+
+/// Builds (or rebuilds) the block index of the file at `path` under the
+/// index base `base`: blocks of about `block_size` bytes, `budget` bytes of
+/// memory for the sort (extraction batches take an eighth more).
+pub fn build(
+    path: &Path,
+    base: &Path,
+    block_size: u64,
+    budget: usize,
+    progress: &dyn Progress,
+) -> Result<BuiltBlocks, IndexError> {
+    let started = Instant::now();
+    let peak = MemorySampler::start();
+    // A change just before the build would look racy (see
+    // `tree::recorded_change`): the index would then never count as fresh.
+    std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
+    let canonical = path.canonicalize()?;
+    let file = File::open(&canonical)?;
+    let md = file.metadata()?;
+    if !md.is_file() {
+        return Err(IndexError::InvalidInput(format!("{}: not a regular file", path.display())));
+    }
+    let storage = FsStorage::create(&location::index_dir_for(base, &canonical))?;
+    let out = storage.dir().to_path_buf();
+    // SAFETY: read-only map of a file we only read; a file truncated while
+    // it is indexed can raise SIGBUS, as with any mmap reader (ripgrep too).
+    let map = if md.len() == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
+    let data: &[u8] = map.as_deref().unwrap_or(&[]);
+    let blocks = cut(data, block_size);
+    progress.start(data.len() as u64);
+
+    let mut writer =
+        IndexWriterBuilder::new().memory_budget(budget - budget / 4).spill_dir(&out).build();
+    use std::os::unix::ffi::OsStrExt;
+    let meta = FileMeta {
+        path: canonical.as_os_str().as_bytes().to_vec(),
+        size: md.len(),
+        changed_ns: recorded_change(&md),
+        flags: 0,
+    };
+    let id = writer.add_file(meta);
+    let batch_bytes = (budget / 8).max(4 << 20) as u64;
+    let (mut lines, mut has_nul, mut at) = (0u64, false, 0);
+    while at < blocks.len() {
+        let mut end = at;
+        let mut bytes = 0;
+        while end < blocks.len() && (end == at || bytes + blocks[end].1 <= batch_bytes) {
+            bytes += blocks[end].1;
+            end += 1;
+        }
+        let batch: Vec<Extracted> = blocks[at..end]
+            .par_iter()
+            .map_init(TrigramSet::new, |set, &(off, len)| {
+                let bytes = &data[off as usize..(off + len) as usize];
+                set.add_bytes(bytes);
+                Extracted {
+                    trigrams: set.take_sorted(),
+                    newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
+                    nul: memchr::memchr(0, bytes).is_some(),
+                }
+            })
+            .collect();
+        for (e, &(off, len)) in batch.iter().zip(&blocks[at..end]) {
+            writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
+            lines += e.newlines;
+            has_nul |= e.nul;
+        }
+        progress.advance(bytes);
+        at = end;
+    }
+    let head_len = data.len().min(HEAD_LEN as usize);
+    let tail_offset = blocks.last().map_or(0, |b| b.0);
+    writer.set_source(
+        BlockSource {
+            dev: md.dev(),
+            ino: md.ino(),
+            len: data.len() as u64,
+            lines,
+            block_size,
+            has_nul,
+            head_len: head_len as u32,
+            head_crc: crc32fast::hash(&data[..head_len]),
+            tail_offset,
+            tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
+        }
+        .encode(),
+    );
+    let summary = writer.finish_into(&storage)?;
+    if let Err(err) = IndexReader::load(&storage).and_then(|r| r.verify()) {
+        storage.withdraw()?;
+        return Err(IndexError::Corrupt(format!(
+            "the new block index failed its check ({err}); removed it: searches will scan"
+        )));
+    }
+    storage.record_root(&canonical)?;
+    Ok(BuiltBlocks {
+        dir: out,
+        blocks: blocks.len(),
+        bytes: data.len() as u64,
+        summary,
+        elapsed: started.elapsed(),
+        peak_private: peak.finish(),
+    })
+}
+
+/// Whether a block index still describes its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// The file is as indexed.
+    Fresh,
+    /// The file only grew: the indexed bytes are unchanged, the rest is new.
+    Grown,
+    /// Rewritten, truncated or replaced: the index must not be used.
+    Stale,
+}
+
+/// An open block index.
+pub struct BlockIndex {
+    reader: IndexReader,
+    /// The file's status-change time at the build ([`RACY`]: too recent to trust).
+    changed_ns: i64,
+    /// What the index records of its file.
+    pub source: BlockSource,
+    /// The index directory.
+    pub dir: PathBuf,
+}
+
+impl BlockIndex {
+    /// The block index of the file at `path` (`None`: there is none).
+    pub fn open(base: &Path, path: &Path) -> Result<Option<BlockIndex>, IndexError> {
+        let dir = location::index_dir_for(base, &path.canonicalize()?);
+        let storage = FsStorage::new(&dir);
+        if !storage.has_index() {
+            return Ok(None);
+        }
+        let reader = IndexReader::load(&storage)?;
+        if reader.needs_reindex() {
+            return Err(IndexError::Corrupt("built by another version of tg".into()));
+        }
+        let Some(bytes) = reader.source() else {
+            return Err(IndexError::Corrupt("not a block index".into()));
+        };
+        let source = BlockSource::decode(bytes)?;
+        let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
+        Ok(Some(BlockIndex { reader, changed_ns, source, dir }))
+    }
+
+    /// How `file` (open, at the indexed path) compares with what was
+    /// indexed: another inode, a shorter file, or the same size with a new
+    /// status-change time is stale; a longer file is grown if its first and
+    /// last indexed bytes are unchanged.
+    pub fn freshness(&self, file: &File) -> std::io::Result<Freshness> {
+        let s = &self.source;
+        let md = file.metadata()?;
+        if md.dev() != s.dev || md.ino() != s.ino || md.len() < s.len {
+            return Ok(Freshness::Stale);
+        }
+        if md.len() == s.len {
+            let same = self.changed_ns != RACY && changed_ns(&md) == self.changed_ns;
+            return Ok(if same { Freshness::Fresh } else { Freshness::Stale });
+        }
+        let crc_of = |offset: u64, len: u64| -> std::io::Result<u32> {
+            let mut buf = vec![0; len as usize];
+            file.read_exact_at(&mut buf, offset)?;
+            Ok(crc32fast::hash(&buf))
+        };
+        if crc_of(0, u64::from(s.head_len))? != s.head_crc
+            || crc_of(s.tail_offset, s.len - s.tail_offset)? != s.tail_crc
+        {
+            return Ok(Freshness::Stale);
+        }
+        Ok(Freshness::Grown)
+    }
+
+    /// The blocks that can hold a match of `query`, in file order.
+    pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
+        let docs = self.reader.candidates(query)?;
+        let mut blocks: Vec<Block> = docs
+            .as_slice()
+            .iter()
+            .filter_map(|&d| self.reader.doc(d))
+            .map(|d| Block { offset: d.offset, len: d.len, first_line: d.first_line })
+            .collect();
+        blocks.sort_by_key(|b| b.offset);
+        Ok(blocks)
+    }
+
+    /// How many blocks the index holds.
+    pub fn block_count(&self) -> u32 {
+        self.reader.stats().documents
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_end_at_line_ends_and_cover_everything() {
+        let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
+        let blocks = cut(data, 4);
+        assert_eq!(blocks, vec![(0, 8), (8, 14), (22, 1)]);
+        assert_eq!(cut(b"", 4), vec![]);
+        assert_eq!(cut(b"x\n", 100), vec![(0, 2)]);
+        let total: u64 = cut(data, 1).iter().map(|b| b.1).sum();
+        assert_eq!(total, data.len() as u64);
+    }
+}

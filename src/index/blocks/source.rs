@@ -1,0 +1,161 @@
+//! What a block index records of the file it was cut from, so that a
+//! query can tell whether the index still describes the file: unchanged,
+//! grown (a log appended to), or rewritten.
+//!
+//! Stored in the index's `source` section as [`SOURCE_LEN`] bytes:
+//!
+//! ```text
+//! magic "TGBLKSRC" | version u32 | flags u32 | dev u64 | ino u64 | len u64
+//! | lines u64 | block_size u64 | head_len u32 | head_crc u32 | tail_offset u64
+//! | tail_crc u32 | reserved u32
+//! ```
+//!
+//! All integers little-endian. [`BlockSource::decode`] checks the length,
+//! magic and version and never panics on bad input.
+
+use crate::index::error::IndexError;
+
+/// The magic opening a `source` section of a block index.
+const MAGIC: [u8; 8] = *b"TGBLKSRC";
+
+/// The version of this record.
+const VERSION: u32 = 1;
+
+/// The length of an encoded record.
+pub const SOURCE_LEN: usize = 8 + 4 + 4 + 8 * 5 + 4 + 4 + 8 + 4 + 4;
+
+/// `flags`: the indexed bytes hold a NUL.
+const HAS_NUL: u32 = 1;
+
+/// How many leading bytes are checksummed.
+pub const HEAD_LEN: u64 = 64 << 10;
+
+/// What a block index records of its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSource {
+    /// The file's device and inode: another inode is another file (rotated
+    /// or replaced).
+    pub dev: u64,
+    /// See `dev`.
+    pub ino: u64,
+    /// Bytes indexed (the file's size at the build).
+    pub len: u64,
+    /// Newlines in the indexed bytes (line numbers of a grown tail start
+    /// after them).
+    pub lines: u64,
+    /// The nominal block size.
+    pub block_size: u64,
+    /// The indexed bytes hold a NUL byte.
+    pub has_nul: bool,
+    /// How many leading bytes `head_crc` covers (`min(len, HEAD_LEN)`).
+    pub head_len: u32,
+    /// CRC32 of the first `head_len` bytes.
+    pub head_crc: u32,
+    /// Where the last block starts.
+    pub tail_offset: u64,
+    /// CRC32 of the last block (`tail_offset..len`).
+    pub tail_crc: u32,
+}
+
+impl BlockSource {
+    /// The record's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(SOURCE_LEN);
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(if self.has_nul { HAS_NUL } else { 0 }).to_le_bytes());
+        for v in [self.dev, self.ino, self.len, self.lines, self.block_size] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&self.head_len.to_le_bytes());
+        b.extend_from_slice(&self.head_crc.to_le_bytes());
+        b.extend_from_slice(&self.tail_offset.to_le_bytes());
+        b.extend_from_slice(&self.tail_crc.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b
+    }
+
+    /// Reads a record; a wrong length, magic or version, or inconsistent
+    /// offsets, are [`IndexError::Corrupt`] or [`IndexError::UnsupportedVersion`].
+    pub fn decode(b: &[u8]) -> Result<BlockSource, IndexError> {
+        let bad = |what: &str| IndexError::Corrupt(format!("block source record: {what}"));
+        if b.len() != SOURCE_LEN {
+            return Err(bad("wrong length"));
+        }
+        if b[..8] != MAGIC {
+            return Err(bad("bad magic"));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(IndexError::UnsupportedVersion {
+                found: version,
+                min: VERSION,
+                max: VERSION,
+            });
+        }
+        let s = BlockSource {
+            has_nul: u32_at(12) & HAS_NUL != 0,
+            dev: u64_at(16),
+            ino: u64_at(24),
+            len: u64_at(32),
+            lines: u64_at(40),
+            block_size: u64_at(48),
+            head_len: u32_at(56),
+            head_crc: u32_at(60),
+            tail_offset: u64_at(64),
+            tail_crc: u32_at(72),
+        };
+        if u64::from(s.head_len) > s.len.min(HEAD_LEN) || s.tail_offset > s.len {
+            return Err(bad("offsets out of range"));
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> BlockSource {
+        BlockSource {
+            dev: 7,
+            ino: 42,
+            len: 1 << 30,
+            lines: 12_345_678,
+            block_size: 1 << 20,
+            has_nul: true,
+            head_len: 65_536,
+            head_crc: 0xdead_beef,
+            tail_offset: (1 << 30) - 1000,
+            tail_crc: 0x1234_5678,
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let s = sample();
+        let b = s.encode();
+        assert_eq!(b.len(), SOURCE_LEN);
+        assert_eq!(BlockSource::decode(&b).unwrap(), s);
+    }
+
+    #[test]
+    fn bad_records_are_errors_not_panics() {
+        let b = sample().encode();
+        assert!(BlockSource::decode(&b[..SOURCE_LEN - 1]).is_err());
+        let mut m = b.clone();
+        m[0] ^= 1;
+        assert!(BlockSource::decode(&m).is_err());
+        let mut v = b.clone();
+        v[8] = 9;
+        assert!(matches!(BlockSource::decode(&v), Err(IndexError::UnsupportedVersion { .. })));
+        let mut o = b;
+        o[64..72].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(BlockSource::decode(&o).is_err());
+        for n in 0..SOURCE_LEN {
+            let _ = BlockSource::decode(&vec![0xff; n]);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The trigram query of a search: its patterns planned with its matching
+//! options, for the tree index ([`super::fresh`]) and block indexes
+//! ([`super::blocks`]) alike, and why a search cannot use an index at all.
+
+use super::planner::{PlanOptions, plan};
+use super::query::Query;
+use std::path::Path;
+
+use crate::options::{Case, EncodingChoice, MatchOptions, Mode, OutputMode, SearchOptions};
+
+/// The query every line a search can match satisfies.
+pub fn query_for(m: &MatchOptions) -> Query {
+    plan(
+        &m.patterns,
+        &PlanOptions {
+            // Smart case may end up either way; planning case-insensitively
+            // is always sound (it admits a superset).
+            case_insensitive: m.case != Case::Sensitive,
+            fixed_strings: m.fixed_strings,
+            multi_line: m.multiline,
+            dot_matches_new_line: m.multiline_dotall,
+            unicode: m.unicode,
+            ..PlanOptions::default()
+        },
+    )
+}
+
+/// Why a search did not use an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unused {
+    /// `--no-index`.
+    Disabled,
+    /// `-v`: the lines selected are those without a match.
+    Inverted,
+    /// `-E` with an encoding: the index holds the files' raw bytes.
+    Encoding,
+    /// `-z` or `--pre`: what is searched is not the files' bytes.
+    Transformed,
+    /// Only stdin is searched.
+    Stdin,
+    /// The patterns require no trigram: every file can match.
+    NoTrigrams,
+    /// No index covers the search path.
+    NoIndex,
+    /// The index is corrupt or from another version (a warning said so).
+    Unusable,
+}
+
+impl std::fmt::Display for Unused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unused::Disabled => "--no-index",
+            Unused::Inverted => "-v selects the lines without a match",
+            Unused::Encoding => "-E reads files in an encoding the index does not hold",
+            Unused::Transformed => "-z or --pre search what files turn into, not their bytes",
+            Unused::Stdin => "only stdin is searched",
+            Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
+            Unused::NoIndex => "no index covers the search path (build one: tg index DIR)",
+            Unused::Unusable => "the index is unusable",
+        })
+    }
+}
+
+/// Why this search cannot be answered from an index at all, if it cannot.
+///
+/// Every output mode can: `--json`'s messages are the scan's, except that
+/// its summary's statistics (and `--stats`) count what was really read; a
+/// listing of files without a match reports the files the index ruled out
+/// without reading them. `-E none` reads raw bytes, as indexed.
+pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
+    let stdin_only = opts.walk.paths.iter().all(|p| p == Path::new("-"));
+    Some(if !opts.index.enabled {
+        Unused::Disabled
+    } else if opts.read.invert_match {
+        Unused::Inverted
+    } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
+        Unused::Encoding
+    } else if opts.read.search_zip || opts.read.preprocessor.is_some() {
+        Unused::Transformed
+    } else if stdin_only {
+        Unused::Stdin
+    } else {
+        return None;
+    })
+}
+
+/// Whether the output lists files without a match.
+pub fn lists_misses(opts: &SearchOptions) -> bool {
+    match opts.mode {
+        Mode::Search(OutputMode::FilesWithoutMatch) => true,
+        Mode::Search(OutputMode::Count | OutputMode::CountMatches) => opts.print.include_zero,
+        _ => false,
+    }
+}

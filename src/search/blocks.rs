@@ -1,0 +1,115 @@
+//! Huge files answered through their block index: which ranges of a huge
+//! file a search reads ([`BlockLookup::pieces`]).
+//!
+//! When a huge file has a block index ([`crate::index::blocks`]) that still
+//! describes it, only the candidate blocks of the search's trigram query
+//! are read, plus, for a file that grew since the build, its new tail. The
+//! chunk engine searches those pieces in parallel with their true line
+//! numbers. Anything else (no index, a rewritten or replaced file, options
+//! no index can answer, walked files with a NUL) leaves the file to the
+//! full chunked scan, and files without an index are noted so that the
+//! command line may build one.
+
+use std::fs::File;
+
+use crate::chunk::{HugeFile, Piece};
+use crate::index::blocks::{BlockIndex, Freshness, cut};
+use crate::index::query::Query;
+use crate::index::search_plan::{lists_misses, query_for, unusable_for};
+use crate::options::SearchOptions;
+use crate::report::Messages;
+use crate::stats::RunStats;
+
+/// A run's block-index lookups.
+pub struct BlockLookup<'o> {
+    opts: &'o SearchOptions,
+    msgs: &'o Messages,
+    /// The planned query (`None`: not planned yet).
+    query: Option<Query>,
+}
+
+impl<'o> BlockLookup<'o> {
+    /// Lookups for a run with `opts`, warnings through `msgs`.
+    pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> BlockLookup<'o> {
+        BlockLookup { opts, msgs, query: None }
+    }
+
+    /// The pieces of `huge` to search (`None`: search all of it), counted
+    /// in `run`.
+    pub fn pieces(&mut self, huge: &HugeFile<'_>, run: &mut RunStats) -> Option<Vec<Piece>> {
+        let opts = self.opts;
+        if unusable_for(opts).is_some() || lists_misses(opts) {
+            return None;
+        }
+        let index = match BlockIndex::open(&opts.index.base, huge.path) {
+            Ok(Some(index)) => index,
+            Ok(None) => {
+                run.unindexed_huge.push(huge.path.to_path_buf());
+                return None;
+            }
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "the block index of {} is unusable ({err}); searching without it \
+                     (rebuild: tg index {})",
+                    huge.path.display(),
+                    huge.path.display()
+                ));
+                return None;
+            }
+        };
+        let freshness = index.freshness(huge.file).ok()?;
+        if freshness != Freshness::Fresh {
+            // Grown: answer from the index and the tail, and index it again;
+            // rewritten: scan, and index it again.
+            run.unindexed_huge.push(huge.path.to_path_buf());
+        }
+        let quit = opts.binary_detection(huge.explicit).quit_byte().is_some();
+        if freshness == Freshness::Stale || (quit && index.source.has_nul) {
+            return None;
+        }
+        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
+        if *query == Query::All {
+            return None;
+        }
+        let candidates = match index.candidates(query) {
+            Ok(c) => c,
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "the block index of {} is unusable ({err}); searching without it",
+                    huge.path.display()
+                ));
+                return None;
+            }
+        };
+        let mut pieces: Vec<Piece> = candidates
+            .iter()
+            .map(|b| Piece { offset: b.offset, len: b.len, first_line: b.first_line })
+            .collect();
+        run.block_indexes += 1;
+        run.blocks_total += u64::from(index.block_count());
+        run.blocks_searched += pieces.len() as u64;
+        if freshness == Freshness::Grown {
+            let s = &index.source;
+            pieces.extend(self.tail(huge.file, s.len, huge.size, s.lines + 1)?);
+        }
+        Some(pieces)
+    }
+
+    /// The bytes `from..size` of `file` (a grown tail) as pieces of about a
+    /// chunk each, numbered from line `first_line`.
+    fn tail(&self, file: &File, from: u64, size: u64, first_line: u64) -> Option<Vec<Piece>> {
+        // SAFETY: a read-only map of a file we only read (see the chunk engine).
+        let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+        let tail = map.get(from as usize..size as usize)?;
+        let mut line = first_line;
+        let mut pieces = Vec::new();
+        for (offset, len) in cut(tail, self.opts.run.chunk_size(size - from)) {
+            let bytes = &tail[offset as usize..(offset + len) as usize];
+            pieces.push(Piece { offset: from + offset, len, first_line: line });
+            if self.opts.read.line_number {
+                line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+            }
+        }
+        Some(pieces)
+    }
+}
