@@ -169,12 +169,14 @@ fn growth_rewrite_truncation_and_rotation() {
     let first = log(&mut rng, 8_000, false);
     tree.write("app.log", &first);
     index(&tree, "app.log");
-    // Grown: the indexed part through the index, the tail directly.
+    // Grown: the indexed part through the index, the tail directly; the
+    // first bytes appended continue the last line, which had no newline.
     let mut f = std::fs::OpenOptions::new().append(true).open(tree.path("app.log")).unwrap();
-    f.write_all(b"\nJan  9 00:00:00 web-01 appended RAREMARK line\n").unwrap();
+    f.write_all(b" continued\nJan  9 00:00:00 web-01 appended RAREMARK line\n").unwrap();
     f.write_all(&log(&mut rng, 2_000, false)).unwrap();
     drop(f);
     assert_eq!(check(&tree, &["-n", "RAREMARK", "app.log"]), "block indexes used: 1");
+    assert_eq!(check(&tree, &["-n", "RAREMARK continued$", "app.log"]), "block indexes used: 1");
     check_all(&tree, "app.log");
     // Rewritten in place, same size, same inode: stale, scanned.
     index(&tree, "app.log");

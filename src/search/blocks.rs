@@ -89,14 +89,19 @@ impl<'o> BlockLookup<'o> {
         run.blocks_total += u64::from(index.block_count());
         run.blocks_searched += pieces.len() as u64;
         if freshness == Freshness::Grown {
-            let s = &index.source;
-            pieces.extend(self.tail(huge.file, s.len, huge.size, s.lines + 1)?);
+            // The new bytes may continue the last indexed line: search the
+            // last block again together with them.
+            let last = index.last_block();
+            let (from, line) = last.map_or((0, 1), |b| (b.offset, b.first_line));
+            pieces.retain(|p| p.offset < from);
+            pieces.extend(self.tail(huge.file, from, huge.size, line)?);
         }
         Some(pieces)
     }
 
-    /// The bytes `from..size` of `file` (a grown tail) as pieces of about a
-    /// chunk each, numbered from line `first_line`.
+    /// The bytes `from..size` of `file` (a grown file's last indexed block
+    /// and new tail) as pieces of about a chunk each, numbered from line
+    /// `first_line`.
     fn tail(&self, file: &File, from: u64, size: u64, first_line: u64) -> Option<Vec<Piece>> {
         // SAFETY: a read-only map of a file we only read (see the chunk engine).
         let map = unsafe { memmap2::Mmap::map(file) }.ok()?;

@@ -281,6 +281,13 @@ impl BlockIndex {
         Ok(blocks)
     }
 
+    /// The last indexed block (`None`: the file was empty).
+    pub fn last_block(&self) -> Option<Block> {
+        let n = self.reader.stats().documents;
+        let d = self.reader.doc(n.checked_sub(1)?)?;
+        Some(Block { offset: d.offset, len: d.len, first_line: d.first_line })
+    }
+
     /// How many blocks the index holds.
     pub fn block_count(&self) -> u32 {
         self.reader.stats().documents
