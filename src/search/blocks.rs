@@ -20,6 +20,10 @@ use crate::options::SearchOptions;
 use crate::report::Messages;
 use crate::stats::RunStats;
 
+/// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the indexed
+/// bytes, the file is scanned instead.
+const SCAN_ABOVE: u64 = 2;
+
 /// A run's block-index lookups.
 pub struct BlockLookup<'o> {
     opts: &'o SearchOptions,
@@ -81,6 +85,12 @@ impl<'o> BlockLookup<'o> {
                 return None;
             }
         };
+        let candidate_bytes: u64 = candidates.iter().map(|b| b.len).sum();
+        if candidate_bytes > index.source.len / SCAN_ABOVE {
+            // Most of the file can match: the streaming scan, with its
+            // read-ahead in file order, reads it faster than block by block.
+            return None;
+        }
         let mut pieces: Vec<Piece> = candidates
             .iter()
             .map(|b| Piece { offset: b.offset, len: b.len, first_line: b.first_line })
