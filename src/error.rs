@@ -11,10 +11,10 @@ pub enum Error {
     #[error("{0}")]
     Pattern(String),
     /// A glob, file type or ignore rule given for the walk is invalid.
-    #[error("{0}")]
+    #[error(transparent)]
     Walk(#[from] ignore::Error),
     /// A `--pre-glob` is invalid.
-    #[error("{0}")]
+    #[error(transparent)]
     Glob(#[from] globset::Error),
     /// Reading or writing failed.
     #[error(transparent)]

@@ -30,6 +30,14 @@ impl Messages {
         }
     }
 
+    /// Prints a message that neither changes the exit code nor shows under
+    /// `--no-messages` (e.g. an ignore file that cannot be parsed).
+    pub fn notice(&self, msg: impl std::fmt::Display) {
+        if !self.quiet_errors {
+            line(&msg.to_string());
+        }
+    }
+
     /// Prints a warning that does not change the exit code.
     pub fn warn(&self, msg: impl std::fmt::Display) {
         line(&msg.to_string());

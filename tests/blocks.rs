@@ -280,6 +280,8 @@ fn candidate_blocks_include_every_block_with_a_match() {
                 unicode: true,
                 crlf: false,
                 null_data: false,
+                size_limit: None,
+                dfa_size_limit: None,
             };
             let candidates = index.candidates(&query_for(&m)).unwrap();
             let re = regex::bytes::Regex::new(&format!("(?m){p}")).unwrap();

@@ -25,6 +25,8 @@ pub fn fallback_reason(opts: &SearchOptions, explicit: bool, head: &[u8]) -> Opt
         Some("passthru")
     } else if read.max_count.is_some() {
         Some("max-count")
+    } else if read.stop_on_nonmatch {
+        Some("stop-on-nonmatch")
     } else if opts.matcher.null_data {
         Some("null-data")
     } else if matches!(read.encoding, EncodingChoice::Label(_)) {

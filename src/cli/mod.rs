@@ -1,22 +1,29 @@
 //! The `tg` command line: parse, resolve, dispatch, report.
 //!
-//! [`args`] mirrors the flags, [`config`] resolves them into the engine's
-//! options, [`index_cmd`] runs `tg index` and `tg status`, [`stats`] prints
-//! trigrep's `--stats`. The engine (the `trigrep` library) does the work.
-//! Subcommands are recognised by the first argument only, so `tg -e index`
-//! searches for the word.
+//! [`parse`] reads the config file and the arguments into [`args::LowArgs`]
+//! through the flag table in [`flags`] ([`rcfile`] reads the file);
+//! [`config`] resolves them into the engine's options; [`help`] prints
+//! help, versions, the man page and completions; [`index_cmd`] runs
+//! `tg index` and `tg status`; [`stats`] prints trigrep's `--stats`. The
+//! engine (the `trigrep` library) does the work. Subcommands are recognised
+//! by the first argument only, so `tg -e index` searches for the word.
 
 pub mod args;
 pub mod config;
+pub mod flags;
+pub mod help;
 pub mod index_cmd;
+pub mod parse;
+pub mod rcfile;
 pub mod stats;
 
 use std::ffi::OsString;
 
 use clap::Parser;
+use trigrep::options::Mode;
 use trigrep::report::{self, Messages};
 
-use args::SearchArgs;
+use args::{Engine, LowMode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
 const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "pack", "unpack"];
@@ -36,13 +43,13 @@ pub enum Outcome {
 pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
     match argv.get(1).and_then(|a| a.to_str()) {
         Some("index") => {
-            if let Some(args) = parse::<index_cmd::IndexArgs>(&subcommand_argv(&argv))? {
+            if let Some(args) = parse_sub::<index_cmd::IndexArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_index(args)?;
             }
             Ok(Outcome::Matched)
         }
         Some("status") => {
-            if let Some(args) = parse::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
+            if let Some(args) = parse_sub::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_status(args)?;
             }
             Ok(Outcome::Matched)
@@ -50,16 +57,44 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
         Some(sub) if SUBCOMMANDS.contains(&sub) => anyhow::bail!(
             "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
         ),
-        _ => search(&argv),
+        _ => search(argv.into_iter().skip(1).collect()),
     }
 }
 
-/// Runs a search (or `--files`, `--type-list`).
-fn search(argv: &[OsString]) -> anyhow::Result<Outcome> {
-    let Some(args) = parse::<SearchArgs>(argv)? else { return Ok(Outcome::Matched) };
-    let msgs = Messages::stderr(args.no_messages);
-    let opts = config::resolve(args, config::Env::detect())?;
-    let summary = trigrep::search::run(&opts, &msgs)?;
+/// Runs a search (or `--files`, `--type-list`, help, `--generate`).
+fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
+    let parsed = parse::parse(cli)?;
+    let low = parsed.low;
+    if let Some(special) = low.special {
+        let ok = help::special(special)?;
+        return Ok(if ok { Outcome::Matched } else { Outcome::NoMatch });
+    }
+    if low.logging.is_some() {
+        report::line(&rcfile::debug_line(&parsed.config));
+    }
+    if let LowMode::Generate(kind) = low.mode {
+        help::generate(kind)?;
+        return Ok(Outcome::Matched);
+    }
+    let msgs = Messages::stderr(low.no_messages);
+    let (no_messages, no_ignore_messages) = (low.no_messages, low.no_ignore_messages);
+    let resolved = config::resolve(low, &config::Env::detect())?;
+    let opts = &resolved.opts;
+    let searching = matches!(opts.mode, Mode::Search(_)) && opts.matches_possible();
+    if searching && resolved.engine == Engine::Pcre2 {
+        anyhow::bail!("PCRE2 is not available in this build of trigrep");
+    }
+    if (searching || opts.mode == Mode::Files) && !no_messages && !no_ignore_messages {
+        for err in opts.walk.filters.ignore_file_errors() {
+            report::line(&err.to_string());
+        }
+    }
+    let summary = match trigrep::search::run(opts, &msgs) {
+        Err(trigrep::error::Error::Pattern(msg)) if resolved.engine == Engine::Auto => {
+            anyhow::bail!(hybrid_error(&msg))
+        }
+        other => other?,
+    };
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
@@ -78,6 +113,16 @@ fn search(argv: &[OsString]) -> anyhow::Result<Outcome> {
     })
 }
 
+/// rg's error when `--engine auto` fails: the default engine's error, then PCRE2's.
+fn hybrid_error(default_error: &str) -> String {
+    let divider = "~".repeat(79);
+    format!(
+        "regex could not be compiled with either the default regex engine or with PCRE2.\n\n\
+         default regex engine error:\n{divider}\n{default_error}\n{divider}\n\n\
+         PCRE2 regex engine error:\nPCRE2 is not available in this build of trigrep"
+    )
+}
+
 /// `tg SUB ARGS...` as `["tg SUB", ARGS...]`, so usage lines name the subcommand.
 fn subcommand_argv(argv: &[OsString]) -> Vec<OsString> {
     let mut name = OsString::from("tg ");
@@ -85,8 +130,9 @@ fn subcommand_argv(argv: &[OsString]) -> Vec<OsString> {
     std::iter::once(name).chain(argv[2..].iter().cloned()).collect()
 }
 
-/// Parses `argv` as `T`; `None` when help or the version was printed instead.
-fn parse<T: Parser>(argv: &[OsString]) -> anyhow::Result<Option<T>> {
+/// Parses a subcommand's `argv` as `T`; `None` when help or the version was
+/// printed instead.
+fn parse_sub<T: Parser>(argv: &[OsString]) -> anyhow::Result<Option<T>> {
     match T::try_parse_from(argv) {
         Ok(a) => Ok(Some(a)),
         Err(e) => {
@@ -100,7 +146,7 @@ fn parse<T: Parser>(argv: &[OsString]) -> anyhow::Result<Option<T>> {
     }
 }
 
-/// A command-line parse error, printed by clap in its own format.
+/// A subcommand's parse error, printed by clap in its own format.
 #[derive(Debug)]
 pub struct ParseError(pub clap::Error);
 

@@ -31,7 +31,7 @@ pub fn changed_ns(md: &std::fs::Metadata) -> i64 {
 /// precise clock by up to a tick), so two changes within it can share a time.
 pub const RACY_WINDOW_NS: i64 = 20_000_000;
 
-/// `changed_ns` of `md` as recorded by the build, or [`RACY`](super::table::RACY) when the change
+/// `changed_ns` of `md` as recorded by the build, or [`RACY`] when the change
 /// is too recent to be told apart from a later one.
 pub fn recorded_change(md: &std::fs::Metadata) -> i64 {
     let now = std::time::SystemTime::now()

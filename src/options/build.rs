@@ -42,6 +42,12 @@ impl SearchOptions {
                 b.line_terminator(Some(b'\0'));
             }
         }
+        if let Some(limit) = m.size_limit {
+            b.size_limit(limit);
+        }
+        if let Some(limit) = m.dfa_size_limit {
+            b.dfa_size_limit(limit);
+        }
         if self.binary_detection(true) != BinaryDetection::none()
             || self.binary_detection(false) != BinaryDetection::none()
         {
@@ -60,6 +66,7 @@ impl SearchOptions {
             .line_number(r.line_number)
             .multi_line(self.matcher.multiline)
             .passthru(r.passthru)
+            .stop_on_nonmatch(r.stop_on_nonmatch)
             .before_context(r.context.0)
             .after_context(r.context.1);
         // SAFETY: mapped files may change underneath us; like ripgrep we

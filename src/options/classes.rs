@@ -65,6 +65,8 @@ mod tests {
             unicode: true,
             crlf: false,
             null_data: false,
+            size_limit: None,
+            dfa_size_limit: None,
         }
     }
 

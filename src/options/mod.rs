@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use grep_printer::ColorSpecs;
+use grep_printer::{ColorSpecs, HyperlinkConfig};
 use grep_searcher::{BinaryDetection, Encoding};
 
 pub mod build;
@@ -20,7 +20,7 @@ pub mod classes;
 pub mod printers;
 pub mod walk;
 
-pub use walk::{Sort, SortBy, WalkFilters};
+pub use walk::{Sort, SortBy, TypeChange, WalkFilters};
 
 /// What a run produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +112,10 @@ pub struct MatchOptions {
     pub crlf: bool,
     /// NUL ends a line (`--null-data`).
     pub null_data: bool,
+    /// The compiled regex's size limit (`--regex-size-limit`; `None`: grep-regex's).
+    pub size_limit: Option<usize>,
+    /// The lazy DFA's cache limit (`--dfa-size-limit`; `None`: grep-regex's).
+    pub dfa_size_limit: Option<usize>,
 }
 
 /// How binary files are treated (ripgrep's three behaviours).
@@ -176,6 +180,8 @@ pub struct ReadOptions {
     /// Only files matching these globs go through the preprocessor
     /// (`--pre-glob`; empty: every file).
     pub preprocessor_globs: Vec<String>,
+    /// Stop a file at the first non-matching line after a match (`--stop-on-nonmatch`).
+    pub stop_on_nonmatch: bool,
 }
 
 /// How results look.
@@ -219,9 +225,42 @@ pub struct PrintOptions {
     pub quiet: bool,
     /// Collect ripgrep's statistics (for `--stats` and `--json`'s summary).
     pub stats: bool,
+    /// Between a line's fields (path, line number, ...) on a matching line
+    /// (`--field-match-separator`, default `:`).
+    pub field_match_separator: Vec<u8>,
+    /// Between a line's fields on a context line (`--field-context-separator`,
+    /// default `-`).
+    pub field_context_separator: Vec<u8>,
+    /// How printed paths become hyperlinks (`--hyperlink-format`; the
+    /// default format is empty: no hyperlinks).
+    pub hyperlink: HyperlinkConfig,
+    /// How stdout is buffered when searching on one thread.
+    pub buffer: BufferMode,
+}
+
+/// How stdout is buffered (`--line-buffered`, `--block-buffered`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufferMode {
+    /// Line buffering on a terminal, block buffering elsewhere (the default).
+    #[default]
+    Auto,
+    /// Flush after every line.
+    Line,
+    /// Flush when the buffer is full.
+    Block,
 }
 
 impl PrintOptions {
+    /// The stream results are written to: stdout with this run's color
+    /// choice and buffering.
+    pub fn stdout(&self) -> grep_cli::StandardStream {
+        match self.buffer {
+            BufferMode::Auto => grep_cli::stdout(self.color),
+            BufferMode::Line => grep_cli::stdout_buffered_line(self.color),
+            BufferMode::Block => grep_cli::stdout_buffered_block(self.color),
+        }
+    }
+
     /// Stop at the first match (`-q`, unless statistics are collected).
     pub fn quit_after_match(&self) -> bool {
         self.quiet && !self.stats

@@ -40,6 +40,20 @@ impl Sort {
     }
 }
 
+/// One change to the file type definitions (`-t`, `-T`, `--type-add`,
+/// `--type-clear`); they apply in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeChange {
+    /// Remove every glob of a type (`--type-clear`).
+    Clear(String),
+    /// Add a definition, `name:glob` or `name:include:other,...` (`--type-add`).
+    Add(String),
+    /// Only search files of this type (`-t`).
+    Select(String),
+    /// Do not search files of this type (`-T`).
+    Negate(String),
+}
+
 /// Which files a walk yields: ripgrep's filters. The default value is a
 /// plain `rg` walk's, and the one `tg index` records.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,12 +64,8 @@ pub struct WalkFilters {
     pub iglobs: Vec<String>,
     /// `-g` globs are case insensitive too.
     pub glob_case_insensitive: bool,
-    /// `-t` types.
-    pub type_select: Vec<String>,
-    /// `-T` types.
-    pub type_not: Vec<String>,
-    /// `--type-add` definitions.
-    pub type_add: Vec<String>,
+    /// `-t`, `-T`, `--type-add` and `--type-clear`, in the order given.
+    pub type_changes: Vec<TypeChange>,
     /// Hidden files and directories are searched.
     pub hidden: bool,
     /// `.gitignore` and git's exclude files are not respected.
@@ -64,6 +74,18 @@ pub struct WalkFilters {
     pub no_ignore_dot: bool,
     /// Ignore files of parent directories are not read.
     pub no_ignore_parent: bool,
+    /// Git's global excludes file is not respected (`--no-ignore-global`).
+    pub no_ignore_global: bool,
+    /// `.git/info/exclude` is not respected (`--no-ignore-exclude`).
+    pub no_ignore_exclude: bool,
+    /// `--ignore-file` paths: gitignore-style files that apply to every path.
+    pub ignore_files: Vec<PathBuf>,
+    /// The `--ignore-file` paths are not used (`--no-ignore-files`).
+    pub no_ignore_files: bool,
+    /// Ignore files match case insensitively (`--ignore-file-case-insensitive`).
+    pub ignore_file_case_insensitive: bool,
+    /// Errors in ignore files are not reported (`--no-ignore-messages`).
+    pub no_ignore_messages: bool,
     /// `.gitignore` is respected outside git repositories too.
     pub no_require_git: bool,
     /// Symbolic links are followed.
@@ -82,20 +104,35 @@ impl WalkFilters {
         *self == WalkFilters::default()
     }
 
-    /// The file types, with `-t`/`-T`/`--type-add` applied.
+    /// The file types, with the type changes applied in order.
     pub fn types(&self) -> Result<Types, ignore::Error> {
         let mut b = TypesBuilder::new();
         b.add_defaults();
-        for def in &self.type_add {
-            b.add_def(def)?;
-        }
-        for t in &self.type_select {
-            b.select(t);
-        }
-        for t in &self.type_not {
-            b.negate(t);
+        for change in &self.type_changes {
+            match change {
+                TypeChange::Clear(name) => {
+                    b.clear(name);
+                }
+                TypeChange::Add(def) => b.add_def(def)?,
+                TypeChange::Select(name) => {
+                    b.select(name);
+                }
+                TypeChange::Negate(name) => {
+                    b.negate(name);
+                }
+            }
         }
         b.build()
+    }
+
+    /// Why some `--ignore-file` paths cannot be used (missing, unreadable,
+    /// or holding invalid globs), as ripgrep reports them; the walk skips
+    /// what it cannot read.
+    pub fn ignore_file_errors(&self) -> Vec<ignore::Error> {
+        if self.no_ignore_files {
+            return Vec::new();
+        }
+        self.ignore_files.iter().filter_map(|p| WalkBuilder::new(".").add_ignore(p)).collect()
     }
 
     fn overrides(&self, cwd: &Path) -> Result<Override, ignore::Error> {
@@ -131,6 +168,12 @@ impl WalkFilters {
         for p in &paths[1..] {
             b.add(p);
         }
+        if !self.no_ignore_files {
+            for p in &self.ignore_files {
+                // Reported once by `ignore_file_errors`; the rest of the file is used.
+                let _ = b.add_ignore(p);
+            }
+        }
         b.max_depth(self.max_depth)
             .follow_links(self.follow)
             .max_filesize(self.max_filesize)
@@ -142,10 +185,11 @@ impl WalkFilters {
             .hidden(!self.hidden)
             .parents(!self.no_ignore_parent)
             .ignore(!self.no_ignore_dot)
-            .git_global(!self.no_ignore_vcs)
+            .git_global(!self.no_ignore_vcs && !self.no_ignore_global)
             .git_ignore(!self.no_ignore_vcs)
-            .git_exclude(!self.no_ignore_vcs)
+            .git_exclude(!self.no_ignore_vcs && !self.no_ignore_exclude)
             .require_git(!self.no_require_git)
+            .ignore_case_insensitive(self.ignore_file_case_insensitive)
             .current_dir(cwd);
         if !self.no_ignore_dot {
             b.add_custom_ignore_filename(".rgignore");

@@ -9,7 +9,7 @@ use crate::report::Messages;
 
 /// Lists the files that would be searched (`--files`); returns whether any was.
 pub fn files(opts: &SearchOptions, msgs: &Messages) -> Result<bool> {
-    let mut printer = opts.path_printer(grep_cli::stdout(opts.print.color));
+    let mut printer = opts.path_printer(opts.print.stdout());
     let mut matched = false;
     for subject in Walk::new(opts, msgs).subjects()? {
         matched = true;

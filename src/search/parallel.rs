@@ -214,7 +214,7 @@ impl Parallel<'_> {
         subjects: Vec<Subject>,
     ) -> Result<()> {
         let opts = self.opts;
-        let stdout = grep_cli::stdout(opts.print.color);
+        let stdout = opts.print.stdout();
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
         let mut huge = Huge::new(opts, mode, self.msgs)?;

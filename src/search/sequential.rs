@@ -25,7 +25,7 @@ pub fn search(
 ) -> Result<(bool, RunStats)> {
     let clock = RunClock::start(opts.run.stats);
     let started = clock.started;
-    let stdout = grep_cli::stdout(opts.print.color);
+    let stdout = opts.print.stdout();
     let printer = Printer::new(opts, mode, stdout, true);
     let mut worker = SearchWorker::new(opts, printer)?;
     let mmap = opts.rg_mmap();

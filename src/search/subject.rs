@@ -32,10 +32,13 @@ pub struct Subject {
 
 impl Subject {
     /// Turns a walk result into a subject, reporting errors; `None` for
-    /// directories and such. `strip` removes a leading `./` (no path given).
+    /// directories and such. `strip` removes a leading `./` (no path given);
+    /// `ignore_messages`: report ignore files that could not be parsed, as
+    /// ripgrep does (not an error of the run).
     pub fn from_walk(
         result: std::result::Result<DirEntry, ignore::Error>,
         strip: bool,
+        ignore_messages: bool,
         msgs: &Messages,
     ) -> Option<Subject> {
         let dent = match result {
@@ -45,6 +48,9 @@ impl Subject {
                 return None;
             }
         };
+        if let Some(err) = dent.error().filter(|_| ignore_messages) {
+            msgs.notice(err);
+        }
         let stdin = dent.is_stdin();
         let explicit = stdin || (dent.depth() == 0 && !is_dir(&dent));
         if !explicit && !dent.file_type().is_some_and(|t| t.is_file()) {

@@ -54,7 +54,8 @@ impl<'a> Walk<'a> {
     pub fn subjects(&self) -> Result<Box<dyn Iterator<Item = Subject> + 'a>> {
         let (strip, msgs) = (self.opts.walk.implicit_path, self.msgs);
         let walk = self.opts.walk_builder()?.build();
-        let walk = walk.filter_map(move |r| Subject::from_walk(r, strip, msgs));
+        let notes = !self.opts.walk.filters.no_ignore_messages;
+        let walk = walk.filter_map(move |r| Subject::from_walk(r, strip, notes, msgs));
         let Some(sort) = self.opts.walk.sort.filter(|s| !s.is_path_order()) else {
             // Unsorted, or sorted by path by the walker itself.
             return Ok(Box::new(walk));
@@ -96,10 +97,11 @@ impl Source for Walk<'_> {
         // The walker's own threads (`-j`, set in the builder) do the work.
         let found = AtomicBool::new(false);
         let (strip, msgs) = (self.opts.walk.implicit_path, self.msgs);
+        let notes = !self.opts.walk.filters.no_ignore_messages;
         self.opts.walk_builder()?.build_parallel().run(|| {
             let (found, mut visit) = (&found, make());
             Box::new(move |result| {
-                let Some(subject) = Subject::from_walk(result, strip, msgs) else {
+                let Some(subject) = Subject::from_walk(result, strip, notes, msgs) else {
                     return WalkState::Continue;
                 };
                 found.store(true, Ordering::Relaxed);

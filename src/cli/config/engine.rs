@@ -1,160 +1,141 @@
 //! Resolving what the engine does: matching, reading, walking, running.
 
-use grep_searcher::Encoding;
+use std::ffi::OsStr;
+
+use anyhow::Context;
 use trigrep::options::{
-    BinaryMode, Boundary, Case, DEFAULT_CHUNK_THRESHOLD, EncodingChoice, MatchOptions, MmapRule,
-    Mode, OutputMode, PrintOptions, ReadOptions, RunOptions, Sort, SortBy, WalkFilters,
+    BinaryMode, DEFAULT_CHUNK_THRESHOLD, MatchOptions, Mode, OutputMode, PrintOptions, ReadOptions,
+    RunOptions, Sort, SortBy, WalkFilters,
 };
 
-use super::output::context;
-use super::{Env, parse_size};
-use crate::cli::args::{SearchArgs, SortBy as SortFlag};
+use super::Env;
+use crate::cli::args::{ContextMode, LowArgs};
 
 /// How `patterns` match.
-pub(super) fn match_options(args: &SearchArgs, patterns: Vec<String>) -> MatchOptions {
-    let case = if args.ignore_case {
-        Case::Insensitive
-    } else if args.smart_case {
-        Case::Smart
-    } else {
-        Case::Sensitive
-    };
-    let boundary = if args.line_regexp {
-        Boundary::Line
-    } else if args.word_regexp {
-        Boundary::Word
-    } else {
-        Boundary::None
-    };
+pub(super) fn match_options(low: &LowArgs, patterns: Vec<String>) -> MatchOptions {
     MatchOptions {
         patterns,
-        case,
-        fixed_strings: args.fixed_strings,
-        boundary,
-        multiline: args.multiline,
-        multiline_dotall: args.multiline_dotall,
-        unicode: !args.no_unicode,
-        crlf: args.crlf,
-        null_data: args.null_data,
+        case: low.case,
+        fixed_strings: low.fixed_strings,
+        boundary: low.boundary,
+        multiline: low.multiline,
+        multiline_dotall: low.multiline_dotall,
+        unicode: !low.no_unicode,
+        crlf: low.crlf,
+        null_data: low.null_data,
+        size_limit: low.regex_size_limit,
+        dfa_size_limit: low.dfa_size_limit,
     }
 }
 
 /// How haystacks are read; `print` is resolved already (line numbers
 /// follow `--column` and `--vimgrep`); `only_stdin`: stdin alone.
 pub(super) fn read_options(
-    args: &SearchArgs,
+    low: &LowArgs,
     mode: Mode,
     print: &PrintOptions,
-    env: Env,
+    env: &Env,
     only_stdin: bool,
-) -> anyhow::Result<ReadOptions> {
-    let line_number = if args.line_number {
-        true
-    } else if args.no_line_number || args.quiet {
-        false
-    } else {
-        match mode {
-            Mode::Search(OutputMode::Json) => true,
-            Mode::Search(OutputMode::Standard) => {
-                (env.stdout_tty && !only_stdin) || print.column || print.per_match
-            }
-            _ => false,
-        }
-    };
-    let binary = if args.text || args.null_data {
-        BinaryMode::AsText
-    } else if args.binary || args.unrestricted >= 3 {
-        BinaryMode::SearchAndSuppress
-    } else {
-        BinaryMode::Default
-    };
-    let encoding = match args.encoding.as_deref() {
-        None | Some("auto") => EncodingChoice::Auto,
-        Some("none") => EncodingChoice::None,
-        Some(label) => EncodingChoice::Label(Encoding::new(label)?),
-    };
-    let mmap = if args.mmap {
-        MmapRule::Always
-    } else if args.no_mmap {
-        MmapRule::Never
-    } else {
-        MmapRule::Auto
-    };
-    Ok(ReadOptions {
-        invert_match: args.invert_match,
-        max_count: args.max_count,
-        context: context(args),
-        passthru: args.passthru,
+) -> ReadOptions {
+    let line_number = low.line_number.unwrap_or(
+        !low.quiet
+            && match mode {
+                Mode::Search(OutputMode::Json) => true,
+                Mode::Search(OutputMode::Standard) => {
+                    (env.stdout_tty && !only_stdin) || print.column || print.per_match
+                }
+                _ => false,
+            },
+    );
+    let binary = if low.null_data { BinaryMode::AsText } else { low.binary };
+    ReadOptions {
+        invert_match: low.invert_match,
+        max_count: low.max_count,
+        context: low.context.lines(),
+        passthru: low.context == ContextMode::Passthru,
         line_number,
-        encoding,
+        encoding: low.encoding.clone(),
         binary,
-        mmap,
-        search_zip: args.search_zip,
-        preprocessor: args.pre.clone().filter(|p| !p.as_os_str().is_empty()),
-        preprocessor_globs: args.pre_glob.clone(),
-    })
+        mmap: low.mmap,
+        search_zip: low.search_zip,
+        preprocessor: low.pre.clone(),
+        preprocessor_globs: low.pre_glob.clone(),
+        stop_on_nonmatch: low.stop_on_nonmatch,
+    }
 }
 
-/// Which files a walk yields (`-u` counts as `--no-ignore`, `-uu` adds `--hidden`).
-pub(super) fn walk_filters(args: &SearchArgs) -> anyhow::Result<WalkFilters> {
-    let no_ignore = args.no_ignore || args.unrestricted >= 1;
-    let max_filesize =
-        args.max_filesize.as_deref().map(|s| parse_size(s, "--max-filesize")).transpose()?;
-    Ok(WalkFilters {
-        globs: args.glob.clone(),
-        iglobs: args.iglob.clone(),
-        glob_case_insensitive: args.glob_case_insensitive,
-        type_select: args.type_select.clone(),
-        type_not: args.type_not.clone(),
-        type_add: args.type_add.clone(),
-        hidden: args.hidden || args.unrestricted >= 2,
-        no_ignore_vcs: no_ignore || args.no_ignore_vcs,
-        no_ignore_dot: no_ignore || args.no_ignore_dot,
-        no_ignore_parent: no_ignore || args.no_ignore_parent,
-        no_require_git: args.no_require_git,
-        follow: args.follow,
-        max_depth: args.max_depth,
-        max_filesize,
-        one_file_system: args.one_file_system,
-    })
+/// Which files a walk yields.
+pub(super) fn walk_filters(low: &LowArgs) -> WalkFilters {
+    WalkFilters {
+        globs: low.globs.clone(),
+        iglobs: low.iglobs.clone(),
+        glob_case_insensitive: low.glob_case_insensitive,
+        type_changes: low.type_changes.clone(),
+        hidden: low.hidden,
+        no_ignore_vcs: low.no_ignore_vcs,
+        no_ignore_dot: low.no_ignore_dot,
+        no_ignore_parent: low.no_ignore_parent,
+        no_ignore_global: low.no_ignore_global,
+        no_ignore_exclude: low.no_ignore_exclude,
+        ignore_files: low.ignore_file.clone(),
+        no_ignore_files: low.no_ignore_files,
+        ignore_file_case_insensitive: low.ignore_file_case_insensitive,
+        no_ignore_messages: low.no_ignore_messages,
+        no_require_git: low.no_require_git,
+        follow: low.follow,
+        max_depth: low.max_depth,
+        max_filesize: low.max_filesize,
+        one_file_system: low.one_file_system,
+    }
 }
 
-/// The order of the results (`--sort none` or nothing: unsorted).
-pub(super) fn sort(args: &SearchArgs) -> Option<Sort> {
-    let (flag, reverse) = match (args.sort, args.sortr) {
-        (Some(SortFlag::None), _) | (_, Some(SortFlag::None)) | (None, None) => return None,
-        (Some(s), None) => (s, false),
-        (_, Some(s)) => (s, true),
+/// Fails, as rg does, when this system cannot tell the time `sort` sorts by.
+pub(super) fn check_sort(sort: Sort) -> anyhow::Result<()> {
+    let md = std::env::current_exe().and_then(|p| p.metadata());
+    let (time, what) = match sort.by {
+        SortBy::Path => return Ok(()),
+        SortBy::Modified => (md.and_then(|m| m.modified()), "last modified"),
+        SortBy::Accessed => (md.and_then(|m| m.accessed()), "last accessed"),
+        SortBy::Created => (md.and_then(|m| m.created()), "creation time"),
     };
-    let by = match flag {
-        SortFlag::Path | SortFlag::None => SortBy::Path,
-        SortFlag::Modified => SortBy::Modified,
-        SortFlag::Accessed => SortBy::Accessed,
-        SortFlag::Created => SortBy::Created,
-    };
-    Some(Sort { by, reverse })
+    match time {
+        Ok(_) => Ok(()),
+        Err(err) => anyhow::bail!("sorting by {what} isn't supported: {err}"),
+    }
 }
 
 /// Threads and reading; `one_thread`: the search must run on one thread
 /// (sorted output, or one file).
-pub(super) fn run_options(args: &SearchArgs, one_thread: bool, env: Env) -> RunOptions {
-    let chunk_threads = match args.threads {
-        Some(n) if n > 0 => n,
-        _ => env.default_threads,
+pub(super) fn run_options(
+    low: &LowArgs,
+    one_thread: bool,
+    env: &Env,
+) -> anyhow::Result<RunOptions> {
+    let chunk_threads = low.threads.unwrap_or(env.default_threads);
+    let chunk_threshold = match low.chunk_threshold {
+        Some(n) => Some(n),
+        None => env_size(env.chunk_threshold.as_deref(), "TG_CHUNK_THRESHOLD")?,
     };
-    let io = if args.no_mmap {
-        trigrep::options::IoChoice::Read
-    } else if args.mmap {
-        trigrep::options::IoChoice::Mmap
-    } else {
-        args.io
+    let chunk_size = match low.chunk_size {
+        Some(n) => Some(n),
+        None => env_size(env.chunk_size.as_deref(), "TG_CHUNK_SIZE")?,
     };
-    RunOptions {
+    Ok(RunOptions {
         threads: if one_thread { 1 } else { chunk_threads },
         chunk_threads,
-        io,
-        chunk_threshold: args.chunk_threshold.unwrap_or(DEFAULT_CHUNK_THRESHOLD),
-        chunk_size: args.chunk_size,
-        stats: args.stats,
-    }
+        io: low.io,
+        chunk_threshold: chunk_threshold.unwrap_or(DEFAULT_CHUNK_THRESHOLD),
+        chunk_size,
+        stats: low.stats,
+    })
+}
+
+/// A size from the environment variable `name`, if set.
+fn env_size(value: Option<&OsStr>, name: &str) -> anyhow::Result<Option<u64>> {
+    let Some(value) = value else { return Ok(None) };
+    let text = value.to_str().with_context(|| format!("{name} is not valid UTF-8"))?;
+    let size = grep_cli::parse_human_readable_size(text)
+        .context("invalid size")
+        .with_context(|| format!("error parsing {name}"))?;
+    Ok(Some(size))
 }

@@ -1,29 +1,31 @@
-//! Stage two of flag parsing: raw [`SearchArgs`] become the engine's
+//! Stage two of flag parsing: [`LowArgs`] become the engine's
 //! [`SearchOptions`], once.
 //!
 //! Every default that depends on the environment (is stdout a terminal? is
 //! stdin readable? is the one path a file?) is decided here, the way
-//! ripgrep decides it, from an [`Env`] (so tests can pin it). One resolver
-//! per concern: [`resolve_mode`], [`targets`] (patterns and paths),
+//! ripgrep decides it (its `hiargs.rs`), from an [`Env`] (so tests can pin
+//! it). One resolver per concern: [`targets`] (patterns and paths),
 //! [`output::print_options`], [`engine::match_options`],
 //! [`engine::read_options`], [`engine::walk_filters`],
 //! [`engine::run_options`]. Nothing after this step reads a flag.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use trigrep::options::{IndexUse, Mode, OutputMode, SearchOptions, WalkOptions};
 
-use super::args::SearchArgs;
+use super::args::{Engine, LowArgs, LowMode, PatternSource};
 
 mod engine;
+mod hyperlink;
 mod output;
 #[cfg(test)]
 mod tests;
 
 /// What the environment says about this run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Env {
     /// stdout is a terminal (headings, line numbers and color by default).
     pub stdout_tty: bool,
@@ -31,17 +33,39 @@ pub struct Env {
     pub stdin_readable: bool,
     /// Threads to use when `-j` does not say (one per core, at most 12).
     pub default_threads: usize,
+    /// `TG_INDEX_DIR`: where indexes live unless `--index-dir` says.
+    pub index_dir: Option<OsString>,
+    /// `TG_CHUNK_THRESHOLD`: the chunk threshold unless the flag says.
+    pub chunk_threshold: Option<OsString>,
+    /// `TG_CHUNK_SIZE`: the chunk size unless the flag says.
+    pub chunk_size: Option<OsString>,
+    /// `WSL_DISTRO_NAME`: `{wslprefix}` in hyperlinks.
+    pub wsl_distro: Option<OsString>,
 }
 
 impl Env {
     /// This process's environment.
     pub fn detect() -> Env {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         Env {
             stdout_tty: std::io::stdout().is_terminal(),
             stdin_readable: grep_cli::is_readable_stdin(),
             default_threads: std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
+            index_dir: var("TG_INDEX_DIR"),
+            chunk_threshold: var("TG_CHUNK_THRESHOLD"),
+            chunk_size: var("TG_CHUNK_SIZE"),
+            wsl_distro: var("WSL_DISTRO_NAME"),
         }
     }
+}
+
+/// The engine's options, and what the command line still has to act on.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The search.
+    pub opts: SearchOptions,
+    /// The regex engine asked for (PCRE2 is not in this build).
+    pub engine: Engine,
 }
 
 /// The patterns and paths of a search, and how the paths were given.
@@ -52,62 +76,61 @@ struct Targets {
     one_file: bool,
 }
 
-/// Resolves `args` in `env` into the engine's options.
-pub fn resolve(mut args: SearchArgs, env: Env) -> anyhow::Result<SearchOptions> {
-    let mode = resolve_mode(&args);
-    let targets = targets(&mut args, mode, env)?;
+/// Resolves `low` in `env` into the engine's options. `--generate` and the
+/// special runs (help, version) are the caller's to handle first.
+pub fn resolve(mut low: LowArgs, env: &Env) -> anyhow::Result<Resolved> {
+    if let Some(sort) = low.sort {
+        engine::check_sort(sort)?;
+    }
+    let mode = resolve_mode(&low);
+    let targets = targets(&mut low, mode, env)?;
     let only_stdin = targets.paths.len() == 1 && targets.paths[0] == Path::new("-");
-    let print = output::print_options(&args, mode, env, targets.one_file)?;
-    let read = engine::read_options(&args, mode, &print, env, only_stdin)?;
+    let print = output::print_options(&mut low, mode, env, targets.one_file)?;
+    let read = engine::read_options(&low, mode, &print, env, only_stdin);
+    let filters = engine::walk_filters(&low);
+    filters.types()?;
     let walk = WalkOptions {
         paths: targets.paths,
         implicit_path: targets.implicit_path,
         one_file: targets.one_file,
-        filters: engine::walk_filters(&args)?,
-        sort: engine::sort(&args),
+        filters,
+        sort: low.sort,
     };
-    let run = engine::run_options(&args, walk.sort.is_some() || walk.one_file, env);
-    Ok(SearchOptions {
+    let run = engine::run_options(&low, walk.sort.is_some() || walk.one_file, env)?;
+    let index_dir = low.index_dir.take().or_else(|| env.index_dir.clone().map(PathBuf::from));
+    let opts = SearchOptions {
         mode,
-        matcher: engine::match_options(&args, targets.patterns),
+        matcher: engine::match_options(&low, targets.patterns),
         read,
         print,
         walk,
         run,
-        index: IndexUse { enabled: !args.no_index, base: args.index_dir.base() },
-    })
-}
-
-/// What the run produces, from the mode flags (the last one given wins
-/// among those that override each other).
-fn resolve_mode(args: &SearchArgs) -> Mode {
-    let out = if args.type_list {
-        return Mode::Types;
-    } else if args.files {
-        return Mode::Files;
-    } else if args.json {
-        OutputMode::Json
-    } else if args.files_with_matches {
-        OutputMode::FilesWithMatches
-    } else if args.files_without_match {
-        OutputMode::FilesWithoutMatch
-    } else if args.count {
-        OutputMode::Count
-    } else if args.count_matches {
-        OutputMode::CountMatches
-    } else {
-        OutputMode::Standard
+        index: IndexUse {
+            enabled: !low.no_index,
+            base: index_dir.unwrap_or_else(trigrep::index::location::default_base),
+        },
     };
-    Mode::Search(match out {
-        OutputMode::CountMatches if args.invert_match => OutputMode::Count,
-        OutputMode::Count if args.only_matching => OutputMode::CountMatches,
-        other => other,
-    })
+    Ok(Resolved { opts, engine: low.engine })
 }
 
-/// The patterns (from the first positional, `-e` and `-f`) and the paths
-/// (the rest, else stdin or `./`), as ripgrep takes them.
-fn targets(args: &mut SearchArgs, mode: Mode, env: Env) -> anyhow::Result<Targets> {
+/// What the run produces: the last mode flag given, with rg's two
+/// adjustments (`-v --count-matches` counts lines, `-o -c` counts matches).
+fn resolve_mode(low: &LowArgs) -> Mode {
+    match low.mode {
+        LowMode::Files => Mode::Files,
+        LowMode::Types => Mode::Types,
+        LowMode::Generate(_) => unreachable!("--generate runs before resolution"),
+        LowMode::Search(out) => Mode::Search(match out {
+            OutputMode::CountMatches if low.invert_match => OutputMode::Count,
+            OutputMode::Count if low.only_matching => OutputMode::CountMatches,
+            other => other,
+        }),
+    }
+}
+
+/// The patterns (from the first positional, or `-e` and `-f` in order) and
+/// the paths (the rest, else stdin or `./`), as ripgrep takes them.
+fn targets(low: &mut LowArgs, mode: Mode, env: &Env) -> anyhow::Result<Targets> {
     let mut stdin_consumed = false;
     let mut patterns: Vec<String> = Vec::new();
     if matches!(mode, Mode::Search(_)) {
@@ -116,29 +139,33 @@ fn targets(args: &mut SearchArgs, mode: Mode, env: Env) -> anyhow::Result<Target
                 patterns.push(p);
             }
         };
-        if args.regexp.is_empty() && args.file.is_empty() {
-            if args.positional.is_empty() {
+        if low.patterns.is_empty() {
+            if low.positional.is_empty() {
                 bail!("trigrep requires at least one pattern to execute a search");
             }
-            match args.positional.remove(0).into_string() {
+            match low.positional.remove(0).into_string() {
                 Ok(p) => add(p),
                 Err(_) => bail!("pattern given is not valid UTF-8"),
             }
-        } else {
-            std::mem::take(&mut args.regexp).into_iter().for_each(&mut add);
-            for path in std::mem::take(&mut args.file) {
-                let from_stdin = path == Path::new("-");
-                stdin_consumed |= from_stdin;
-                let pats = if from_stdin {
-                    grep_cli::patterns_from_stdin()
-                } else {
-                    grep_cli::patterns_from_path(&path)
-                };
-                pats?.into_iter().for_each(&mut add);
+        }
+        for source in std::mem::take(&mut low.patterns) {
+            match source {
+                PatternSource::Regexp(p) => add(p),
+                PatternSource::File(path) if path == Path::new("-") => {
+                    anyhow::ensure!(
+                        !stdin_consumed,
+                        "error reading -f/--file from stdin: stdin has already been consumed"
+                    );
+                    grep_cli::patterns_from_stdin()?.into_iter().for_each(&mut add);
+                    stdin_consumed = true;
+                }
+                PatternSource::File(path) => {
+                    grep_cli::patterns_from_path(&path)?.into_iter().for_each(&mut add);
+                }
             }
         }
     }
-    let mut paths: Vec<PathBuf> = args.positional.drain(..).map(PathBuf::from).collect();
+    let mut paths: Vec<PathBuf> = low.positional.drain(..).map(PathBuf::from).collect();
     if !paths.is_empty() {
         if stdin_consumed && paths.iter().any(|p| p == Path::new("-")) {
             bail!("error: attempted to read patterns from stdin while also searching stdin");
@@ -151,14 +178,10 @@ fn targets(args: &mut SearchArgs, mode: Mode, env: Env) -> anyhow::Result<Target
     Ok(Targets { patterns, paths, implicit_path: true, one_file: !use_cwd })
 }
 
-/// Parses a size for `flag`: a number with an optional K, M or G suffix.
+/// Parses a size for `flag` (digits and an optional K, M or G), with rg's
+/// words when it is not one.
 pub fn parse_size(s: &str, flag: &str) -> anyhow::Result<u64> {
-    let (num, mult) = match s.as_bytes().last() {
-        Some(b'K' | b'k') => (&s[..s.len() - 1], 1u64 << 10),
-        Some(b'M' | b'm') => (&s[..s.len() - 1], 1 << 20),
-        Some(b'G' | b'g') => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    let n: u64 = num.parse().with_context(|| format!("invalid size '{s}' for {flag}"))?;
-    n.checked_mul(mult).with_context(|| format!("size '{s}' for {flag} is too big"))
+    grep_cli::parse_human_readable_size(s)
+        .context("invalid size")
+        .with_context(|| format!("error parsing flag {flag}"))
 }
