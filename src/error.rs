@@ -13,9 +13,6 @@ pub enum Error {
     /// A glob, file type or ignore rule given for the walk is invalid.
     #[error(transparent)]
     Walk(#[from] ignore::Error),
-    /// A `--pre-glob` is invalid.
-    #[error(transparent)]
-    Glob(#[from] globset::Error),
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
