@@ -61,7 +61,9 @@ pub use cut::Piece;
 use nulguard::{Counted, Hold, Shape, Skip, Step};
 use prefetch::{Front, Prefetcher};
 use shared::Shared;
-use strategy::{Strategy, advise_map_sequential, advise_sequential, io_choice, mem_available};
+use strategy::{
+    Strategy, advise_map_sequential, advise_sequential, advise_willneed, io_choice, mem_available,
+};
 use window::ReadBuf;
 
 mod combine;
@@ -163,10 +165,15 @@ impl<'o> ChunkEngine<'o> {
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
         let front = Front::default();
-        if pieces.is_some() {
-            // A few ranges here and there: each worker reads its own, and
-            // the prefetcher, which streams the whole file, stops at once.
+        if let Some(pieces) = pieces {
+            // A few ranges here and there: the prefetcher, which streams the
+            // whole file, stops at once; the kernel is asked for every range
+            // up front, so that cold reads overlap instead of one fault (and
+            // its small read-ahead) at a time.
             front.finish();
+            for p in pieces {
+                advise_willneed(file, p.offset, p.len);
+            }
         }
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();

@@ -178,7 +178,7 @@ impl<'a> Prefetcher<'a> {
         {
             return;
         }
-        advise_willneed(self.file, pos, len);
+        super::strategy::advise_willneed(self.file, pos, len);
     }
 
     /// Whether the first, middle and last pages of `[pos, pos + len)` are
@@ -231,19 +231,6 @@ fn send_to_null(file: &File, null: &File, pos: u64, len: u64) -> bool {
         }
     }
     true
-}
-
-/// Asks the kernel to start reading `[pos, pos + len)` of `file` into the page cache.
-fn advise_willneed(file: &File, pos: u64, len: u64) {
-    // SAFETY: a plain syscall on a valid, open file descriptor.
-    unsafe {
-        libc::posix_fadvise(
-            file.as_raw_fd(),
-            pos as libc::off_t,
-            len as libc::off_t,
-            libc::POSIX_FADV_WILLNEED,
-        );
-    }
 }
 
 /// The page size.

@@ -68,6 +68,21 @@ pub fn advise_sequential(file: &File) {
     }
 }
 
+/// Asks the kernel to start reading `[offset, offset + len)` of `file`
+/// into the page cache (asynchronously).
+pub fn advise_willneed(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on a valid, open file descriptor.
+    unsafe {
+        libc::posix_fadvise(
+            file.as_raw_fd(),
+            offset as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_WILLNEED,
+        );
+    }
+}
+
 /// Tells the kernel a mapping will be read sequentially.
 pub fn advise_map_sequential(map: &memmap2::Mmap) {
     let _ = map.advise(memmap2::Advice::Sequential);

@@ -24,9 +24,10 @@ pub struct IndexArgs {
     /// The root of the tree to index (default: the current directory), or
     /// a file to index as blocks.
     pub dir: Option<PathBuf>,
-    /// The nominal block size of a file's block index (suffixes K, M, G).
-    #[arg(long = "block-size", value_name = "SIZE", default_value = "1M")]
-    pub block_size: String,
+    /// The nominal block size of a file's block index (suffixes K, M, G;
+    /// default 256K).
+    #[arg(long = "block-size", value_name = "SIZE")]
+    pub block_size: Option<String>,
     /// Run at the lowest CPU and I/O priority (for builds started in the
     /// background after a search).
     #[arg(long = "background", hide = true)]
@@ -106,7 +107,10 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
 
 /// Builds the block index of the huge file `path`.
 fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyhow::Result<()> {
-    let block_size = parse_size(&args.block_size, "--block-size")?;
+    let block_size = match &args.block_size {
+        Some(s) => parse_size(s, "--block-size")?,
+        None => blocks::DEFAULT_BLOCK_SIZE,
+    };
     anyhow::ensure!(block_size >= 4096, "--block-size must be at least 4K");
     let dir = location::index_dir_for(base, path);
     let storage = FsStorage::create(&dir)?;
