@@ -25,7 +25,7 @@ use rand::{RngExt, SeedableRng};
 use trigrep::index::blocks::{BlockIndex, build, cut};
 use trigrep::index::build::Progress;
 use trigrep::index::search_plan::query_for;
-use trigrep::options::{Boundary, Case as CaseMode, MatchOptions};
+use trigrep::options::MatchOptions;
 use util::{Case, Outcome, Tree};
 
 const TG_OPTS: &[&str] = &["--chunk-threshold", "1", "--chunk-size", "16384", "-j", "4"];
@@ -270,19 +270,7 @@ fn candidate_blocks_include_every_block_with_a_match() {
         build(&path, &base, block_size, 16 << 20, &Quiet).unwrap();
         let index = BlockIndex::open(&base, &path).unwrap().expect("an index");
         for p in patterns {
-            let m = MatchOptions {
-                patterns: vec![p.to_string()],
-                case: CaseMode::Sensitive,
-                fixed_strings: false,
-                boundary: Boundary::None,
-                multiline: false,
-                multiline_dotall: false,
-                unicode: true,
-                crlf: false,
-                null_data: false,
-                size_limit: None,
-                dfa_size_limit: None,
-            };
+            let m = MatchOptions::new(vec![p.to_string()]);
             let candidates = index.candidates(&query_for(&m)).unwrap();
             let re = regex::bytes::Regex::new(&format!("(?m){p}")).unwrap();
             for (offset, len) in cut(&text, block_size) {

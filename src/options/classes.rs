@@ -52,22 +52,9 @@ fn repeats_large(hir: &Hir, repeated: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{Boundary, Case};
 
     fn m(p: &str) -> MatchOptions {
-        MatchOptions {
-            patterns: vec![p.to_string()],
-            case: Case::Sensitive,
-            fixed_strings: false,
-            boundary: Boundary::None,
-            multiline: false,
-            multiline_dotall: false,
-            unicode: true,
-            crlf: false,
-            null_data: false,
-            size_limit: None,
-            dfa_size_limit: None,
-        }
+        MatchOptions::new(vec![p.to_string()])
     }
 
     #[test]

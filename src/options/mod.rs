@@ -118,6 +118,26 @@ pub struct MatchOptions {
     pub dfa_size_limit: Option<usize>,
 }
 
+impl MatchOptions {
+    /// `patterns` with ripgrep's default matching: regexes, case
+    /// sensitive, Unicode, one line at a time, `\n` line ends, no limits.
+    pub fn new(patterns: Vec<String>) -> MatchOptions {
+        MatchOptions {
+            patterns,
+            case: Case::Sensitive,
+            fixed_strings: false,
+            boundary: Boundary::None,
+            multiline: false,
+            multiline_dotall: false,
+            unicode: true,
+            crlf: false,
+            null_data: false,
+            size_limit: None,
+            dfa_size_limit: None,
+        }
+    }
+}
+
 /// How binary files are treated (ripgrep's three behaviours).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryMode {
