@@ -51,9 +51,6 @@ pub struct RunStats {
     pub blocks_total: u64,
     /// Candidate blocks searched.
     pub blocks_searched: u64,
-    /// Huge files searched without a block index that describes them (none,
-    /// or the file grew or changed since): candidates for building one.
-    pub unindexed_huge: Vec<std::path::PathBuf>,
     /// Minor page faults of the whole process (getrusage, self), over the run.
     pub minor_faults: u64,
     /// Major page faults (faults that waited for the disk) of the process, over the run.
@@ -86,7 +83,6 @@ impl RunStats {
         self.block_indexes += other.block_indexes;
         self.blocks_total += other.blocks_total;
         self.blocks_searched += other.blocks_searched;
-        self.unindexed_huge.extend(other.unindexed_huge.iter().cloned());
         self.minor_faults += other.minor_faults;
         self.major_faults += other.major_faults;
         self.peak_private = self.peak_private.max(other.peak_private);

@@ -163,18 +163,20 @@ impl<'o> ChunkEngine<'o> {
         let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces };
         let n = source.count();
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
-        let prefetcher = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
+        // A whole file streams through the prefetcher. Pieces are a few
+        // ranges here and there: no prefetcher (its front is finished, so
+        // workers never wait for it), and the kernel is asked for every range
+        // up front, so that cold reads overlap instead of one fault (and its
+        // small read-ahead) at a time.
         let front = Front::default();
-        if let Some(pieces) = pieces {
-            // A few ranges here and there: the prefetcher, which streams the
-            // whole file, stops at once; the kernel is asked for every range
-            // up front, so that cold reads overlap instead of one fault (and
-            // its small read-ahead) at a time.
-            front.finish();
-            for p in pieces {
-                advise_willneed(file, p.offset, p.len);
+        let prefetcher = match pieces {
+            None => Some(Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP)),
+            Some(pieces) => {
+                front.finish();
+                pieces.iter().for_each(|p| advise_willneed(file, p.offset, p.len));
+                None
             }
-        }
+        };
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let buffer_regex = self.buffer_regex;
@@ -188,7 +190,7 @@ impl<'o> ChunkEngine<'o> {
         let mut error = None;
         let mut replay = false;
         let prefetched = std::thread::scope(|scope| {
-            let prefetch = scope.spawn(|| prefetcher.run(&front));
+            let prefetch = prefetcher.as_ref().map(|p| scope.spawn(|| p.run(&front)));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
@@ -264,7 +266,7 @@ impl<'o> ChunkEngine<'o> {
                 }
             }
             front.finish();
-            prefetch.join().unwrap_or_default()
+            prefetch.map(|p| p.join().unwrap_or_default()).unwrap_or_default()
         });
         stats.prefetch_loaded += prefetched.loaded;
         stats.prefetch_resident += prefetched.resident;

@@ -25,9 +25,7 @@ impl Shape {
         let longest_line = if short { RG_BUFFER } else { longest_line(data) };
         Shape { len: data.len() as u64, nul, longest_line }
     }
-}
 
-impl Shape {
     /// Whether the chunk holds a NUL byte.
     pub fn has_nul(&self) -> bool {
         self.nul

@@ -55,7 +55,7 @@ impl std::fmt::Display for Unused {
             Unused::Transformed => "-z or --pre search what files turn into, not their bytes",
             Unused::Stdin => "only stdin is searched",
             Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
-            Unused::NoIndex => "no index covers the search path (build one: tg index DIR)",
+            Unused::NoIndex => "no tree index covers the search path (build one: tg index DIR)",
             Unused::Unusable => "the index is unusable",
         })
     }

@@ -7,10 +7,11 @@
 //! chunk engine searches those pieces in parallel with their true line
 //! numbers. Anything else (no index, a rewritten or replaced file, options
 //! no index can answer, walked files with a NUL) leaves the file to the
-//! full chunked scan, and files without an index are noted so that the
-//! command line may build one.
+//! full chunked scan, and files without an index are noted
+//! ([`BlockLookup::take_unindexed`]) so that the command line may build one.
 
 use std::fs::File;
+use std::path::PathBuf;
 
 use crate::chunk::{HugeFile, Piece};
 use crate::index::blocks::{BlockIndex, Freshness, cut};
@@ -30,12 +31,20 @@ pub struct BlockLookup<'o> {
     msgs: &'o Messages,
     /// The planned query (`None`: not planned yet).
     query: Option<Query>,
+    /// Huge files searched without a block index that describes them.
+    unindexed: Vec<PathBuf>,
 }
 
 impl<'o> BlockLookup<'o> {
     /// Lookups for a run with `opts`, warnings through `msgs`.
     pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> BlockLookup<'o> {
-        BlockLookup { opts, msgs, query: None }
+        BlockLookup { opts, msgs, query: None, unindexed: Vec::new() }
+    }
+
+    /// The huge files looked up so far that have no block index describing
+    /// them (none, or the file grew or changed since): candidates for one.
+    pub fn take_unindexed(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.unindexed)
     }
 
     /// The pieces of `huge` to search (`None`: search all of it), counted
@@ -48,7 +57,7 @@ impl<'o> BlockLookup<'o> {
         let index = match BlockIndex::open(&opts.index.base, huge.path) {
             Ok(Some(index)) => index,
             Ok(None) => {
-                run.unindexed_huge.push(huge.path.to_path_buf());
+                self.unindexed.push(huge.path.to_path_buf());
                 return None;
             }
             Err(err) => {
@@ -65,7 +74,7 @@ impl<'o> BlockLookup<'o> {
         if freshness != Freshness::Fresh {
             // Grown: answer from the index and the tail, and index it again;
             // rewritten: scan, and index it again.
-            run.unindexed_huge.push(huge.path.to_path_buf());
+            self.unindexed.push(huge.path.to_path_buf());
         }
         let quit = opts.binary_detection(huge.explicit).quit_byte().is_some();
         if freshness == Freshness::Stale || (quit && index.source.has_nul) {

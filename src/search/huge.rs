@@ -12,13 +12,12 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
 use super::decode::{Decoding, Transform};
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
-use crate::error::Result;
 use crate::options::{OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -29,20 +28,23 @@ pub struct Huge<'o> {
     opts: &'o SearchOptions,
     mode: OutputMode,
     engine: Option<ChunkEngine<'o>>,
-    decoding: Decoding,
     blocks: BlockLookup<'o>,
 }
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Result<Huge<'o>> {
-        let (decoding, blocks) = (Decoding::new(&opts.read)?, BlockLookup::new(opts, msgs));
-        Ok(Huge { opts, mode, engine: None, decoding, blocks })
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Huge<'o> {
+        Huge { opts, mode, engine: None, blocks: BlockLookup::new(opts, msgs) }
     }
 
-    /// Searches `subject` in chunks when it is a regular file at or above the
-    /// threshold and the flags allow it, else whole (ripgrep's map-or-read
-    /// rule: `mmap`).
+    /// The huge files searched so far without a block index describing them.
+    pub fn take_unindexed(&mut self) -> Vec<PathBuf> {
+        self.blocks.take_unindexed()
+    }
+
+    /// Searches the file `subject` in chunks when it is a regular file at or
+    /// above the threshold and the flags allow it, else whole (ripgrep's
+    /// map-or-read rule: `mmap`).
     pub fn search<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
@@ -50,16 +52,7 @@ impl<'o> Huge<'o> {
         mmap: bool,
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
-        if subject.is_stdin() {
-            return worker.search_stdin();
-        }
         let (path, explicit) = (subject.path(), subject.is_explicit());
-        if subject.is_known_without_match() {
-            return search_known_without_match(worker, subject);
-        }
-        if let Some(t) = self.decoding.transform(path) {
-            return search_transformed(worker, path, explicit, &t, run);
-        }
         let (file, chunk) = self.open(path, explicit, run)?;
         if let Some(size) = chunk {
             let huge = HugeFile { path, explicit, file: &file, size };
@@ -127,31 +120,45 @@ pub fn search_whole<W: termcolor::WriteColor>(
     worker.search(path, explicit, mmap, Haystack::File(file))
 }
 
-/// Reports `subject`, which an index proved holds no match, as a file
-/// without a match, without reading it: an empty haystack prints exactly
-/// that (its path for `--files-without-match`, a zero count for
-/// `--include-zero`).
-pub fn search_known_without_match<W: termcolor::WriteColor>(
+/// Searches `subject` when its own bytes are not what is searched: stdin,
+/// a file an index proved holds no match (reported without being read:
+/// an empty haystack prints exactly that, its path for
+/// `--files-without-match`, a zero count for `--include-zero`), or a file
+/// `-z`/`--pre` transforms (counted in `run`, when given). `None`: the
+/// file is to be read.
+pub fn search_special<W: termcolor::WriteColor>(
     worker: &mut SearchWorker<W>,
     subject: &Subject,
-) -> io::Result<SearchResult> {
-    worker.search(subject.path(), subject.is_explicit(), false, Haystack::Slice(b""))
+    decoding: &Decoding,
+    run: Option<&mut RunStats>,
+) -> Option<io::Result<SearchResult>> {
+    let (path, explicit) = (subject.path(), subject.is_explicit());
+    if subject.is_stdin() {
+        Some(worker.search_stdin())
+    } else if subject.is_known_without_match() {
+        Some(worker.search(path, explicit, false, Haystack::Slice(b"")))
+    } else {
+        let transform = decoding.transform(path)?;
+        Some(search_transformed(worker, path, explicit, &transform, run))
+    }
 }
 
 /// Searches the text `transform` makes of the file at `path` (decompressed,
 /// or a preprocessor's output), read as a stream, as ripgrep does.
-pub fn search_transformed<W: termcolor::WriteColor>(
+fn search_transformed<W: termcolor::WriteColor>(
     worker: &mut SearchWorker<W>,
     path: &Path,
     explicit: bool,
     transform: &Transform,
-    run: &mut RunStats,
+    run: Option<&mut RunStats>,
 ) -> io::Result<SearchResult> {
-    let kind = match transform {
-        Transform::Decompress(_) => "decompressed",
-        Transform::Preprocess(_) => "preprocessed",
-    };
-    run.file("sequential", kind);
+    if let Some(run) = run {
+        let kind = match transform {
+            Transform::Decompress(_) => "decompressed",
+            Transform::Preprocess(_) => "preprocessed",
+        };
+        run.file("sequential", kind);
+    }
     let mut reader = transform.open(path)?;
     worker.search(path, explicit, false, Haystack::Reader(&mut reader))
 }

@@ -45,6 +45,16 @@ pub struct Summary {
     pub index: Option<std::result::Result<IndexReport, Unused>>,
 }
 
+/// What a driver ([`sequential`], [`parallel`]) found and measured.
+pub struct Driven {
+    /// Something matched.
+    pub matched: bool,
+    /// trigrep's statistics of the search.
+    pub run: RunStats,
+    /// Huge files searched without a block index that describes them.
+    pub unindexed_huge: Vec<std::path::PathBuf>,
+}
+
 /// Runs `opts` to the end, printing results to stdout and per-file errors
 /// through `msgs`.
 pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
@@ -60,13 +70,12 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     };
     let filter = IndexFilter::open(opts, msgs);
     let source = open_source(opts, msgs, filter.as_ref().ok());
-    let (matched, mut run) = if opts.run.threads == 1 {
+    let Driven { matched, run, unindexed_huge } = if opts.run.threads == 1 {
         sequential::search(opts, mode, source.as_ref(), msgs)?
     } else {
         parallel::search(opts, mode, source.as_ref(), msgs)?
     };
     let index = opts.run.stats.then(|| filter.as_ref().map(IndexFilter::report).map_err(|e| *e));
-    let unindexed_huge = std::mem::take(&mut run.unindexed_huge);
     Ok(Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index })
 }
 

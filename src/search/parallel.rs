@@ -5,16 +5,16 @@
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use grep_printer::Stats;
 
+use super::Driven;
 use super::decode::Decoding;
-use super::huge::{
-    Capped, Huge, is_too_big, search_known_without_match, search_transformed, search_whole,
-};
+use super::huge::{Capped, Huge, is_too_big, search_special, search_whole};
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
@@ -31,7 +31,7 @@ pub fn search(
     mode: OutputMode,
     source: &dyn Source,
     msgs: &Messages,
-) -> Result<(bool, RunStats)> {
+) -> Result<Driven> {
     let clock = RunClock::start(opts.run.stats);
     let started = clock.started;
     let mut bufwtr = termcolor::BufferWriter::stdout(opts.print.color);
@@ -58,8 +58,9 @@ pub fn search(
     };
     let found = source.visit_parallel(opts.run.threads, &mut make)?;
     let handed_over = std::mem::take(&mut *shared.handed_over.lock().unwrap());
+    let mut unindexed_huge = Vec::new();
     if !handed_over.is_empty() && !shared.stopped.load(Ordering::Relaxed) {
-        shared.search_huge(mode, worker, handed_over)?;
+        unindexed_huge = shared.search_huge(mode, worker, handed_over)?;
     }
     let Parallel { bufwtr, stats, run, matched, .. } = shared;
     if opts.walk.implicit_path && !found {
@@ -76,7 +77,7 @@ pub fn search(
         let _ = io::stdout().flush();
         clock.finish(&mut run);
     }
-    Ok((matched.load(Ordering::Relaxed), run))
+    Ok(Driven { matched: matched.load(Ordering::Relaxed), run, unindexed_huge })
 }
 
 /// What the threads of [`search_parallel`] share.
@@ -129,23 +130,12 @@ impl Parallel<'_> {
         &self,
         worker: &mut SearchWorker<termcolor::Buffer>,
         subject: &Subject,
-        run: Option<&mut RunStats>,
+        mut run: Option<&mut RunStats>,
     ) -> io::Result<Option<SearchResult>> {
-        if subject.is_stdin() {
-            return worker.search_stdin().map(Some);
-        }
-        let (path, explicit) = (subject.path(), subject.is_explicit());
-        if subject.is_known_without_match() {
-            return search_known_without_match(worker, subject).map(Some);
-        }
-        if let Some(t) = self.decoding.transform(path) {
-            let mut mine = RunStats::default();
-            let result = search_transformed(worker, path, explicit, &t, &mut mine);
-            if let Some(run) = run {
-                run.merge(&mine);
-            }
+        if let Some(result) = search_special(worker, subject, &self.decoding, run.as_deref_mut()) {
             return result.map(Some);
         }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
         let file = File::open(path)?;
         let threshold = self.opts.run.chunk_threshold;
         // Maps stat the file anyway, and `--stats` wants its size.
@@ -212,12 +202,12 @@ impl Parallel<'_> {
         mode: OutputMode,
         mut worker: SearchWorker<termcolor::Buffer>,
         subjects: Vec<Subject>,
-    ) -> Result<()> {
+    ) -> Result<Vec<PathBuf>> {
         let opts = self.opts;
         let stdout = opts.print.stdout();
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
-        let mut huge = Huge::new(opts, mode, self.msgs)?;
+        let mut huge = Huge::new(opts, mode, self.msgs);
         for subject in subjects {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();
@@ -259,6 +249,6 @@ impl Parallel<'_> {
                 break;
             }
         }
-        Ok(())
+        Ok(huge.take_unindexed())
     }
 }

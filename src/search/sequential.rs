@@ -6,7 +6,9 @@ use std::io::{self, Write};
 
 use grep_printer::Stats;
 
-use super::huge::Huge;
+use super::Driven;
+use super::decode::Decoding;
+use super::huge::{Huge, search_special};
 use super::subject::{Source, Subject};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::error::Result;
@@ -15,28 +17,30 @@ use crate::report::Messages;
 use crate::stats::{RunClock, RunStats};
 use crate::worker::{Printer, SearchWorker};
 
-/// Searches what `source` yields on one thread; returns whether anything
-/// matched, and trigrep's statistics of the run.
+/// Searches what `source` yields on one thread.
 pub fn search(
     opts: &SearchOptions,
     mode: OutputMode,
     source: &dyn Source,
     msgs: &Messages,
-) -> Result<(bool, RunStats)> {
+) -> Result<Driven> {
     let clock = RunClock::start(opts.run.stats);
     let started = clock.started;
     let stdout = opts.print.stdout();
     let printer = Printer::new(opts, mode, stdout, true);
     let mut worker = SearchWorker::new(opts, printer)?;
     let mmap = opts.rg_mmap();
-    let mut huge = Huge::new(opts, mode, msgs)?;
+    let decoding = Decoding::new(&opts.read)?;
+    let mut huge = Huge::new(opts, mode, msgs);
     let mut run = RunStats::default();
     let mut stats = opts.print.stats.then(Stats::new);
     let mut matched = false;
     run.setup = started.elapsed();
     let search_started = std::time::Instant::now();
     let mut visit = |subject: &Subject| {
-        let result = match huge.search(&mut worker, subject, mmap, &mut run) {
+        let result = search_special(&mut worker, subject, &decoding, Some(&mut run))
+            .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run));
+        let result = match result {
             Ok(r) => r,
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return false,
             Err(err) => {
@@ -63,5 +67,5 @@ pub fn search(
         let _ = out.flush();
         clock.finish(&mut run);
     }
-    Ok((matched, run))
+    Ok(Driven { matched, run, unindexed_huge: huge.take_unindexed() })
 }

@@ -14,23 +14,23 @@
 //! is the chunk engine's ([`crate::chunk`]), given the candidate blocks.
 
 use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::build::Progress;
+use super::build::{Progress, batches, publish, writer_for};
 use super::error::IndexError;
 use super::extract::TrigramSet;
 use super::location;
 use super::query::Query;
 use super::reader::IndexReader;
 use super::storage::FsStorage;
-use super::table::FileMeta;
-use super::table::RACY;
+use super::table::{FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
-use super::writer::{IndexSummary, IndexWriterBuilder};
+use super::writer::IndexSummary;
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
 
@@ -130,9 +130,7 @@ pub fn build(
     let blocks = cut(data, block_size);
     progress.start(data.len() as u64);
 
-    let mut writer =
-        IndexWriterBuilder::new().memory_budget(budget - budget / 4).spill_dir(&out).build();
-    use std::os::unix::ffi::OsStrExt;
+    let mut writer = writer_for(budget, &out);
     let meta = FileMeta {
         path: canonical.as_os_str().as_bytes().to_vec(),
         size: md.len(),
@@ -140,16 +138,11 @@ pub fn build(
         flags: 0,
     };
     let id = writer.add_file(meta);
-    let batch_bytes = (budget / 8).max(4 << 20) as u64;
-    let (mut lines, mut has_nul, mut at) = (0u64, false, 0);
-    while at < blocks.len() {
-        let mut end = at;
-        let mut bytes = 0;
-        while end < blocks.len() && (end == at || bytes + blocks[end].1 <= batch_bytes) {
-            bytes += blocks[end].1;
-            end += 1;
-        }
-        let batch: Vec<Extracted> = blocks[at..end]
+    let (mut lines, mut has_nul) = (0u64, false);
+    let sizes: Vec<u64> = blocks.iter().map(|b| b.1).collect();
+    for range in batches(&sizes, budget) {
+        let bytes = sizes[range.clone()].iter().sum();
+        let batch: Vec<Extracted> = blocks[range.clone()]
             .par_iter()
             .map_init(TrigramSet::new, |set, &(off, len)| {
                 let bytes = &data[off as usize..(off + len) as usize];
@@ -161,13 +154,12 @@ pub fn build(
                 }
             })
             .collect();
-        for (e, &(off, len)) in batch.iter().zip(&blocks[at..end]) {
+        for (e, &(off, len)) in batch.iter().zip(&blocks[range]) {
             writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
             lines += e.newlines;
             has_nul |= e.nul;
         }
         progress.advance(bytes);
-        at = end;
     }
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);
@@ -186,14 +178,7 @@ pub fn build(
         }
         .encode(),
     );
-    let summary = writer.finish_into(&storage)?;
-    if let Err(err) = IndexReader::load(&storage).and_then(|r| r.verify()) {
-        storage.withdraw()?;
-        return Err(IndexError::Corrupt(format!(
-            "the new block index failed its check ({err}); removed it: searches will scan"
-        )));
-    }
-    storage.record_root(&canonical)?;
+    let summary = publish(writer, &storage, &canonical)?;
     Ok(BuiltBlocks {
         dir: out,
         blocks: blocks.len(),

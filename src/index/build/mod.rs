@@ -9,6 +9,7 @@
 //! published atomically through [`FsStorage`]: a build killed at any point
 //! leaves the previous index answering.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,7 @@ use crate::index::reader::IndexReader;
 use crate::index::storage::FsStorage;
 use crate::index::table::flags;
 use crate::index::tree::RACY_WINDOW_NS;
-use crate::index::writer::{IndexSummary, IndexWriterBuilder};
+use crate::index::writer::{IndexSummary, IndexWriter, IndexWriterBuilder};
 use crate::stats::MemorySampler;
 use read::{Extracted, extract};
 use walk::walk;
@@ -83,19 +84,12 @@ pub fn build(
     let n_files = files.iter().filter(|f| f.flags == 0).count();
     progress.start(total);
 
-    let batch_bytes = (budget / BATCH_SHARE).max(1 << 20) as u64;
-    let sort_budget = budget - budget / 4;
-    let mut writer = IndexWriterBuilder::new().memory_budget(sort_budget).spill_dir(&out).build();
+    let mut writer = writer_for(budget, &out);
     let mut skipped = 0u64;
-    let mut start = 0;
-    while start < files.len() {
-        let mut end = start;
-        let mut bytes = 0;
-        while end < files.len() && (end == start || bytes + files[end].size <= batch_bytes) {
-            bytes += files[end].size;
-            end += 1;
-        }
-        let batch: Vec<Extracted> = files[start..end]
+    let sizes: Vec<u64> = files.iter().map(|f| f.size).collect();
+    for range in batches(&sizes, budget) {
+        let bytes = sizes[range.clone()].iter().sum();
+        let batch: Vec<Extracted> = files[range]
             .par_iter()
             .map_init(
                 || (TrigramSet::new(), Vec::new()),
@@ -111,17 +105,8 @@ pub fn build(
             }
         }
         progress.advance(bytes);
-        start = end;
     }
-    let summary = writer.finish_into(&storage)?;
-    // Queries check only what they read; the whole index is checked once, here.
-    if let Err(err) = IndexReader::load(&storage).and_then(|r| r.verify()) {
-        storage.withdraw()?;
-        return Err(IndexError::Corrupt(format!(
-            "the new index failed its check ({err}); removed it: searches will scan"
-        )));
-    }
-    storage.record_root(root)?;
+    let summary = publish(writer, &storage, root)?;
     Ok(Built {
         dir: out,
         files: n_files,
@@ -131,4 +116,62 @@ pub fn build(
         elapsed: started.elapsed(),
         peak_private: peak.finish(),
     })
+}
+
+/// A writer whose external sort holds three quarters of `budget`, spilling
+/// into `dir` (extraction batches take an eighth: [`batches`]).
+pub(crate) fn writer_for(budget: usize, dir: &Path) -> IndexWriter {
+    IndexWriterBuilder::new().memory_budget(budget - budget / 4).spill_dir(dir).build()
+}
+
+/// Consecutive ranges of items of `sizes` bytes, each holding at most an
+/// eighth of `budget` (at least 1 MiB) unless one item is larger alone: the
+/// batches extracted in parallel while the writer waits.
+pub(crate) fn batches(sizes: &[u64], budget: usize) -> Vec<Range<usize>> {
+    let max = (budget / BATCH_SHARE).max(1 << 20) as u64;
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < sizes.len() {
+        let (mut end, mut bytes) = (start, 0);
+        while end < sizes.len() && (end == start || bytes + sizes[end] <= max) {
+            bytes += sizes[end];
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Publishes what `writer` holds into `storage`, checks the whole new
+/// index (queries check only what they read) and records `root`; an index
+/// that fails its check is removed, so that searches scan.
+pub(crate) fn publish(
+    writer: IndexWriter,
+    storage: &FsStorage,
+    root: &Path,
+) -> Result<IndexSummary, IndexError> {
+    let summary = writer.finish_into(storage)?;
+    if let Err(err) = IndexReader::load(storage).and_then(|r| r.verify()) {
+        storage.withdraw()?;
+        return Err(IndexError::Corrupt(format!(
+            "the new index failed its check ({err}); removed it: searches will scan"
+        )));
+    }
+    storage.record_root(root)?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_hold_an_eighth_of_the_budget_or_one_big_item() {
+        let mb = 1u64 << 20;
+        let sizes = [mb, mb, 3 * mb, 10 * mb, mb];
+        assert_eq!(batches(&sizes, 32 << 20), vec![0..2, 2..3, 3..4, 4..5]);
+        assert_eq!(batches(&sizes, 1 << 30), vec![0..5]);
+        assert_eq!(batches(&[], 1 << 20), Vec::<Range<usize>>::new());
+    }
 }
