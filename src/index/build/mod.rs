@@ -4,7 +4,7 @@
 //! ([`walk`]), sorts the files by path (so file ids follow path order),
 //! reads each file's distinct trigrams on every core in bounded batches
 //! ([`read`]), and feeds them in order to the
-//! [`IndexWriter`](crate::index::writer::IndexWriter), whose external sort
+//! [`IndexWriter`], whose external sort
 //! keeps memory within the budget. The index is checked whole, then
 //! published atomically through [`FsStorage`]: a build killed at any point
 //! leaves the previous index answering.
