@@ -20,5 +20,6 @@ pub mod index;
 pub mod options;
 pub mod report;
 pub mod search;
+pub mod serve;
 pub mod stats;
 pub mod worker;

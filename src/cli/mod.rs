@@ -4,7 +4,7 @@
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
-//! `tg index` and `tg status`; [`stats`] prints trigrep's `--stats`. The
+//! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -15,6 +15,7 @@ pub mod help;
 pub mod index_cmd;
 pub mod parse;
 pub mod rcfile;
+pub mod serve_cmd;
 pub mod stats;
 
 use std::ffi::OsString;
@@ -26,7 +27,7 @@ use trigrep::report::{self, Messages};
 use args::{Engine, LowMode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
-const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "pack", "unpack"];
+const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack"];
 
 /// How a run ended, before it becomes an exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,18 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
         Some("status") => {
             if let Some(args) = parse_sub::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_status(args)?;
+            }
+            Ok(Outcome::Matched)
+        }
+        Some("serve") => {
+            if let Some(args) = parse_sub::<serve_cmd::ServeArgs>(&subcommand_argv(&argv))? {
+                serve_cmd::run_serve(args)?;
+            }
+            Ok(Outcome::Matched)
+        }
+        Some("stop") => {
+            if let Some(args) = parse_sub::<serve_cmd::StopArgs>(&subcommand_argv(&argv))? {
+                serve_cmd::run_stop(args)?;
             }
             Ok(Outcome::Matched)
         }
@@ -96,11 +109,19 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         other => other?,
     };
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
+    if let Some(dir) = &summary.serve_wanted {
+        serve_cmd::start_on_demand(dir, &opts.index.base);
+    }
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }
     match &summary.index {
-        Some(Ok(index)) => report::line(&stats::index_line(index)),
+        Some(Ok(index)) => {
+            report::line(&stats::index_line(index));
+            if let Some(Err(why)) = &index.served {
+                report::line(&format!("server: not used: {why}"));
+            }
+        }
         Some(Err(why)) => report::line(&format!("index: not used: {why}")),
         None => {}
     }

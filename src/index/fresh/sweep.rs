@@ -17,6 +17,9 @@
 //!   that changed, appeared or vanished changes what a walk yields, so the
 //!   sweep gives up and the search walks (see [`super`]).
 //!
+//! A server watching the tree tells which entries may have changed
+//! ([`Changes`]); only those are stat-ed then.
+//!
 //! The files come out in the walker's order (`--sort path`: by path
 //! components), so the output is the scan's.
 
@@ -29,6 +32,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::IndexFilter;
+use super::changes::{Changes, as_recorded};
 use super::fstat::{DirStat, Meta};
 use crate::index::table::{FileId, FileRef, flags};
 use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel, under};
@@ -115,7 +119,14 @@ impl IndexFilter {
     /// The files to search, listed from the index (see the module docs), and
     /// whether a walk would have found any file; `None` when the search must
     /// walk instead.
-    pub fn sweep(&self, opts: &SearchOptions, msgs: &Messages) -> Option<(Vec<Swept>, bool)> {
+    /// `changes` says which entries may differ from the tree: each of them
+    /// is stat-ed, the rest are taken as the table recorded them.
+    pub fn sweep(
+        &self,
+        opts: &SearchOptions,
+        msgs: &Messages,
+        changes: &Changes,
+    ) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
         if !opts.walk.filters.is_default() || opts.walk.one_file {
             return None;
@@ -153,7 +164,7 @@ impl IndexFilter {
                 |stat, id| {
                     let f = self.reader.file(id)?;
                     let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-                    let v = self.judge(stat.as_mut()?, &f, id, in_scope)?;
+                    let v = self.judge(stat.as_mut()?, &f, id, in_scope, changes)?;
                     Some((id, v))
                 },
             )
@@ -207,13 +218,17 @@ impl IndexFilter {
         f: &FileRef<'_>,
         id: FileId,
         in_scope: bool,
+        changes: &Changes,
     ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
         if !in_scope && !is_watch {
             return None;
         }
+        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if is_watch {
+        let now = if !changes.may_have_changed(f.path) {
+            as_recorded(entry)
+        } else if is_watch {
             std::fs::symlink_metadata(self.root.join(OsStr::from_bytes(f.path))).ok().map(|m| {
                 Meta {
                     is_file: m.is_file(),
@@ -231,7 +246,6 @@ impl IndexFilter {
                 Err(_) => return Some(Verdict::GiveUp),
             }
         };
-        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         let candidate = self.is_candidate(id) || self.binary_needs_search(f.flags, false);
         let v = verdict(entry, now, candidate)?;
         let c = &self.counters;
