@@ -58,6 +58,7 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     let (wd, mask, name) = match raw {
         Raw::Overflow => {
             server.counters.overflows.fetch_add(1, Ordering::Relaxed);
+            st.overflows_applied += 1;
             st.overlay.touch_subtree(Vec::new(), seq);
             return Some(seq);
         }
@@ -98,6 +99,8 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     }
     if steers_walk || merge::lookup(&st.reader, &rel).is_some() {
         st.overlay.touch(rel.clone(), seq);
+    } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
+        st.created += 1;
     }
     if mask.contains(EventMask::ISDIR) {
         if mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM) {

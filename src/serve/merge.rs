@@ -127,6 +127,7 @@ pub fn rebuild(server: &Server) {
     let began = {
         let mut st = server.state();
         st.walk_changed = false;
+        st.created = 0;
         st.seq
     };
     let result = build_quietly(&server.opts).and_then(|()| IndexReader::open(&server.index_dir));
@@ -165,7 +166,7 @@ pub fn housekeeping(server: &Arc<Server>) {
         let due = {
             let st = server.state();
             !st.merging
-                && (st.overlay.len() >= server.opts.merge_at
+                && (st.overlay.len() + st.created >= server.opts.merge_at
                     || st.walk_changed
                     || private > server.opts.max_memory)
         };

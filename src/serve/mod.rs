@@ -58,8 +58,8 @@ pub struct ServeOptions {
 /// Why a server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// Another server already answers for this tree.
-    #[error("{root} is already served (pid {pid})")]
+    /// Another server already answers for this tree (or is starting).
+    #[error("{root} is already served or a server is starting (pid {pid})")]
     AlreadyServed {
         /// The tree.
         root: String,
@@ -86,12 +86,18 @@ pub struct State {
     pub seq: u64,
     /// The highest sync cookie applied.
     pub cookie_seen: u64,
+    /// Queue overflows applied (a cookie lost in one is not waited for:
+    /// the overflow makes every query stat the whole tree).
+    pub overflows_applied: u64,
     /// The first reconcile is done: answers can be trusted.
     pub ready: bool,
     /// A rebuild is running.
     pub merging: bool,
     /// An ignore file changed: rebuild soon (queries walk meanwhile).
     pub walk_changed: bool,
+    /// Entries created since the last rebuild that the index does not know
+    /// (queries find them by walking their directory).
+    pub created: usize,
 }
 
 /// Counters for `tg status`.
@@ -153,10 +159,11 @@ impl Server {
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
         let cookie = self.rendezvous.cookies.join(n.to_string());
+        let overflows = self.state().overflows_applied;
         std::fs::File::create(&cookie).ok()?;
         let deadline = Instant::now() + patience;
         let mut st = self.state();
-        while st.cookie_seen < n {
+        while st.cookie_seen < n && st.overflows_applied == overflows {
             let left = deadline.checked_duration_since(Instant::now())?;
             st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
         }
@@ -177,9 +184,11 @@ impl Server {
 /// until stopped. `on_ready` is called once queries can be answered.
 pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(), ServeError> {
     let index_dir = crate::index::location::index_dir_for(&opts.base, &opts.root);
-    if let Some(pid) = client::live_server(&index_dir) {
+    let rendezvous = Rendezvous::for_index(&index_dir)?;
+    let Some(_lock) = rendezvous.lock()? else {
+        let pid = rendezvous::read_record(&index_dir).map_or(0, |r| r.pid);
         return Err(ServeError::AlreadyServed { root: opts.root.display().to_string(), pid });
-    }
+    };
     let storage = crate::index::storage::FsStorage::new(&index_dir);
     if !storage.has_index() {
         merge::build_quietly(&opts)?;
@@ -189,7 +198,6 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
         merge::build_quietly(&opts)?;
     }
     let reader = Arc::new(IndexReader::open(&index_dir)?);
-    let rendezvous = Rendezvous::for_index(&index_dir)?;
     let _ = std::fs::remove_dir_all(&rendezvous.cookies);
     let (watches, inotify) = watch::start(&opts.root, &rendezvous.cookies)?;
     let server = Arc::new(Server {
@@ -201,9 +209,11 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
             watches,
             seq: 0,
             cookie_seen: 0,
+            overflows_applied: 0,
             ready: false,
             merging: false,
             walk_changed: false,
+            created: 0,
         }),
         applied: Condvar::new(),
         next_cookie: AtomicU64::new(0),

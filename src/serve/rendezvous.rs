@@ -92,6 +92,17 @@ impl Rendezvous {
         })
     }
 
+    /// Takes the lock one server per index holds for its whole life;
+    /// `None` when another process holds it.
+    pub fn lock(&self) -> io::Result<Option<fs::File>> {
+        let path = self.socket.with_extension("lock");
+        let f = fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(path)?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor we own.
+        let got = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        Ok(got.then_some(f))
+    }
+
     /// Writes the server's record into the index directory (atomically).
     pub fn publish(&self, record: &Record) -> io::Result<()> {
         let mut text = format!("pid={}\nsocket={}\n", record.pid, self.socket.display());
