@@ -115,7 +115,12 @@ fn cases(tag: &str) -> Vec<Case> {
         v.push(Case::new(format!("served/{tag}/{name}"), args).cwd("repo"));
     }
     v.push(Case::new(format!("served/{tag}/inside_src"), ["-n", "needle"]).cwd("repo/src"));
-    v.push(Case::new(format!("served/{tag}/parallel"), ["-n", "needle"]).cwd("repo").no_sort().unordered());
+    v.push(
+        Case::new(format!("served/{tag}/parallel"), ["-n", "needle"])
+            .cwd("repo")
+            .no_sort()
+            .unordered(),
+    );
     v
 }
 
@@ -243,7 +248,8 @@ fn a_lost_event_overflow_reconciles_once() {
         t.write(format!("repo/flood/f{i:03}.txt"), format!("floodword {i} needle\n"));
     }
     check(&t, "overflow", true);
-    // One reconcile at the start, then one per overflow: never a loop.
+    // One reconcile at the start, then at most one per overflow (overflows
+    // applied together share one): never a loop.
     let counts = |st: &str| -> Option<(u64, u64)> {
         let rest = st.split("events:").nth(1)?.split('(').nth(1)?;
         let mut words = rest.split_whitespace();
@@ -251,13 +257,13 @@ fn a_lost_event_overflow_reconciles_once() {
         let reconciles = words.nth(1)?.parse().ok()?;
         Some((overflows, reconciles))
     };
-    let st = wait_for(&t, "one reconcile per overflow", |st| {
-        counts(st).is_some_and(|(o, r)| o >= 1 && r == o + 1)
+    wait_for(&t, "a reconcile after an overflow", |st| {
+        counts(st).is_some_and(|(o, r)| o >= 1 && r >= 2)
     });
     check(&t, "after_reconcile", true);
-    let (o, _) = counts(&st).unwrap();
-    let (o2, r2) = counts(&status(&t)).unwrap();
-    assert!(o2 == o && r2 == o + 1, "no further overflows or reconciles once idle: {st}");
+    let st = status(&t);
+    let (o, r) = counts(&st).unwrap();
+    assert!(r <= o + 1, "at most one reconcile per overflow: {st}");
 }
 
 /// SIGKILL at random moments while the server merges: the next server
@@ -343,7 +349,10 @@ fn tcp_clients_need_the_token_and_garbage_closes_only_its_connection() {
     let wrong = json_exchange(&addr, &[r#"{"protocol":1,"token":"00ff"}"#.into()]);
     assert_eq!(wrong[0]["ok"], false);
     let hello = format!(r#"{{"protocol":1,"token":"{token}"}}"#);
-    let ok = json_exchange(&addr, &[hello.clone(), r#"{"op":"sync"}"#.into(), r#"{"op":"nope"}"#.into()]);
+    let ok = json_exchange(
+        &addr,
+        &[hello.clone(), r#"{"op":"sync"}"#.into(), r#"{"op":"nope"}"#.into()],
+    );
     assert_eq!(ok[0]["ok"], true, "{ok:?}");
     assert_eq!(ok[1]["ready"], true, "{ok:?}");
     assert_eq!(ok[2]["ok"], false, "an unknown op is refused, the connection kept");
@@ -386,7 +395,11 @@ fn other_users_cannot_connect() {
         .output()
         .expect("python3");
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.starts_with("refused"), "nobody connected: {said} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        said.starts_with("refused"),
+        "nobody connected: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -412,7 +425,8 @@ fn without_a_server_queries_fall_back_and_say_so_only_under_stats() {
 #[test]
 fn index_serve_starts_a_server_on_demand() {
     let t = tree("serve_demand");
-    let out = util::tg_command(&t, t.root()).args(["index", "-q", "--serve", "repo"]).output().unwrap();
+    let out =
+        util::tg_command(&t, t.root()).args(["index", "-q", "--serve", "repo"]).output().unwrap();
     assert!(out.status.success());
     assert!(status(&t).contains("auto-start on demand"));
     // The first queries answer from the index while the server starts.
@@ -424,4 +438,26 @@ fn index_serve_starts_a_server_on_demand() {
     let stop = util::tg_command(&t, t.path("repo")).arg("stop").output().unwrap();
     assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
     wait_for(&t, "the server to stop", |st| st.contains("server:     none"));
+}
+
+/// `tg index` run while a server watches: queries never trust the server's
+/// account of the old index for the new one, and the server follows.
+#[test]
+fn an_index_rebuilt_behind_the_servers_back_is_followed() {
+    let t = tree("serve_external");
+    let _s = Served::start(&t, &[]);
+    t.write("repo/new.txt", "needle freshword\n");
+    util::tg_index(&t, "repo");
+    // A file the server's old index does not know, changed after the rebuild.
+    t.write("repo/new.txt", "needle freshword changed after the rebuild, longer\n");
+    let mut r = Report::new("external");
+    r.check_all(&t, &cases("external"));
+    r.finish();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !stats(&t).contains("told by the server") {
+        assert!(Instant::now() < deadline, "the server never followed the new index");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.write("repo/new.txt", "needle freshword once more\n");
+    check(&t, "followed", true);
 }

@@ -48,6 +48,8 @@ pub struct IndexStats {
     pub posting_bytes: u64,
     /// Bytes of the index file.
     pub bytes: u64,
+    /// The file table's identity (its sections' checksums).
+    pub table_id: u64,
 }
 
 /// Candidate documents of a query: sorted, distinct doc ids.
@@ -150,6 +152,8 @@ impl IndexReader {
             trigrams: ntrigrams,
             posting_bytes: postings.len() as u64,
             bytes: bytes.len() as u64,
+            table_id: u64::from(layout.require("files")?.crc) << 32
+                | u64::from(layout.require("paths")?.crc),
         };
         Ok(IndexReader {
             bytes,

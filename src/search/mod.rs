@@ -83,6 +83,7 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     let mut filter = located.and_then(|found| IndexFilter::open_at(opts, msgs, found));
     let (changes, serve_wanted) = match (served, filter.as_mut()) {
         (Some(answer), Ok(f)) => {
+            let answer = answer.for_table(f.table_id());
             f.set_served(answer.from.clone());
             (answer.changes, answer.start_one.then(|| f.dir().to_path_buf()))
         }

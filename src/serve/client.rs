@@ -85,15 +85,17 @@ impl Client {
         }
     }
 
-    /// What may have changed in the tree since its index was built, once
-    /// the server applied every change made before this call.
-    pub fn sync(&mut self) -> Result<Touched, NoServer> {
+    /// What may have changed in the tree since its index was built, and
+    /// the identity of that index's table, once the server applied every
+    /// change made before this call.
+    pub fn sync(&mut self) -> Result<(Touched, u64), NoServer> {
         self.request("sync")?;
         let head = self.reply()?;
         if head["ready"] != true {
             return Err(NoServer::Starting);
         }
         let frames = head["frames"].as_u64().unwrap_or(0);
+        let table = head["table"].as_u64().ok_or(NoServer::Failed("no table id".into()))?;
         let mut touched = Touched::default();
         for _ in 0..frames {
             match protocol::read_frame(&mut self.r)? {
@@ -110,7 +112,7 @@ impl Client {
                 _ => return Err(NoServer::Failed("a path list was cut short".into())),
             }
         }
-        Ok(touched)
+        Ok((touched, table))
     }
 
     /// The server's status (see docs/PROTOCOL.md).

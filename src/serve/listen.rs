@@ -191,7 +191,7 @@ fn hello(msg: &Value, token: Option<&str>) -> Value {
 
 /// Replies to `sync`: what queries must stat, once the watcher caught up.
 fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()> {
-    let Some(t) = server.sync(SYNC_PATIENCE) else {
+    let Some((t, table)) = server.sync(SYNC_PATIENCE) else {
         return send(w, json_lines, &json!({"ok": true, "ready": false}));
     };
     let paths = t.paths.iter().map(|p| (PathKind::Path, p.as_slice()));
@@ -199,14 +199,14 @@ fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()>
     if json_lines {
         let to_json = |v: &Vec<u8>| protocol::path_json(v);
         let reply = json!({
-            "ok": true, "ready": true,
+            "ok": true, "ready": true, "table": table,
             "paths": t.paths.iter().map(to_json).collect::<Vec<_>>(),
             "subtrees": t.subtrees.iter().map(to_json).collect::<Vec<_>>(),
         });
         return send(w, true, &reply);
     }
     let frames = protocol::encode_paths(paths.chain(subtrees), 1 << 20);
-    let head = json!({"ok": true, "ready": true, "frames": frames.len()});
+    let head = json!({"ok": true, "ready": true, "table": table, "frames": frames.len()});
     protocol::write_json(w, Kind::Reply, &head)?;
     for f in frames {
         protocol::write_frame(w, Kind::Paths, &f)?;

@@ -149,12 +149,39 @@ pub fn rebuild(server: &Server) {
     }
 }
 
-/// Every second: start a rebuild when the overlay is large, an ignore file
-/// changed, or private memory passed the budget; stop an idle server.
+/// Reopens the index when someone else (`tg index`) published a new one:
+/// the overlay stays (it covers more than needed), and one reconcile finds
+/// what changed between that build and now.
+fn follow_external_rebuild(server: &Server) {
+    let Ok(reader) = IndexReader::open(&server.index_dir) else { return };
+    if reader.stats().table_id == server.state().reader.stats().table_id {
+        return;
+    }
+    server.state().reader = Arc::new(reader);
+    watch_table(server);
+    reconcile(server, 0);
+}
+
+/// The identity of the published index file (inode and modification time).
+fn published(server: &Server) -> Option<(u64, std::time::SystemTime)> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(FsStorage::new(&server.index_dir).index_path()).ok()?;
+    Some((md.ino(), md.modified().ok()?))
+}
+
+/// Every second: follow an index published by someone else; start a
+/// rebuild when the overlay is large, an ignore file changed, or private
+/// memory passed the budget; stop an idle server.
 pub fn housekeeping(server: &Arc<Server>) {
     let mut failed_at: Option<std::time::Instant> = None;
+    let mut seen = published(server);
     while !server.stopping.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_secs(1));
+        let now = published(server);
+        if now != seen {
+            follow_external_rebuild(server);
+            seen = now;
+        }
         if let Some(idle) = server.opts.idle_timeout
             && server.idle_for() >= idle
             && server.counters.clients.load(Ordering::Relaxed) == 0
@@ -174,6 +201,7 @@ pub fn housekeeping(server: &Arc<Server>) {
         if due && !backing_off {
             server.state().merging = true;
             rebuild(server);
+            seen = published(server);
             let failed = server.counters.merge_error.lock().map(|e| e.is_some()).unwrap_or(true);
             failed_at = failed.then(std::time::Instant::now);
         }

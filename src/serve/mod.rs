@@ -151,10 +151,11 @@ impl Server {
     }
 
     /// Waits until every change made before this call has been applied,
-    /// then says what may have changed since the index was built; `None`
+    /// then says what may have changed since the index was built (and
+    /// which index: its [`crate::index::reader::IndexStats::table_id`]); `None`
     /// when the server cannot vouch (still starting, or the watcher lags
     /// more than `patience`): the query then checks for itself.
-    pub fn sync(&self, patience: Duration) -> Option<Touched> {
+    pub fn sync(&self, patience: Duration) -> Option<(Touched, u64)> {
         *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
@@ -167,7 +168,7 @@ impl Server {
             let left = deadline.checked_duration_since(Instant::now())?;
             st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let answer = st.ready.then(|| st.overlay.touched());
+        let answer = st.ready.then(|| (st.overlay.touched(), st.reader.stats().table_id));
         drop(st);
         let _ = std::fs::remove_file(cookie);
         answer

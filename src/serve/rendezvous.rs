@@ -96,7 +96,12 @@ impl Rendezvous {
     /// `None` when another process holds it.
     pub fn lock(&self) -> io::Result<Option<fs::File>> {
         let path = self.socket.with_extension("lock");
-        let f = fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(path)?;
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(path)?;
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a descriptor we own.
         let got = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;

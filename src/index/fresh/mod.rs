@@ -258,6 +258,11 @@ impl IndexFilter {
         &self.dir
     }
 
+    /// The identity of the opened index's file table.
+    pub fn table_id(&self) -> u64 {
+        self.reader.stats().table_id
+    }
+
     /// Records, for `--stats`, that a server (process `pid`) told what
     /// changed, or why none did.
     pub fn set_served(&mut self, served: Result<u32, String>) {
