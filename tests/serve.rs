@@ -411,7 +411,7 @@ fn without_a_server_queries_fall_back_and_say_so_only_under_stats() {
     // notice nobody answers, and still be right.
     check(&t, "stale_record", false);
     let err = stats(&t);
-    assert!(err.contains("server: not used"), "{err}");
+    assert!(err.contains("(server not used: no server runs for this tree)"), "{err}");
     let quiet = util::tg_command(&t, t.path("repo")).args(["-l", "needle"]).output().unwrap();
     assert!(quiet.stderr.is_empty(), "no stderr without --stats");
     let _s = Served::start(&t, &[]);

@@ -116,12 +116,7 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }
     match &summary.index {
-        Some(Ok(index)) => {
-            report::line(&stats::index_line(index));
-            if let Some(Err(why)) = &index.served {
-                report::line(&format!("server: not used: {why}"));
-            }
-        }
+        Some(Ok(index)) => report::line(&stats::index_line(index)),
         Some(Err(why)) => report::line(&format!("index: not used: {why}")),
         None => {}
     }

@@ -50,6 +50,9 @@ pub fn index_line(r: &IndexReport) -> String {
             (Some(t), Some(Ok(pid))) => {
                 format!("told by the server (pid {pid}), sweep of what changed {:.3} ms", ms(t))
             }
+            (Some(t), Some(Err(why))) => {
+                format!("sweep of the file table {:.3} ms (server not used: {why})", ms(t))
+            }
             (Some(t), _) => format!("sweep of the file table {:.3} ms", ms(t)),
             (None, _) => "checked during the walk".to_string(),
         },

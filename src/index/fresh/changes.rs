@@ -17,7 +17,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::fstat::{DirStat, Meta};
-use super::sweep::{Recorded, Verdict, verdict};
+use super::verdict::{Recorded, differs};
 use crate::index::reader::IndexReader;
 use crate::index::table::flags;
 use crate::index::tree::changed_ns;
@@ -64,29 +64,6 @@ fn outside_tree(rel: &[u8]) -> bool {
     rel.starts_with(b"/") || rel == b".." || rel.starts_with(b"../")
 }
 
-/// What a stat of entry `e` returns when nothing changed since the build.
-pub fn as_recorded(e: Recorded) -> Option<Meta> {
-    let watched = e.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
-    if watched && e.changed_ns == i64::MIN {
-        return None;
-    }
-    let is_dir = e.flags & flags::DIR != 0 || e.flags & flags::WATCH_EXISTS != 0;
-    Some(Meta { is_file: !is_dir, is_dir, size: e.size, changed_ns: e.changed_ns })
-}
-
-/// Whether a stat that found `now` shows entry `e` changed since the build.
-pub fn differs(e: Recorded, now: Option<Meta>) -> bool {
-    if e.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0 {
-        return verdict(e, now, false) == Some(Verdict::GiveUp);
-    }
-    let Some(now) = now else { return true };
-    if e.flags & flags::DIR != 0 {
-        !now.is_dir || now.changed_ns != e.changed_ns
-    } else {
-        !now.is_file || now.size != e.size || now.changed_ns != e.changed_ns
-    }
-}
-
 /// The table entries of `reader` (an index of the tree at `root`) that
 /// differ from the tree now: stats every entry, on every core.
 pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
@@ -130,8 +107,6 @@ pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
 mod tests {
     use super::*;
 
-    const T: i64 = 1_700_000_000_000_000_000;
-
     #[test]
     fn watched_changes_name_paths_and_subtrees() {
         let mut t = Touched::default();
@@ -145,36 +120,5 @@ mod tests {
         assert!(c.may_have_changed(b"../.gitignore"));
         assert!(c.may_have_changed(b"/home/u/.config/git/ignore"));
         assert!(Changes::Unknown.may_have_changed(b"anything"));
-    }
-
-    #[test]
-    fn an_entry_as_recorded_does_not_differ() {
-        for e in [
-            Recorded { flags: 0, size: 5, changed_ns: T },
-            Recorded { flags: flags::DIR, size: 0, changed_ns: T },
-            Recorded { flags: flags::WATCH, size: 9, changed_ns: T },
-            Recorded { flags: flags::WATCH, size: 0, changed_ns: i64::MIN },
-            Recorded { flags: flags::WATCH_EXISTS, size: 0, changed_ns: T },
-            Recorded { flags: flags::WATCH_EXISTS, size: 0, changed_ns: i64::MIN },
-        ] {
-            assert!(!differs(e, as_recorded(e)), "{e:?}");
-        }
-    }
-
-    #[test]
-    fn changed_vanished_and_racy_entries_differ() {
-        let f = Recorded { flags: 0, size: 5, changed_ns: T };
-        let now = |size, ns| Some(Meta { is_file: true, is_dir: false, size, changed_ns: ns });
-        assert!(differs(f, now(6, T)));
-        assert!(differs(f, now(5, T + 1)));
-        assert!(differs(f, None));
-        let racy = Recorded { changed_ns: crate::index::table::RACY, ..f };
-        assert!(differs(racy, now(5, T)));
-        let d = Recorded { flags: flags::DIR, size: 0, changed_ns: T };
-        assert!(differs(d, None));
-        assert!(differs(
-            d,
-            Some(Meta { is_file: false, is_dir: true, size: 0, changed_ns: T + 1 })
-        ));
     }
 }

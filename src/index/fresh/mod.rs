@@ -31,6 +31,7 @@ use crate::report::Messages;
 pub mod changes;
 pub mod fstat;
 pub mod sweep;
+pub mod verdict;
 
 /// Decides per walked file whether it must be searched; see the module docs.
 pub struct IndexFilter {
