@@ -20,7 +20,6 @@ use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, differs};
 use crate::index::reader::IndexReader;
 use crate::index::table::flags;
-use crate::index::tree::changed_ns;
 
 /// Which entries of the file table may differ from the tree.
 #[derive(Clone, Debug, Default)]
@@ -78,14 +77,7 @@ pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
                 let e = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
                 let now = if outside_tree(f.path) || f.flags & flags::NOT_A_FILE & !flags::DIR != 0
                 {
-                    std::fs::symlink_metadata(root.join(OsStr::from_bytes(f.path))).ok().map(|m| {
-                        Meta {
-                            is_file: m.is_file(),
-                            is_dir: m.is_dir(),
-                            size: m.len(),
-                            changed_ns: changed_ns(&m),
-                        }
-                    })
+                    Meta::of_path(&root.join(OsStr::from_bytes(f.path)))
                 } else {
                     let stat = stat.as_mut()?;
                     let md = if f.flags & flags::DIR != 0 {

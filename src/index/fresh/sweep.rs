@@ -36,7 +36,7 @@ use super::changes::Changes;
 use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::table::{FileId, FileRef, flags};
-use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel, under};
+use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::options::SearchOptions;
 use crate::report::Messages;
 
@@ -164,14 +164,7 @@ impl IndexFilter {
         let now = if !changes.may_have_changed(f.path) {
             as_recorded(entry)
         } else if is_watch {
-            std::fs::symlink_metadata(self.root.join(OsStr::from_bytes(f.path))).ok().map(|m| {
-                Meta {
-                    is_file: m.is_file(),
-                    is_dir: m.is_dir(),
-                    size: m.len(),
-                    changed_ns: changed_ns(&m),
-                }
-            })
+            Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
         } else {
             let md =
                 if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
