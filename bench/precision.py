@@ -41,13 +41,20 @@ def trigrams(lit):
 
 
 def holding_all(rg, cwd, tris, fold):
+    """Files holding every trigram of `tris`: the first searched over the
+    tree, each next one only over the files still in the running."""
     have = None
-    for t in tris:
+    for t in sorted(tris, key=lambda t: -sum(c.isalpha() for c in t.decode("latin-1"))):
         cmd = [rg, "-l", "-F", "--no-messages", "-e", t.decode("utf-8", "replace")]
         if fold:
             cmd.insert(1, "-i")
-        got = files(cmd, cwd)
-        have = got if have is None else have & got
+        if have is None:
+            have = files(cmd, cwd)
+        else:
+            paths = sorted(have)
+            have = set()
+            for i in range(0, len(paths), 2000):
+                have |= files(cmd + ["--", *[p.decode("utf-8", "surrogateescape") for p in paths[i:i + 2000]]], cwd)
         if not have:
             break
     return have or set()

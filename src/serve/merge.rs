@@ -140,6 +140,9 @@ pub fn rebuild(server: &Server) {
             drop(st);
             watch_table(server);
             server.counters.merges.fetch_add(1, Ordering::Relaxed);
+            // Hand the build's memory back, so private memory shows the server at rest.
+            // SAFETY: malloc_trim only releases free heap pages.
+            unsafe { libc::malloc_trim(0) };
             *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         Err(e) => {
@@ -195,7 +198,7 @@ pub fn housekeeping(server: &Arc<Server>) {
             !st.merging
                 && (st.overlay.len() + st.created >= server.opts.merge_at
                     || st.walk_changed
-                    || private > server.opts.max_memory)
+                    || (private > server.opts.max_memory && !st.overlay.is_empty()))
         };
         let backing_off = failed_at.is_some_and(|t| t.elapsed() < Duration::from_secs(60));
         if due && !backing_off {
