@@ -27,6 +27,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
+use memmap2::Mmap;
+
 use super::error::IndexError;
 use super::format::{FEATURE_VERSION, Layout, read_u32};
 use super::postings::{Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list};
@@ -114,6 +116,14 @@ impl IndexReader {
     /// Opens an index from its bytes.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<IndexReader, IndexError> {
         Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
+    }
+
+    /// Opens the index held in `range` of the mapping `map`.
+    pub fn from_part(map: Arc<Mmap>, range: Range<usize>) -> Result<IndexReader, IndexError> {
+        if map.get(range.clone()).is_none() {
+            return Err(IndexError::corrupt("the index lies outside its file"));
+        }
+        Self::from_index_bytes(IndexBytes::Part(map, range))
     }
 
     fn from_index_bytes(bytes: IndexBytes) -> Result<IndexReader, IndexError> {

@@ -16,6 +16,7 @@
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -28,9 +29,9 @@ use super::location;
 use super::query::Query;
 use super::reader::IndexReader;
 use super::storage::FsStorage;
-use super::table::{FileMeta, RACY};
+use super::table::{FileId, FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
-use super::writer::IndexSummary;
+use super::writer::{IndexSummary, IndexWriter};
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
 
@@ -138,29 +139,8 @@ pub fn build(
         flags: 0,
     };
     let id = writer.add_file(meta);
-    let (mut lines, mut has_nul) = (0u64, false);
-    let sizes: Vec<u64> = blocks.iter().map(|b| b.1).collect();
-    for range in batches(&sizes, budget) {
-        let bytes = sizes[range.clone()].iter().sum();
-        let batch: Vec<Extracted> = blocks[range.clone()]
-            .par_iter()
-            .map_init(TrigramSet::new, |set, &(off, len)| {
-                let bytes = &data[off as usize..(off + len) as usize];
-                set.add_bytes(bytes);
-                Extracted {
-                    trigrams: set.take_sorted(),
-                    newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
-                    nul: memchr::memchr(0, bytes).is_some(),
-                }
-            })
-            .collect();
-        for (e, &(off, len)) in batch.iter().zip(&blocks[range]) {
-            writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
-            lines += e.newlines;
-            has_nul |= e.nul;
-        }
-        progress.advance(bytes);
-    }
+    let (lines, has_nul) =
+        add_blocks(&mut writer, id, data, &blocks, budget, progress, &mut |_| Ok(()))?;
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);
     writer.set_source(
@@ -187,6 +167,47 @@ pub fn build(
         elapsed: started.elapsed(),
         peak_private: peak.finish(),
     })
+}
+
+/// Adds `blocks` (cut from `data`) to `writer` as documents of file `id`,
+/// extracting their trigrams a batch at a time on every core (a batch
+/// holds about an eighth of `budget` bytes); `then` is called with each
+/// batch's range of `blocks` once it is added (a packer compresses the same
+/// blocks there). Returns the lines counted and whether a NUL was seen.
+pub(crate) fn add_blocks(
+    writer: &mut IndexWriter,
+    id: FileId,
+    data: &[u8],
+    blocks: &[(u64, u64)],
+    budget: usize,
+    progress: &dyn Progress,
+    then: &mut dyn FnMut(Range<usize>) -> Result<(), IndexError>,
+) -> Result<(u64, bool), IndexError> {
+    let (mut lines, mut has_nul) = (0u64, false);
+    let sizes: Vec<u64> = blocks.iter().map(|b| b.1).collect();
+    for range in batches(&sizes, budget) {
+        let bytes = sizes[range.clone()].iter().sum();
+        let batch: Vec<Extracted> = blocks[range.clone()]
+            .par_iter()
+            .map_init(TrigramSet::new, |set, &(off, len)| {
+                let bytes = &data[off as usize..(off + len) as usize];
+                set.add_bytes(bytes);
+                Extracted {
+                    trigrams: set.take_sorted(),
+                    newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
+                    nul: memchr::memchr(0, bytes).is_some(),
+                }
+            })
+            .collect();
+        for (e, &(off, len)) in batch.iter().zip(&blocks[range.clone()]) {
+            writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
+            lines += e.newlines;
+            has_nul |= e.nul;
+        }
+        then(range)?;
+        progress.advance(bytes);
+    }
+    Ok((lines, has_nul))
 }
 
 /// Whether a block index still describes its file.
@@ -219,7 +240,12 @@ impl BlockIndex {
         if !storage.has_index() {
             return Ok(None);
         }
-        let reader = IndexReader::load(&storage)?;
+        BlockIndex::from_reader(IndexReader::load(&storage)?, dir).map(Some)
+    }
+
+    /// The block index `reader` opened (from `dir`, or the packed file that
+    /// holds it).
+    pub fn from_reader(reader: IndexReader, dir: PathBuf) -> Result<BlockIndex, IndexError> {
         if reader.needs_reindex() {
             return Err(IndexError::Corrupt("built by another version of tg".into()));
         }
@@ -228,7 +254,7 @@ impl BlockIndex {
         };
         let source = BlockSource::decode(bytes)?;
         let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
-        Ok(Some(BlockIndex { reader, changed_ns, source, dir }))
+        Ok(BlockIndex { reader, changed_ns, source, dir })
     }
 
     /// How `file` (open, at the indexed path) compares with what was
