@@ -304,6 +304,15 @@ impl BlockIndex {
         Some(Block { offset: d.offset, len: d.len, first_line: d.first_line })
     }
 
+    /// Every block, in document order (file order).
+    pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        self.reader.documents().map(|d| Block {
+            offset: d.offset,
+            len: d.len,
+            first_line: d.first_line,
+        })
+    }
+
     /// How many blocks the index holds.
     pub fn block_count(&self) -> u32 {
         self.reader.stats().documents

@@ -1,0 +1,234 @@
+//! `tg pack`'s engine: a text file into a packed file (see [`super`]).
+//!
+//! One pass over the mapped input, a batch of blocks at a time: the block
+//! index extracts the batch's trigrams on every core, then the same blocks
+//! are compressed as independent zstd frames on every core and appended in
+//! order. The output is written to a temporary file beside the target,
+//! fsynced and renamed over it: a pack killed midway leaves no partial
+//! file under the target's name.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::ops::Range;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::PackError;
+use super::format::{
+    EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
+    encode_header, encode_index_frame, encode_seek_table, entries_bytes,
+};
+use crate::index::blocks::source::{BlockSource, HEAD_LEN};
+use crate::index::blocks::{DEFAULT_BLOCK_SIZE, add_blocks, cut};
+use crate::index::build::{Progress, writer_for};
+use crate::index::error::IndexError;
+use crate::index::table::FileMeta;
+use crate::index::tree::recorded_change;
+use crate::stats::MemorySampler;
+
+/// The default zstd level. On the 1 GiB log with 256 KiB frames (zstd
+/// 1.5, one core): level 3 packs 11.5:1 at ~780 MB/s, 5 13.2:1 at ~190,
+/// 6 14.2:1 at ~165, 7 14.0:1 at ~155, 8 15.3:1 at ~135, 9 15.4:1 at ~100.
+/// The block index adds ~2.2 % of the text, so level 3 misses 1/10 of the
+/// log; level 6 reaches it with room to spare and leaves `tg pack` above
+/// 100 MB/s on two cores (BENCHMARKS.md, "Packed logs").
+pub const DEFAULT_LEVEL: i32 = 6;
+
+/// How to pack.
+#[derive(Clone, Debug)]
+pub struct PackOptions {
+    /// zstd compression level.
+    pub level: i32,
+    /// Nominal frame (and block) size: frames end at the first line end
+    /// past it.
+    pub frame_size: u64,
+    /// Memory budget of the block index build's sort, in bytes.
+    pub budget: usize,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        PackOptions { level: DEFAULT_LEVEL, frame_size: DEFAULT_BLOCK_SIZE, budget: 64 << 20 }
+    }
+}
+
+/// What [`pack`] wrote.
+#[derive(Clone, Debug)]
+pub struct PackSummary {
+    /// Bytes of text packed.
+    pub text_len: u64,
+    /// Bytes written (the whole packed file).
+    pub packed_len: u64,
+    /// Bytes of the block index inside it.
+    pub index_len: u64,
+    /// Data frames written.
+    pub frames: usize,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Peak private memory (RssAnon) seen, in bytes.
+    pub peak_private: u64,
+}
+
+/// Packs the file at `input` into `output` (replaced atomically).
+pub fn pack(
+    input: &Path,
+    output: &Path,
+    opts: &PackOptions,
+    progress: &dyn Progress,
+) -> Result<PackSummary, PackError> {
+    let started = Instant::now();
+    let peak = MemorySampler::start();
+    let file = File::open(input)?;
+    let md = file.metadata()?;
+    if !md.is_file() {
+        return Err(PackError::Input(format!("{}: not a regular file", input.display())));
+    }
+    // SAFETY: a read-only map of a file we only read; a file truncated
+    // while it is packed can raise SIGBUS, as with any mmap reader.
+    let map = if md.len() == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
+    let data: &[u8] = map.as_deref().unwrap_or(&[]);
+    let blocks = cut(data, opts.frame_size.max(1));
+    if let Some(b) = blocks.iter().find(|b| b.1 > MAX_FRAME_TEXT) {
+        return Err(PackError::Input(format!(
+            "a line at byte {} is longer than a frame may be (1 GiB)",
+            b.0
+        )));
+    }
+    let dir = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::env::current_dir()?,
+    };
+    let tmp = tempfile::Builder::new().prefix(".tg-pack.").suffix(".tmp").tempfile_in(&dir)?;
+    let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+    let header = encode_header();
+    out.write_all(&header)?;
+    let mut entries =
+        vec![Entry { compressed: HEADER_LEN as u32, decompressed: 0, checksum: EMPTY_CHECKSUM }];
+    let mut text_crc = crc32fast::Hasher::new();
+
+    progress.start(data.len() as u64);
+    let mut writer = writer_for(opts.budget, &dir);
+    let meta = FileMeta {
+        path: input.as_os_str().as_bytes().to_vec(),
+        size: md.len(),
+        changed_ns: recorded_change(&md),
+        flags: 0,
+    };
+    let id = writer.add_file(meta);
+    // The output's errors are kept here: `add_blocks` only carries index errors.
+    let mut failed: Option<PackError> = None;
+    let mut then = |range: Range<usize>| {
+        let done = write_frames(&blocks[range], data, opts.level, &mut out, &mut entries)
+            .map(|crc| text_crc.combine(&crc));
+        done.map_err(|e| {
+            failed = Some(e);
+            IndexError::InvalidInput("the packed file could not be written".into())
+        })
+    };
+    let added = add_blocks(&mut writer, id, data, &blocks, opts.budget, progress, &mut then);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let (lines, has_nul) = added?;
+    let head_len = data.len().min(HEAD_LEN as usize);
+    let tail_offset = blocks.last().map_or(0, |b| b.0);
+    writer.set_source(
+        BlockSource {
+            dev: 0,
+            ino: 0,
+            len: data.len() as u64,
+            lines,
+            block_size: opts.frame_size,
+            has_nul,
+            head_len: head_len as u32,
+            head_crc: crc32fast::hash(&data[..head_len]),
+            tail_offset,
+            tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
+        }
+        .encode(),
+    );
+    let (index, _) = writer.finish_to_vec()?;
+    let index_frame_len = 8 + index.len() + FOOTER_LEN;
+    let index_frame_len = u32::try_from(index_frame_len)
+        .map_err(|_| PackError::Input("the block index outgrows a frame (4 GiB)".into()))?;
+    entries.push(Entry { compressed: index_frame_len, decompressed: 0, checksum: EMPTY_CHECKSUM });
+    let footer = Footer {
+        text_len: data.len() as u64,
+        text_crc: text_crc.finalize(),
+        frames: (entries.len() - 2) as u32,
+        index_len: index.len() as u64,
+        index_crc: crc32fast::hash(&index),
+        table_crc: crc32fast::hash(&entries_bytes(&entries)),
+        flags: if has_nul { FLAG_HAS_NUL } else { 0 },
+    };
+    out.write_all(&encode_index_frame(&index, &footer))?;
+    out.write_all(&encode_seek_table(&entries))?;
+    out.flush()?;
+    drop(out);
+    tmp.as_file().sync_all()?;
+    let packed_len = tmp.as_file().metadata()?.len();
+    tmp.persist(output).map_err(|e| PackError::Io(e.error))?;
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(PackSummary {
+        text_len: data.len() as u64,
+        packed_len,
+        index_len: index.len() as u64,
+        frames: blocks.len(),
+        elapsed: started.elapsed(),
+        peak_private: peak.finish(),
+    })
+}
+
+/// Compresses `blocks` of `data` as frames on every core, appends them to
+/// `out` in order and their seek table entries to `entries`; returns the
+/// CRC-32 of their text.
+fn write_frames(
+    blocks: &[(u64, u64)],
+    data: &[u8],
+    level: i32,
+    out: &mut dyn Write,
+    entries: &mut Vec<Entry>,
+) -> Result<crc32fast::Hasher, PackError> {
+    let frames: Vec<std::io::Result<(Vec<u8>, crc32fast::Hasher)>> = blocks
+        .par_iter()
+        .map_init(
+            || compressor(level),
+            |c, &(off, len)| {
+                let text = &data[off as usize..(off + len) as usize];
+                let mut crc = crc32fast::Hasher::new();
+                crc.update(text);
+                let c = c.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+                Ok((c.compress(text)?, crc))
+            },
+        )
+        .collect();
+    let mut crc = crc32fast::Hasher::new();
+    for (frame, &(_, text_len)) in frames.into_iter().zip(blocks) {
+        let (frame, frame_crc) = frame?;
+        let compressed = u32::try_from(frame.len())
+            .map_err(|_| PackError::Input("a frame outgrows 4 GiB".into()))?;
+        // The frame's own checksum (its last 4 bytes) is the low 32 bits of
+        // the XXH64 of its text: the seek table's checksum.
+        let checksum = frame.len().checked_sub(4).map_or(0, |at| {
+            u32::from_le_bytes(frame[at..].try_into().unwrap_or_default())
+        });
+        entries.push(Entry { compressed, decompressed: text_len as u32, checksum });
+        out.write_all(&frame)?;
+        crc.combine(&frame_crc);
+    }
+    Ok(crc)
+}
+
+/// A zstd compressor for frames with their text length and checksum.
+fn compressor(level: i32) -> std::io::Result<zstd::bulk::Compressor<'static>> {
+    use zstd::zstd_safe::CParameter;
+    let mut c = zstd::bulk::Compressor::new(level)?;
+    c.set_parameter(CParameter::ChecksumFlag(true))?;
+    c.set_parameter(CParameter::ContentSizeFlag(true))?;
+    Ok(c)
+}
