@@ -243,6 +243,9 @@ pub fn parse(file: &[u8]) -> Result<Layout, PackError> {
     if version != VERSION {
         return Err(PackError::Version(version));
     }
+    if u32_at(file, 20) != Some(0) {
+        return Err(PackError::Corrupt("reserved header bits set".into()));
+    }
     let n = entries.len();
     let header_ok = n >= 2
         && (entries[0].compressed, entries[0].decompressed) == (HEADER_LEN as u32, 0)
@@ -365,13 +368,13 @@ mod tests {
         assert_eq!(layout.frames.len(), 1);
         assert_eq!(layout.frames[0].offset, HEADER_LEN as u64);
         let (footer, index) = layout.tg.clone().unwrap();
-        assert_eq!((footer.text_len, &b[index]), (6, &b"INDEX"[..]));
+        assert_eq!((footer.text_len, &b[index.clone()]), (6, &b"INDEX"[..]));
         for cut in 0..b.len() {
             assert!(parse(&b[..cut]).is_err(), "truncated to {cut}");
         }
         for at in 0..b.len() {
             if (HEADER_LEN..HEADER_LEN + layout.frames[0].len as usize).contains(&at)
-                || b[at..].starts_with(b"INDEX")
+                || index.contains(&at)
             {
                 continue; // frame and index bytes are checked when read
             }
