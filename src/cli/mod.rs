@@ -4,7 +4,7 @@
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
-//! `tg index` and `tg status`; [`stats`] prints trigrep's `--stats`. The
+//! `tg index` and `tg status`, [`pack_cmd`] `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -13,6 +13,7 @@ pub mod config;
 pub mod flags;
 pub mod help;
 pub mod index_cmd;
+pub mod pack_cmd;
 pub mod parse;
 pub mod rcfile;
 pub mod stats;
@@ -54,6 +55,8 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
             }
             Ok(Outcome::Matched)
         }
+        Some("pack") => sub(&argv, pack_cmd::run_pack),
+        Some("unpack") => sub(&argv, pack_cmd::run_unpack),
         Some(sub) if SUBCOMMANDS.contains(&sub) => anyhow::bail!(
             "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
         ),
@@ -121,6 +124,14 @@ fn hybrid_error(default_error: &str) -> String {
          default regex engine error:\n{divider}\n{default_error}\n{divider}\n\n\
          PCRE2 regex engine error:\nPCRE2 is not available in this build of trigrep"
     )
+}
+
+/// Parses and runs a subcommand that succeeds or fails.
+fn sub<T: Parser>(argv: &[OsString], run: fn(T) -> anyhow::Result<()>) -> anyhow::Result<Outcome> {
+    if let Some(args) = parse_sub::<T>(&subcommand_argv(argv))? {
+        run(args)?;
+    }
+    Ok(Outcome::Matched)
 }
 
 /// `tg SUB ARGS...` as `["tg SUB", ARGS...]`, so usage lines name the subcommand.

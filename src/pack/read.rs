@@ -5,7 +5,7 @@
 //! its CRC against the footer.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -84,6 +84,40 @@ impl PackedFile {
             Ok(index)
         };
         Some(open())
+    }
+
+    /// Up to `len` bytes of the start of the text, decompressing no more
+    /// than needed.
+    pub fn head(&self, len: usize) -> Result<Vec<u8>, PackError> {
+        let mut head = Vec::with_capacity(len);
+        if let (Some(first), Some(last)) = (self.frames().first(), self.frames().last()) {
+            let data = &self.map[first.offset as usize..(last.offset + last.len) as usize];
+            let decoder = zstd::stream::read::Decoder::with_buffer(data)?;
+            decoder.take(len as u64).read_to_end(&mut head)?;
+        }
+        Ok(head)
+    }
+
+    /// Decodes the start of data frame `i` until `stop` says enough was
+    /// appended to `buf` (it gets each piece appended so far) or the frame ends.
+    pub fn frame_until(
+        &self,
+        i: usize,
+        buf: &mut Vec<u8>,
+        stop: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<(), PackError> {
+        let mut decoder = zstd::stream::read::Decoder::with_buffer(self.compressed(i))?.single_frame();
+        let mut piece = vec![0; 64 << 10];
+        loop {
+            let n = decoder.read(&mut piece)?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&piece[..n]);
+            if stop(&piece[..n]) {
+                return Ok(());
+            }
+        }
     }
 
     /// The bytes of data frame `i` in the file.

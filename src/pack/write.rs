@@ -22,20 +22,26 @@ use super::format::{
     encode_header, encode_index_frame, encode_seek_table, entries_bytes,
 };
 use crate::index::blocks::source::{BlockSource, HEAD_LEN};
-use crate::index::blocks::{DEFAULT_BLOCK_SIZE, add_blocks, cut};
+use crate::index::blocks::{add_blocks, cut};
 use crate::index::build::{Progress, writer_for};
 use crate::index::error::IndexError;
 use crate::index::table::FileMeta;
 use crate::index::tree::recorded_change;
 use crate::stats::MemorySampler;
 
-/// The default zstd level. On the 1 GiB log with 256 KiB frames (zstd
-/// 1.5, one core): level 3 packs 11.5:1 at ~780 MB/s, 5 13.2:1 at ~190,
-/// 6 14.2:1 at ~165, 7 14.0:1 at ~155, 8 15.3:1 at ~135, 9 15.4:1 at ~100.
-/// The block index adds ~2.2 % of the text, so level 3 misses 1/10 of the
-/// log; level 6 reaches it with room to spare and leaves `tg pack` above
-/// 100 MB/s on two cores (BENCHMARKS.md, "Packed logs").
-pub const DEFAULT_LEVEL: i32 = 6;
+/// The default zstd level, and [`DEFAULT_FRAME_SIZE`]: measured on the
+/// whole 1 GiB log (zstd 1.5, BENCHMARKS.md "Packed logs"). The text packs
+/// 9.9:1 at 256 KiB frames and level 6, 10.4:1 at level 9; 11.05:1 at 1 MiB
+/// and level 8. The block index adds 2.2 % of the text at 256 KiB blocks,
+/// 1.1 % at 1 MiB, 0.77 % at 2 MiB (it is stored as is, so that queries
+/// map it in place: zstd would shrink it 3x, but a query would then
+/// inflate it first). Only 2 MiB frames at level 8 (9.66 % in all) or
+/// 4 MiB at level 7 (9.87 %) stay under 1/10 of the log; 2 MiB keeps a
+/// candidate frame small (about a millisecond to inflate).
+pub const DEFAULT_LEVEL: i32 = 8;
+
+/// The default nominal frame size (see [`DEFAULT_LEVEL`]).
+pub const DEFAULT_FRAME_SIZE: u64 = 2 << 20;
 
 /// How to pack.
 #[derive(Clone, Debug)]
@@ -51,7 +57,7 @@ pub struct PackOptions {
 
 impl Default for PackOptions {
     fn default() -> Self {
-        PackOptions { level: DEFAULT_LEVEL, frame_size: DEFAULT_BLOCK_SIZE, budget: 64 << 20 }
+        PackOptions { level: DEFAULT_LEVEL, frame_size: DEFAULT_FRAME_SIZE, budget: 64 << 20 }
     }
 }
 
@@ -97,11 +103,8 @@ pub fn pack(
             b.0
         )));
     }
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::env::current_dir()?,
-    };
-    let tmp = tempfile::Builder::new().prefix(".tg-pack.").suffix(".tmp").tempfile_in(&dir)?;
+    let dir = output_dir(output)?;
+    let tmp = tempfile::Builder::new().prefix(&own_temp_prefix()).suffix(".tmp").tempfile_in(&dir)?;
     let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
     let header = encode_header();
     out.write_all(&header)?;
@@ -222,6 +225,31 @@ fn write_frames(
         crc.combine(&frame_crc);
     }
     Ok(crc)
+}
+
+/// The prefix of this process's temporary files (`.tg-pack.PID.`).
+fn own_temp_prefix() -> String {
+    format!(".tg-pack.{}.", std::process::id())
+}
+
+/// Removes this process's temporary files from `dir` (a pack interrupted
+/// by a signal: the process exits before dropping them).
+pub fn remove_own_temp_files(dir: &Path) {
+    let prefix = own_temp_prefix();
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The directory `output` is written in.
+pub fn output_dir(output: &Path) -> std::io::Result<std::path::PathBuf> {
+    match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => Ok(p.to_path_buf()),
+        _ => std::env::current_dir(),
+    }
 }
 
 /// A zstd compressor for frames with their text length and checksum.
