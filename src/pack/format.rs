@@ -269,7 +269,9 @@ pub fn parse(file: &[u8]) -> Result<Layout, PackError> {
     let frames = place(data, HEADER_LEN as u64);
     let layout = Layout { frames, tg: Some((footer, index)) };
     if layout.text_len() != footer.text_len || data.iter().any(|e| e.decompressed == 0) {
-        return Err(PackError::Mismatch("the frames' text lengths disagree with the footer".into()));
+        return Err(PackError::Mismatch(
+            "the frames' text lengths disagree with the footer".into(),
+        ));
     }
     Ok(layout)
 }

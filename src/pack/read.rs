@@ -106,7 +106,8 @@ impl PackedFile {
         buf: &mut Vec<u8>,
         stop: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<(), PackError> {
-        let mut decoder = zstd::stream::read::Decoder::with_buffer(self.compressed(i))?.single_frame();
+        let mut decoder =
+            zstd::stream::read::Decoder::with_buffer(self.compressed(i))?.single_frame();
         let mut piece = vec![0; 64 << 10];
         loop {
             let n = decoder.read(&mut piece)?;
@@ -148,13 +149,19 @@ impl PackedFile {
         if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(src)
             && n != f.text_len
         {
-            return Err(bad(format!("holds {n} bytes of text, the seek table says {}", f.text_len)));
+            return Err(bad(format!(
+                "holds {n} bytes of text, the seek table says {}",
+                f.text_len
+            )));
         }
         buf.clear();
         buf.reserve(f.text_len as usize);
         let got = dctx.decompress_to_buffer(src, buf).map_err(|e| bad(e.to_string()))?;
         if got as u64 != f.text_len {
-            return Err(bad(format!("holds {got} bytes of text, the seek table says {}", f.text_len)));
+            return Err(bad(format!(
+                "holds {got} bytes of text, the seek table says {}",
+                f.text_len
+            )));
         }
         Ok(())
     }
@@ -170,7 +177,8 @@ impl PackedFile {
             let texts: Vec<Result<Vec<u8>, PackError>> = (start..(start + UNPACK_BATCH).min(n))
                 .into_par_iter()
                 .map_init(zstd::bulk::Decompressor::new, |dctx, i| {
-                    let dctx = dctx.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+                    let dctx =
+                        dctx.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
                     let mut text = Vec::new();
                     self.frame(i, dctx, &mut text)?;
                     Ok(text)

@@ -9,8 +9,8 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::os::unix::ffi::OsStrExt;
 use std::ops::Range;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -104,7 +104,8 @@ pub fn pack(
         )));
     }
     let dir = output_dir(output)?;
-    let tmp = tempfile::Builder::new().prefix(&own_temp_prefix()).suffix(".tmp").tempfile_in(&dir)?;
+    let tmp =
+        tempfile::Builder::new().prefix(&own_temp_prefix()).suffix(".tmp").tempfile_in(&dir)?;
     let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
     let header = encode_header();
     out.write_all(&header)?;
@@ -217,9 +218,10 @@ fn write_frames(
             .map_err(|_| PackError::Input("a frame outgrows 4 GiB".into()))?;
         // The frame's own checksum (its last 4 bytes) is the low 32 bits of
         // the XXH64 of its text: the seek table's checksum.
-        let checksum = frame.len().checked_sub(4).map_or(0, |at| {
-            u32::from_le_bytes(frame[at..].try_into().unwrap_or_default())
-        });
+        let checksum = frame
+            .len()
+            .checked_sub(4)
+            .map_or(0, |at| u32::from_le_bytes(frame[at..].try_into().unwrap_or_default()));
         entries.push(Entry { compressed, decompressed: text_len as u32, checksum });
         out.write_all(&frame)?;
         crc.combine(&frame_crc);

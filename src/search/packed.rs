@@ -96,9 +96,17 @@ impl<'o> PackedSearch<'o> {
             return self.search_stream(worker, t, may_have_nul, run);
         }
         let engine = ChunkEngine::new(opts, self.mode).map_err(io::Error::other)?;
-        let huge = HugeFile { path: t.path, explicit: t.explicit, file: t.file, size: t.packed.text_len() };
+        let huge = HugeFile {
+            path: t.path,
+            explicit: t.explicit,
+            file: t.file,
+            size: t.packed.text_len(),
+        };
         let frames = t.packed.frames();
-        let size = frames.iter().map(|f| f.text_len).max().unwrap_or(0);
+        // Every frame but the last holds at least this much (the chunk
+        // engine sizes its look-ahead window by it).
+        let rest = frames.len().saturating_sub(1).max(1);
+        let size = frames.iter().take(rest).map(|f| f.text_len).min().unwrap_or(0);
         let source: Box<dyn PieceSource + '_> = if t.packed.is_tg() {
             let (chosen, first_lines) = self.frames(t, run);
             Box::new(FramePieces::new(t.packed, chosen, first_lines))

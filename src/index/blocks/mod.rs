@@ -14,9 +14,9 @@
 //! is the chunk engine's ([`crate::chunk`]), given the candidate blocks.
 
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
