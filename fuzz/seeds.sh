@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader
+mkdir -p corpus/block_source corpus/index_reader corpus/pack_container
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ( cd "$root" && cargo build --quiet --release )
@@ -15,6 +15,9 @@ printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
 for i in $(seq 1 3000); do echo "Jan  1 00:00:$((i % 60)) host kernel: line $i"; done > "$work/app.log"
 TG_INDEX_DIR="$work/idx" "$tg" index -q "$work/tree"
 TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
+"$tg" pack -q -f --frame-size 4K "$work/app.log" -o corpus/pack_container/seed-4k
+printf 'one line\n' > "$work/one.log"
+"$tg" pack -q -f "$work/one.log" -o corpus/pack_container/seed-one
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
@@ -29,4 +32,4 @@ for i, p in enumerate(sys.argv[1:]):
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
 PY
-echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records"
+echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) packed files"

@@ -149,15 +149,19 @@ fn walked_packed_logs() {
             .output()
             .unwrap();
         assert!(out.status.success());
-        for q in [&["-n", "RAREMARK"][..], &["-c", "needle"], &["-l", "Out of memory"]] {
-            let want = util::run(&util::rg_bin(), &original, &Case::new("rg", q));
-            let got = util::run(&util::tg_bin(), &tree.path(dir), &Case::new("tg", q));
-            assert_eq!(
-                normalise(&want.stdout, None),
-                normalise(&got.stdout, Some("x.log.zst")),
-                "{q:?} in {dir}"
-            );
-            assert_eq!(want.code, got.code, "{q:?} in {dir}");
+        // Then with a tree index: it never rules out a packed file.
+        for indexed in [false, true] {
+            if indexed {
+                util::tg_index(&tree, dir);
+            }
+            for q in [&["-n", "RAREMARK"][..], &["-c", "needle"], &["-l", "Out of memory"]] {
+                let want = util::rg_command(&tree, &original).args(q).output().unwrap();
+                let got = util::tg_command(&tree, tree.path(dir)).args(q).output().unwrap();
+                let why = format!("{q:?} in {dir}, indexed: {indexed}");
+                let got_out = normalise(&got.stdout, Some("x.log.zst"));
+                assert_eq!(normalise(&want.stdout, None), got_out, "{why}");
+                assert_eq!(want.status.code(), got.status.code(), "{why}");
+            }
         }
     }
 }

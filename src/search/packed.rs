@@ -31,6 +31,7 @@ use termcolor::WriteColor;
 
 use super::subject::Subject;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
+use crate::index::fresh::maybe_packed;
 use crate::index::query::Query;
 use crate::index::search_plan::{Unused, lists_misses, query_for, unusable_for};
 use crate::options::{OutputMode, SearchOptions};
@@ -62,7 +63,8 @@ impl<'o> PackedSearch<'o> {
         run: Option<&mut RunStats>,
     ) -> Option<io::Result<SearchResult>> {
         let path = subject.path();
-        if subject.is_stdin() || self.opts.read.preprocessor.is_some() || !packed_name(path) {
+        let name = path.as_os_str().as_encoded_bytes();
+        if subject.is_stdin() || self.opts.read.preprocessor.is_some() || !maybe_packed(name) {
             return None;
         }
         let file = File::open(path).ok()?;
@@ -230,10 +232,4 @@ impl io::Read for Frames<'_> {
         self.at += n;
         Ok(n)
     }
-}
-
-/// Whether `path` is named like a zstd file (rg's `-z` globs for zstd).
-fn packed_name(path: &Path) -> bool {
-    let name = path.as_os_str().as_encoded_bytes();
-    name.ends_with(b".zst") || name.ends_with(b".zstd")
 }

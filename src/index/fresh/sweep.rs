@@ -28,8 +28,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::IndexFilter;
 use super::fstat::{DirStat, Meta};
+use super::{IndexFilter, maybe_packed};
 use crate::index::table::{FileId, FileRef, flags};
 use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel, under};
 use crate::options::SearchOptions;
@@ -232,7 +232,9 @@ impl IndexFilter {
             }
         };
         let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
-        let candidate = self.is_candidate(id) || self.binary_needs_search(f.flags, false);
+        let candidate = self.is_candidate(id)
+            || self.binary_needs_search(f.flags, false)
+            || maybe_packed(f.path);
         let v = verdict(entry, now, candidate)?;
         let c = &self.counters;
         match v {
