@@ -12,9 +12,9 @@
 //! The frames are searched on every core by the chunk engine, as pieces
 //! with their true first line numbers and offsets ([`PieceSource`]): a tg
 //! container's frames end at line ends and its block index says which
-//! frames can match and where their lines start ([`pieces::FramePieces`]);
+//! frames can match and where their lines start (`pieces::FramePieces`);
 //! another tool's frames end anywhere, so each piece runs from a frame's
-//! first line end to the next frame's ([`pieces::LinePieces`]) and line
+//! first line end to the next frame's (`pieces::LinePieces`) and line
 //! numbers are counted. What the chunk engine cannot reproduce (context,
 //! `-m`, …, or a walked file's text that may hold a NUL) is searched as one
 //! stream of the decompressed text; when rg would map the original and the
