@@ -27,8 +27,6 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use memmap2::Mmap;
-
 use super::error::IndexError;
 use super::format::{FEATURE_VERSION, Layout, read_u32};
 use super::postings::{Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list};
@@ -118,11 +116,8 @@ impl IndexReader {
         Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
     }
 
-    /// Opens the index held in `range` of the mapping `map`.
-    pub fn from_part(map: Arc<Mmap>, range: Range<usize>) -> Result<IndexReader, IndexError> {
-        if map.get(range.clone()).is_none() {
-            return Err(IndexError::corrupt("the index lies outside its file"));
-        }
+    /// Opens the index held in `range` (within bounds) of the mapping `map`.
+    pub fn from_part(map: Arc<memmap2::Mmap>, range: Range<usize>) -> Result<Self, IndexError> {
         Self::from_index_bytes(IndexBytes::Part(map, range))
     }
 

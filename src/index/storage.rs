@@ -42,7 +42,7 @@ pub enum IndexBytes {
     /// Bytes held in memory.
     Shared(Arc<Vec<u8>>),
     /// A range of a shared read-only mapping (the index inside a packed
-    /// file), checked to lie within it when made.
+    /// file); whoever makes one checks that the range lies within the map.
     Part(Arc<Mmap>, std::ops::Range<usize>),
 }
 

@@ -71,6 +71,9 @@ impl PackedFile {
     pub fn block_index(&self) -> Option<Result<BlockIndex, PackError>> {
         let (_, range) = self.layout.tg.clone()?;
         let open = || -> Result<BlockIndex, PackError> {
+            if self.map.get(range.clone()).is_none() {
+                return Err(PackError::Corrupt("the index lies outside the file".into()));
+            }
             let reader = IndexReader::from_part(Arc::clone(&self.map), range)?;
             let index = BlockIndex::from_reader(reader, PathBuf::new())?;
             let frames = self.frames();
