@@ -10,7 +10,6 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,12 +20,9 @@ use super::format::{
     EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
     encode_header, encode_index_frame, encode_seek_table, entries_bytes,
 };
-use crate::index::blocks::source::{BlockSource, HEAD_LEN};
-use crate::index::blocks::{add_blocks, cut};
-use crate::index::build::{Progress, writer_for};
+use crate::index::blocks::{Text, cut, index_text};
+use crate::index::build::Progress;
 use crate::index::error::IndexError;
-use crate::index::table::FileMeta;
-use crate::index::tree::recorded_change;
 use crate::stats::MemorySampler;
 
 /// The default zstd level, and [`DEFAULT_FRAME_SIZE`]: measured on the
@@ -113,16 +109,7 @@ pub fn pack(
         vec![Entry { compressed: HEADER_LEN as u32, decompressed: 0, checksum: EMPTY_CHECKSUM }];
     let mut text_crc = crc32fast::Hasher::new();
 
-    progress.start(data.len() as u64);
-    let mut writer = writer_for(opts.budget, &dir);
-    let meta = FileMeta {
-        path: input.as_os_str().as_bytes().to_vec(),
-        size: md.len(),
-        changed_ns: recorded_change(&md),
-        flags: 0,
-    };
-    let id = writer.add_file(meta);
-    // The output's errors are kept here: `add_blocks` only carries index errors.
+    // The output's errors are kept here: indexing carries index errors only.
     let mut failed: Option<PackError> = None;
     let mut then = |range: Range<usize>| {
         let done = write_frames(&blocks[range], data, opts.level, &mut out, &mut entries)
@@ -132,28 +119,12 @@ pub fn pack(
             IndexError::InvalidInput("the packed file could not be written".into())
         })
     };
-    let added = add_blocks(&mut writer, id, data, &blocks, opts.budget, progress, &mut then);
+    let text = Text { path: input, md: &md, data, blocks: &blocks, block_size: opts.frame_size };
+    let indexed = index_text(&text, false, opts.budget, &dir, progress, &mut then);
     if let Some(e) = failed {
         return Err(e);
     }
-    let (lines, has_nul) = added?;
-    let head_len = data.len().min(HEAD_LEN as usize);
-    let tail_offset = blocks.last().map_or(0, |b| b.0);
-    writer.set_source(
-        BlockSource {
-            dev: 0,
-            ino: 0,
-            len: data.len() as u64,
-            lines,
-            block_size: opts.frame_size,
-            has_nul,
-            head_len: head_len as u32,
-            head_crc: crc32fast::hash(&data[..head_len]),
-            tail_offset,
-            tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
-        }
-        .encode(),
-    );
+    let (writer, source) = indexed?;
     let (index, _) = writer.finish_to_vec()?;
     let index_frame_len = 8 + index.len() + FOOTER_LEN;
     let index_frame_len = u32::try_from(index_frame_len)
@@ -166,7 +137,7 @@ pub fn pack(
         index_len: index.len() as u64,
         index_crc: crc32fast::hash(&index),
         table_crc: crc32fast::hash(&entries_bytes(&entries)),
-        flags: if has_nul { FLAG_HAS_NUL } else { 0 },
+        flags: if source.has_nul { FLAG_HAS_NUL } else { 0 },
     };
     out.write_all(&encode_index_frame(&index, &footer))?;
     out.write_all(&encode_seek_table(&entries))?;

@@ -129,35 +129,8 @@ pub fn build(
     let map = if md.len() == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
     let data: &[u8] = map.as_deref().unwrap_or(&[]);
     let blocks = cut(data, block_size);
-    progress.start(data.len() as u64);
-
-    let mut writer = writer_for(budget, &out);
-    let meta = FileMeta {
-        path: canonical.as_os_str().as_bytes().to_vec(),
-        size: md.len(),
-        changed_ns: recorded_change(&md),
-        flags: 0,
-    };
-    let id = writer.add_file(meta);
-    let (lines, has_nul) =
-        add_blocks(&mut writer, id, data, &blocks, budget, progress, &mut |_| Ok(()))?;
-    let head_len = data.len().min(HEAD_LEN as usize);
-    let tail_offset = blocks.last().map_or(0, |b| b.0);
-    writer.set_source(
-        BlockSource {
-            dev: md.dev(),
-            ino: md.ino(),
-            len: data.len() as u64,
-            lines,
-            block_size,
-            has_nul,
-            head_len: head_len as u32,
-            head_crc: crc32fast::hash(&data[..head_len]),
-            tail_offset,
-            tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
-        }
-        .encode(),
-    );
+    let text = Text { path: &canonical, md: &md, data, blocks: &blocks, block_size };
+    let (writer, _) = index_text(&text, true, budget, &out, progress, &mut |_| Ok(()))?;
     let summary = publish(writer, &storage, &canonical)?;
     Ok(BuiltBlocks {
         dir: out,
@@ -169,12 +142,69 @@ pub fn build(
     })
 }
 
+/// A text to index as blocks: the file it is (or was packed from), its
+/// bytes and their blocks (cut at `block_size`).
+pub(crate) struct Text<'a> {
+    /// The file's path, as recorded.
+    pub path: &'a Path,
+    /// Its metadata.
+    pub md: &'a std::fs::Metadata,
+    /// Its bytes.
+    pub data: &'a [u8],
+    /// Its blocks, from [`cut`].
+    pub blocks: &'a [(u64, u64)],
+    /// The nominal block size they were cut at.
+    pub block_size: u64,
+}
+
+/// Indexes `text` into a new writer (spilling into `spill`) and records its
+/// `source` (with the file's device and inode when `same_file`: the index
+/// describes that very file); `then` is [`add_blocks`]'s. Returns the
+/// writer, ready to finish, and the source record.
+pub(crate) fn index_text(
+    text: &Text<'_>,
+    same_file: bool,
+    budget: usize,
+    spill: &Path,
+    progress: &dyn Progress,
+    then: &mut dyn FnMut(Range<usize>) -> Result<(), IndexError>,
+) -> Result<(IndexWriter, BlockSource), IndexError> {
+    let Text { path, md, data, blocks, block_size } = *text;
+    progress.start(data.len() as u64);
+    let mut writer = writer_for(budget, spill);
+    let meta = FileMeta {
+        path: path.as_os_str().as_bytes().to_vec(),
+        size: md.len(),
+        changed_ns: recorded_change(md),
+        flags: 0,
+    };
+    let id = writer.add_file(meta);
+    let (lines, has_nul) = add_blocks(&mut writer, id, data, blocks, budget, progress, then)?;
+    let head_len = data.len().min(HEAD_LEN as usize);
+    let tail_offset = blocks.last().map_or(0, |b| b.0);
+    let (dev, ino) = if same_file { (md.dev(), md.ino()) } else { (0, 0) };
+    let source = BlockSource {
+        dev,
+        ino,
+        len: data.len() as u64,
+        lines,
+        block_size,
+        has_nul,
+        head_len: head_len as u32,
+        head_crc: crc32fast::hash(&data[..head_len]),
+        tail_offset,
+        tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
+    };
+    writer.set_source(source.encode());
+    Ok((writer, source))
+}
+
 /// Adds `blocks` (cut from `data`) to `writer` as documents of file `id`,
 /// extracting their trigrams a batch at a time on every core (a batch
 /// holds about an eighth of `budget` bytes); `then` is called with each
 /// batch's range of `blocks` once it is added (a packer compresses the same
 /// blocks there). Returns the lines counted and whether a NUL was seen.
-pub(crate) fn add_blocks(
+fn add_blocks(
     writer: &mut IndexWriter,
     id: FileId,
     data: &[u8],
