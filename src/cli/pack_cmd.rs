@@ -134,6 +134,7 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
     let n = packed.unpack(&mut out).with_context(|| input.display().to_string())?;
     out.flush()?;
     drop(out);
+    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
     tmp.as_file().sync_all()?;
     tmp.persist(&output).map_err(|e| e.error)?;
     if !args.quiet {

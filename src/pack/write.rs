@@ -143,6 +143,8 @@ pub fn pack(
     out.write_all(&encode_seek_table(&entries))?;
     out.flush()?;
     drop(out);
+    // The packed file may be read by whoever could read the log.
+    tmp.as_file().set_permissions(md.permissions())?;
     tmp.as_file().sync_all()?;
     let packed_len = tmp.as_file().metadata()?.len();
     tmp.persist(output).map_err(|e| PackError::Io(e.error))?;
