@@ -18,6 +18,19 @@ TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
 "$tg" pack -q -f --frame-size 4K "$work/app.log" -o corpus/pack_container/seed-4k
 printf 'one line\n' > "$work/one.log"
 "$tg" pack -q -f "$work/one.log" -o corpus/pack_container/seed-one
+# Another tool's seekable file: three zstd frames cut mid-line, a seek table.
+python3 - "$work/app.log" <<'PY'
+import struct, subprocess, sys
+text = open(sys.argv[1], 'rb').read()[:5000]
+frames, entries = [], b''
+for i in range(0, len(text), 1700):
+    part = text[i:i + 1700]
+    f = subprocess.run(['zstd', '-q', '-c', '-3', '--no-check'], input=part, capture_output=True).stdout
+    frames.append(f)
+    entries += struct.pack('<III', len(f), len(part), 0)
+table = struct.pack('<II', 0x184D2A5E, len(entries) + 9) + entries + struct.pack('<IBI', len(frames), 0x80, 0x8F92EAB1)
+open('corpus/pack_container/seed-foreign', 'wb').write(b''.join(frames) + table)
+PY
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
