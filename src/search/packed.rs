@@ -30,6 +30,7 @@ use grep_searcher::BinaryDetection;
 use termcolor::WriteColor;
 
 use super::subject::Subject;
+use crate::chunk::strategy::advise_willneed;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
 use crate::index::fresh::maybe_packed;
 use crate::index::query::Query;
@@ -111,6 +112,8 @@ impl<'o> PackedSearch<'o> {
         let size = frames.iter().take(rest).map(|f| f.text_len).min().unwrap_or(0);
         let source: Box<dyn PieceSource + '_> = if t.packed.is_tg() {
             let (chosen, first_lines) = self.frames(t, run);
+            // Ask the kernel for every chosen frame up front: cold reads overlap.
+            chosen.iter().for_each(|&i| advise_willneed(t.file, frames[i].offset, frames[i].len));
             Box::new(FramePieces::new(t.packed, chosen, first_lines))
         } else {
             Box::new(LinePieces::new(t.packed))
