@@ -113,7 +113,9 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
     let to_stdout = args.stdout || args.output.as_deref() == Some(Path::new("-"));
     if to_stdout {
         let mut out = std::io::stdout().lock();
-        packed.unpack(&mut out).with_context(|| input.display().to_string())?;
+        // An I/O error stays one (a closed pipe ends `tg` quietly).
+        let unpacked = packed.unpack(&mut out).map_err(std::io::Error::from);
+        unpacked.with_context(|| input.display().to_string())?;
         return Ok(());
     }
     let output = match &args.output {
