@@ -18,7 +18,7 @@ use crate::index::blocks::BlockIndex;
 use crate::index::reader::IndexReader;
 
 /// Frames decompressed per batch by [`PackedFile::unpack`].
-const UNPACK_BATCH: usize = 64;
+const UNPACK_BATCH: usize = 16;
 
 /// An open packed file: a tg container or another tool's seekable zstd file.
 pub struct PackedFile {
@@ -169,6 +169,20 @@ impl PackedFile {
         Ok(())
     }
 
+    /// Decompresses the data frames `frames` on every core.
+    fn decompress(&self, frames: Vec<usize>) -> Vec<Result<Vec<u8>, PackError>> {
+        frames
+            .into_par_iter()
+            .map_init(zstd::bulk::Decompressor::new, |dctx, i| {
+                let dctx =
+                    dctx.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+                let mut text = Vec::new();
+                self.frame(i, dctx, &mut text)?;
+                Ok(text)
+            })
+            .collect()
+    }
+
     /// Writes the whole text to `out`, decompressing frames on every core;
     /// returns its length. A tg container's text is checked against the
     /// footer's CRC (an error after the text was written means it is wrong).
@@ -176,24 +190,30 @@ impl PackedFile {
         let n = self.layout.frames.len();
         let mut crc = crc32fast::Hasher::new();
         let mut written = 0;
-        for start in (0..n).step_by(UNPACK_BATCH) {
-            let texts: Vec<Result<Vec<u8>, PackError>> = (start..(start + UNPACK_BATCH).min(n))
-                .into_par_iter()
-                .map_init(zstd::bulk::Decompressor::new, |dctx, i| {
-                    let dctx =
-                        dctx.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
-                    let mut text = Vec::new();
-                    self.frame(i, dctx, &mut text)?;
-                    Ok(text)
+        // The next batch is decompressed on every core while this thread
+        // checks and writes the last one.
+        std::thread::scope(|scope| -> Result<(), PackError> {
+            let batch = |start: usize| {
+                scope.spawn(move || {
+                    self.decompress((start..(start + UNPACK_BATCH).min(n)).collect())
                 })
-                .collect();
-            for text in texts {
-                let text = text?;
-                crc.update(&text);
-                out.write_all(&text)?;
-                written += text.len() as u64;
+            };
+            let mut next = (n > 0).then(|| batch(0));
+            let mut start = 0;
+            while let Some(job) = next.take() {
+                let texts =
+                    job.join().map_err(|_| PackError::Corrupt("a decoder panicked".into()))?;
+                start += UNPACK_BATCH;
+                next = (start < n).then(|| batch(start));
+                for text in texts {
+                    let text = text?;
+                    crc.update(&text);
+                    out.write_all(&text)?;
+                    written += text.len() as u64;
+                }
             }
-        }
+            Ok(())
+        })?;
         out.flush()?;
         if let Some((footer, _)) = &self.layout.tg
             && (crc.finalize() != footer.text_crc || written != footer.text_len)
