@@ -45,4 +45,18 @@ for i, p in enumerate(sys.argv[1:]):
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
 PY
+# tg serve's protocol: a hello, a sync request, a path list, JSON lines.
+mkdir -p corpus/serve_protocol
+python3 - <<'PY'
+import json, struct
+def frame(kind, body):
+    return struct.pack('<I', len(body) + 1) + bytes([kind]) + body
+def path(kind, p):
+    return bytes([kind]) + struct.pack('<I', len(p)) + p
+hello = frame(1, json.dumps({"protocol": 1}).encode())
+sync = frame(2, json.dumps({"op": "sync"}).encode())
+paths = frame(4, path(0, b"src/a.rs") + path(1, b"gone") + path(0, b"\xff\xfe"))
+open("corpus/serve_protocol/frames", "wb").write(hello + sync + paths)
+open("corpus/serve_protocol/lines", "wb").write(b'{"protocol":1,"token":"ab"}\n{"op":"status"}\n')
+PY
 echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) packed files"

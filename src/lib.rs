@@ -22,5 +22,6 @@ pub mod options;
 pub mod pack;
 pub mod report;
 pub mod search;
+pub mod serve;
 pub mod stats;
 pub mod worker;

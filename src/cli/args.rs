@@ -174,6 +174,8 @@ pub struct LowArgs {
     pub io: IoChoice,
     /// trigrep: `--no-index`.
     pub no_index: bool,
+    /// trigrep: `--no-server`.
+    pub no_server: bool,
     /// trigrep: `--index-dir`.
     pub index_dir: Option<PathBuf>,
     /// trigrep: `--chunk-threshold`.
@@ -261,6 +263,7 @@ impl Default for LowArgs {
             with_filename: None,
             io: IoChoice::Auto,
             no_index: false,
+            no_server: false,
             index_dir: None,
             chunk_threshold: None,
             chunk_size: None,

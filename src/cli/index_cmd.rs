@@ -41,6 +41,13 @@ pub struct IndexArgs {
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// Let the first query in the tree start a server (tg serve) when none
+    /// runs; it exits after 30 idle minutes. `--no-serve` turns this off.
+    #[arg(long = "serve", overrides_with = "no_serve")]
+    pub serve: bool,
+    /// Queries start no server (the default).
+    #[arg(long = "no-serve")]
+    pub no_serve: bool,
     /// Describe the existing index instead of building one (same as `tg status`).
     #[arg(long = "status")]
     pub status: bool,
@@ -81,6 +88,9 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let built = build::build(&root, &base, budget, &bar)
         .with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
+    if args.serve || args.no_serve {
+        trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
+    }
     if !args.quiet {
         let s = &built.summary;
         let share = if built.bytes == 0 {
@@ -242,6 +252,7 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     writeln!(out, "trigrams:   {}", st.trigrams)?;
     writeln!(out, "postings:   {} ({} bytes)", reader.posting_count(), st.posting_bytes)?;
     writeln!(out, "left out:   {skipped} (tg status --skipped lists them)")?;
+    super::serve_cmd::write_status(&mut out, &found.dir)?;
     out.flush()?;
     Ok(())
 }

@@ -4,7 +4,8 @@
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
-//! `tg index` and `tg status`, [`pack_cmd`] `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
+//! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`pack_cmd`]
+//! `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -16,6 +17,7 @@ pub mod index_cmd;
 pub mod pack_cmd;
 pub mod parse;
 pub mod rcfile;
+pub mod serve_cmd;
 pub mod stats;
 
 use std::ffi::OsString;
@@ -27,7 +29,7 @@ use trigrep::report::{self, Messages};
 use args::{Engine, LowMode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
-const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "pack", "unpack"];
+const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack"];
 
 /// How a run ended, before it becomes an exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +59,18 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
         }
         Some("pack") => sub(&argv, pack_cmd::run_pack),
         Some("unpack") => sub(&argv, pack_cmd::run_unpack),
+        Some("serve") => {
+            if let Some(args) = parse_sub::<serve_cmd::ServeArgs>(&subcommand_argv(&argv))? {
+                serve_cmd::run_serve(args)?;
+            }
+            Ok(Outcome::Matched)
+        }
+        Some("stop") => {
+            if let Some(args) = parse_sub::<serve_cmd::StopArgs>(&subcommand_argv(&argv))? {
+                serve_cmd::run_stop(args)?;
+            }
+            Ok(Outcome::Matched)
+        }
         Some(sub) if SUBCOMMANDS.contains(&sub) => anyhow::bail!(
             "the '{sub}' subcommand is not available yet (search for the word with: tg -e {sub})"
         ),
@@ -99,6 +113,9 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         other => other?,
     };
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
+    if let Some(dir) = &summary.serve_wanted {
+        serve_cmd::start_on_demand(dir, &opts.index.base);
+    }
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }

@@ -46,9 +46,15 @@ pub fn index_line(r: &IndexReport) -> String {
         r.documents,
         ms(r.plan_time),
         ms(r.open_time),
-        match r.sweep_time {
-            Some(t) => format!("sweep of the file table {:.3} ms", ms(t)),
-            None => "checked during the walk".to_string(),
+        match (r.sweep_time, &r.served) {
+            (Some(t), Some(Ok(pid))) => {
+                format!("told by the server (pid {pid}), sweep of what changed {:.3} ms", ms(t))
+            }
+            (Some(t), Some(Err(why))) => {
+                format!("sweep of the file table {:.3} ms (server not used: {why})", ms(t))
+            }
+            (Some(t), _) => format!("sweep of the file table {:.3} ms", ms(t)),
+            (None, _) => "checked during the walk".to_string(),
         },
         r.candidate_documents,
         r.read_as_candidates,

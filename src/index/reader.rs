@@ -48,6 +48,8 @@ pub struct IndexStats {
     pub posting_bytes: u64,
     /// Bytes of the index file.
     pub bytes: u64,
+    /// The file table's identity (its sections' checksums).
+    pub table_id: u64,
 }
 
 /// Candidate documents of a query: sorted, distinct doc ids.
@@ -116,11 +118,6 @@ impl IndexReader {
         Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
     }
 
-    /// Opens the index held in `range` (within bounds) of the mapping `map`.
-    pub fn from_part(map: Arc<memmap2::Mmap>, range: Range<usize>) -> Result<Self, IndexError> {
-        Self::from_index_bytes(IndexBytes::Part(map, range))
-    }
-
     fn from_index_bytes(bytes: IndexBytes) -> Result<IndexReader, IndexError> {
         let layout = Layout::parse(&bytes)?;
         let range = |name: &str, check_crc: bool| -> Result<Range<usize>, IndexError> {
@@ -155,6 +152,8 @@ impl IndexReader {
             trigrams: ntrigrams,
             posting_bytes: postings.len() as u64,
             bytes: bytes.len() as u64,
+            table_id: u64::from(layout.require("files")?.crc) << 32
+                | u64::from(layout.require("paths")?.crc),
         };
         Ok(IndexReader {
             bytes,

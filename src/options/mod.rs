@@ -312,6 +312,9 @@ pub struct WalkOptions {
 pub struct IndexUse {
     /// An index covering the search may be used (not `--no-index`).
     pub enabled: bool,
+    /// A server watching the indexed tree may tell what changed (not
+    /// `--no-server`).
+    pub server: bool,
     /// The base directory of indexes.
     pub base: PathBuf,
 }

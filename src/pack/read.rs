@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -15,7 +16,25 @@ use rayon::prelude::*;
 use super::PackError;
 use super::format::{FLAG_HAS_NUL, Frame, Layout, MAX_FRAME_TEXT, is_tg, parse};
 use crate::index::blocks::BlockIndex;
+use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
+use crate::index::storage::{IndexBytes, PendingIndex, Storage};
+
+/// The block index inside a packed file, as a read-only [`Storage`].
+struct Inside {
+    map: Arc<Mmap>,
+    range: Range<usize>,
+}
+
+impl Storage for Inside {
+    fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
+        Err(IndexError::InvalidInput("the index inside a packed file is read-only".into()))
+    }
+
+    fn load(&self) -> Result<IndexBytes, IndexError> {
+        Ok(IndexBytes::Part(Arc::clone(&self.map), self.range.clone()))
+    }
+}
 
 /// Frames decompressed per batch by [`PackedFile::unpack`].
 const UNPACK_BATCH: usize = 16;
@@ -74,7 +93,7 @@ impl PackedFile {
             if self.map.get(range.clone()).is_none() {
                 return Err(PackError::Corrupt("the index lies outside the file".into()));
             }
-            let reader = IndexReader::from_part(Arc::clone(&self.map), range)?;
+            let reader = IndexReader::load(&Inside { map: Arc::clone(&self.map), range })?;
             let index = BlockIndex::from_reader(reader, PathBuf::new())?;
             let frames = self.frames();
             let same = index.block_count() as usize == frames.len()

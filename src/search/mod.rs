@@ -18,11 +18,13 @@ pub mod listing;
 pub mod packed;
 pub mod parallel;
 pub mod sequential;
+pub mod served;
 pub mod subject;
 pub mod summary;
 pub mod walk;
 
 use crate::error::Result;
+use crate::index::fresh::changes::Changes;
 use crate::index::fresh::{IndexFilter, IndexReport};
 use crate::index::search_plan::Unused;
 use crate::options::{Mode, SearchOptions};
@@ -44,6 +46,9 @@ pub struct Summary {
     /// For `--stats`: what the index did, or why none was used (`None`:
     /// not a search, or no statistics asked for).
     pub index: Option<std::result::Result<IndexReport, Unused>>,
+    /// The index directory of a tree whose index asks for a server on
+    /// demand (`tg index --serve`) and none ran: the caller may start one.
+    pub serve_wanted: Option<std::path::PathBuf>,
 }
 
 /// What a driver ([`sequential`], [`parallel`]) found and measured.
@@ -69,27 +74,44 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         Mode::Search(_) if !opts.matches_possible() => return Ok(Summary::default()),
         Mode::Search(mode) => mode,
     };
-    let filter = IndexFilter::open(opts, msgs);
-    let source = open_source(opts, msgs, filter.as_ref().ok());
+    let located = IndexFilter::locate(opts);
+    // Ask the server before opening the index: what it says holds for the
+    // index published when it answered, or any later one.
+    let served = match &located {
+        Ok(found) if opts.index.server => Some(served::ask(&found.dir)),
+        _ => None,
+    };
+    let mut filter = located.and_then(|found| IndexFilter::open_at(opts, msgs, found));
+    let (changes, serve_wanted) = match (served, filter.as_mut()) {
+        (Some(answer), Ok(f)) => {
+            let answer = answer.for_table(f.table_id());
+            f.set_served(answer.from.clone());
+            (answer.changes, answer.start_one.then(|| f.dir().to_path_buf()))
+        }
+        _ => (Changes::Unknown, None),
+    };
+    let source = open_source(opts, msgs, filter.as_ref().ok(), &changes);
     let Driven { matched, run, unindexed_huge } = if opts.run.threads == 1 {
         sequential::search(opts, mode, source.as_ref(), msgs)?
     } else {
         parallel::search(opts, mode, source.as_ref(), msgs)?
     };
     let index = opts.run.stats.then(|| filter.as_ref().map(IndexFilter::report).map_err(|e| *e));
-    Ok(Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index })
+    Ok(Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index, serve_wanted })
 }
 
 /// Where this search's subjects come from: the index's file table when it
 /// can stand in for the walk (see [`IndexFilter::sweep`]), else a walk,
-/// pruned by the index when there is one.
+/// pruned by the index when there is one. `changes` says which entries of
+/// the table may differ from the tree (a server's account, or everything).
 pub fn open_source<'a>(
     opts: &'a SearchOptions,
     msgs: &'a Messages,
     filter: Option<&'a IndexFilter>,
+    changes: &Changes,
 ) -> Box<dyn Source + 'a> {
     let Some(filter) = filter else { return Box::new(Walk::new(opts, msgs)) };
-    match filter.sweep(opts, msgs) {
+    match filter.sweep(opts, msgs, changes) {
         Some((files, found)) => {
             let subjects = files.into_iter().map(|f| {
                 let subject = Subject::listed(f.path);

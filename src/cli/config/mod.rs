@@ -107,6 +107,7 @@ pub fn resolve(mut low: LowArgs, env: &Env) -> anyhow::Result<Resolved> {
         run,
         index: IndexUse {
             enabled: !low.no_index,
+            server: !low.no_server,
             base: index_dir.unwrap_or_else(trigrep::index::location::default_base),
         },
     };

@@ -27,6 +27,11 @@ pub const FLAGS: &[Flag] = &[
         Ok(())
     })
     .more("Scan the files directly."),
+    Flag::switch("no-server", "Do not ask a server (tg serve) even if one runs.", |_, a| {
+        a.no_server = true;
+        Ok(())
+    })
+    .more("Check the index's freshness by stat-ing its files instead."),
     Flag::value("index-dir", "DIR", "Where indexes live.", |v, a| {
         a.index_dir = Some(PathBuf::from(v.given()));
         Ok(())

@@ -27,6 +27,17 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// `lstat` of `path` by name, for the few paths outside the tree;
+    /// `None` when it is missing or cannot be stat-ed.
+    pub fn of_path(path: &Path) -> Option<Meta> {
+        std::fs::symlink_metadata(path).ok().map(|m| Meta {
+            is_file: m.is_file(),
+            is_dir: m.is_dir(),
+            size: m.len(),
+            changed_ns: crate::index::tree::changed_ns(&m),
+        })
+    }
+
     fn from_stat(st: &libc::stat) -> Meta {
         let fmt = st.st_mode & libc::S_IFMT;
         Meta {

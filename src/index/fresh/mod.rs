@@ -1,7 +1,8 @@
 //! Freshness: which files of a tree need reading, given its index, so that
 //! an answer is never stale.
 //!
-//! [`IndexFilter::open`] plans the trigram query, opens the index covering
+//! [`IndexFilter::locate`] plans the trigram query and finds the index
+//! covering the search; [`IndexFilter::open_at`] opens it
 //! the search and marks the files with a candidate document. Then either
 //! the search walks as a scan would (same filters, same order) and
 //! [`IndexFilter::should_search`] answers per walked file, or
@@ -27,8 +28,10 @@ use crate::index::tree::changed_ns;
 use crate::options::SearchOptions;
 use crate::report::Messages;
 
+pub mod changes;
 pub mod fstat;
 pub mod sweep;
+pub mod verdict;
 
 /// Decides per walked file whether it must be searched; see the module docs.
 pub struct IndexFilter {
@@ -51,6 +54,20 @@ pub struct IndexFilter {
     /// `--include-zero` counts): files ruled out are still reported.
     lists_misses: bool,
     counters: Counters,
+    /// Where the freshness of the table came from, when a server was asked.
+    served: Option<Result<u32, String>>,
+}
+
+/// The index a search can use, found but not yet opened.
+pub struct Located {
+    /// The canonical root of the indexed tree.
+    pub root: PathBuf,
+    /// The index directory.
+    pub dir: PathBuf,
+    /// The search's trigram query.
+    pub query: Query,
+    /// Time spent planning it.
+    pub plan_time: Duration,
 }
 
 /// What the filter saw; every counter counts walked (or swept) files.
@@ -67,12 +84,9 @@ struct Counters {
 }
 
 impl IndexFilter {
-    /// Opens the index covering the search, if one exists and the query can use it.
-    ///
-    /// Returns `None` (scan everything) when there is no index, when the query
-    /// cannot be narrowed by trigrams, or when the index is unusable; the last
-    /// case prints one warning.
-    pub fn open(opts: &SearchOptions, msgs: &Messages) -> Result<IndexFilter, Unused> {
+    /// The index covering the search, if one exists and the query can use
+    /// it: where it is, and the planned query (see [`IndexFilter::open_at`]).
+    pub fn locate(opts: &SearchOptions) -> Result<Located, Unused> {
         if let Some(why) = unusable_for(opts) {
             return Err(why);
         }
@@ -85,6 +99,17 @@ impl IndexFilter {
         let first = &opts.walk.paths[0];
         let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
         let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
+        Ok(Located { root: found.root, dir: found.dir, query, plan_time })
+    }
+
+    /// Opens the index `found` and marks the files with a candidate
+    /// document; an unusable index prints one warning.
+    pub fn open_at(
+        opts: &SearchOptions,
+        msgs: &Messages,
+        found: Located,
+    ) -> Result<IndexFilter, Unused> {
+        let Located { query, plan_time, .. } = found;
         let started = Instant::now();
         let reader = match IndexReader::open(&found.dir) {
             Ok(r) => r,
@@ -139,6 +164,7 @@ impl IndexFilter {
             })
             .collect();
         Ok(IndexFilter {
+            served: None,
             open_time: started.elapsed(),
             candidate_docs: candidates.len(),
             dir: found.dir,
@@ -231,6 +257,22 @@ impl IndexFilter {
         None
     }
 
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The identity of the opened index's file table.
+    pub fn table_id(&self) -> u64 {
+        self.reader.stats().table_id
+    }
+
+    /// Records, for `--stats`, that a server (process `pid`) told what
+    /// changed, or why none did.
+    pub fn set_served(&mut self, served: Result<u32, String>) {
+        self.served = Some(served);
+    }
+
     /// What the index did in this search, for `--stats`.
     pub fn report(&self) -> IndexReport {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -247,6 +289,7 @@ impl IndexFilter {
             not_read: get(&c.pruned),
             changed: get(&c.changed),
             unknown: get(&c.unknown),
+            served: self.served.clone(),
         }
     }
 }
@@ -277,6 +320,9 @@ pub struct IndexReport {
     pub changed: u64,
     /// Files read because the index does not know them.
     pub unknown: u64,
+    /// The server that told what changed since the build (its pid), or why
+    /// none did; `None` when no server was asked.
+    pub served: Option<Result<u32, String>>,
 }
 
 fn parent_or_dot(p: &Path) -> PathBuf {

@@ -17,6 +17,9 @@
 //!   that changed, appeared or vanished changes what a walk yields, so the
 //!   sweep gives up and the search walks (see [`super`]).
 //!
+//! A server watching the tree tells which entries may have changed
+//! ([`Changes`]); only those are stat-ed then.
+//!
 //! The files come out in the walker's order (`--sort path`: by path
 //! components), so the output is the scan's.
 
@@ -28,27 +31,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::changes::Changes;
 use super::fstat::{DirStat, Meta};
+use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use super::{IndexFilter, maybe_packed};
 use crate::index::table::{FileId, FileRef, flags};
-use crate::index::tree::{WATCHED_NAMES, changed_ns, child_rel, under};
+use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::options::SearchOptions;
 use crate::report::Messages;
-
-/// What the stat of one table entry decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Unchanged and not a candidate: not read (only counted).
-    Skip,
-    /// Unchanged and a candidate: read it.
-    Candidate,
-    /// Changed since the build: read it.
-    Changed,
-    /// A directory whose entries changed: walk it one level deep.
-    DirChanged,
-    /// A watched path changed: the table cannot be trusted for this search.
-    GiveUp,
-}
 
 /// A file the sweep lists for the search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,62 +50,18 @@ pub struct Swept {
     pub known_without_match: bool,
 }
 
-/// What the table recorded of an entry, as [`verdict`] needs it.
-#[derive(Clone, Copy, Debug)]
-pub struct Recorded {
-    /// The entry's flags (`table::flags`).
-    pub flags: u32,
-    /// Its size at the build.
-    pub size: u64,
-    /// Its ctime at the build ([`crate::index::table::RACY`]: always changed;
-    /// `i64::MIN`: a watched path that was absent).
-    pub changed_ns: i64,
-}
-
-/// The verdict on one table entry, given what a stat of it found now
-/// (`None`: it is gone) and whether its document is a candidate; `None`
-/// when it needs nothing (a vanished file, or a file now something else).
-pub fn verdict(entry: Recorded, now: Option<Meta>, candidate: bool) -> Option<Verdict> {
-    if entry.flags & flags::WATCH_EXISTS != 0 {
-        let was = entry.changed_ns != i64::MIN;
-        return (now.is_some() != was).then_some(Verdict::GiveUp);
-    }
-    if entry.flags & flags::WATCH != 0 {
-        let same = match &now {
-            Some(m) => m.size == entry.size && m.changed_ns == entry.changed_ns,
-            None => entry.changed_ns == i64::MIN,
-        };
-        return (!same).then_some(Verdict::GiveUp);
-    }
-    let now = now?;
-    if entry.flags & flags::DIR != 0 {
-        if !now.is_dir && !now.is_file {
-            // Replaced by a link (or stranger): a walk does not enter
-            // it, but a walk started at it would; let the walk decide.
-            return Some(Verdict::GiveUp);
-        }
-        // Replaced by a file: its parent changed too, and lists it.
-        let changed = !now.is_dir || now.changed_ns != entry.changed_ns;
-        return changed.then_some(Verdict::DirChanged);
-    }
-    if !now.is_file {
-        // Now a symlink or something else: a walk would not search it.
-        return None;
-    }
-    Some(if now.size != entry.size || now.changed_ns != entry.changed_ns {
-        Verdict::Changed
-    } else if candidate {
-        Verdict::Candidate
-    } else {
-        Verdict::Skip
-    })
-}
-
 impl IndexFilter {
     /// The files to search, listed from the index (see the module docs), and
     /// whether a walk would have found any file; `None` when the search must
     /// walk instead.
-    pub fn sweep(&self, opts: &SearchOptions, msgs: &Messages) -> Option<(Vec<Swept>, bool)> {
+    /// `changes` says which entries may differ from the tree: each of them
+    /// is stat-ed, the rest are taken as the table recorded them.
+    pub fn sweep(
+        &self,
+        opts: &SearchOptions,
+        msgs: &Messages,
+        changes: &Changes,
+    ) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
         if !opts.walk.filters.is_default() || opts.walk.one_file {
             return None;
@@ -153,7 +99,7 @@ impl IndexFilter {
                 |stat, id| {
                     let f = self.reader.file(id)?;
                     let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-                    let v = self.judge(stat.as_mut()?, &f, id, in_scope)?;
+                    let v = self.judge(stat.as_mut()?, &f, id, in_scope, changes)?;
                     Some((id, v))
                 },
             )
@@ -207,21 +153,18 @@ impl IndexFilter {
         f: &FileRef<'_>,
         id: FileId,
         in_scope: bool,
+        changes: &Changes,
     ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
         if !in_scope && !is_watch {
             return None;
         }
+        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if is_watch {
-            std::fs::symlink_metadata(self.root.join(OsStr::from_bytes(f.path))).ok().map(|m| {
-                Meta {
-                    is_file: m.is_file(),
-                    is_dir: m.is_dir(),
-                    size: m.len(),
-                    changed_ns: changed_ns(&m),
-                }
-            })
+        let now = if !changes.may_have_changed(f.path) {
+            as_recorded(entry)
+        } else if is_watch {
+            Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
         } else {
             let md =
                 if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
@@ -231,7 +174,6 @@ impl IndexFilter {
                 Err(_) => return Some(Verdict::GiveUp),
             }
         };
-        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         let candidate = self.is_candidate(id)
             || self.binary_needs_search(f.flags, false)
             || maybe_packed(f.path);
@@ -319,66 +261,6 @@ fn display(scope: &(PathBuf, Vec<u8>), rel: &[u8], strip: bool) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const T: i64 = 1_700_000_000_000_000_000;
-
-    fn file(size: u64) -> Recorded {
-        Recorded { flags: 0, size, changed_ns: T }
-    }
-
-    fn now_file(size: u64, changed_ns: i64) -> Option<Meta> {
-        Some(Meta { is_file: true, is_dir: false, size, changed_ns })
-    }
-
-    fn now_dir(changed_ns: i64) -> Option<Meta> {
-        Some(Meta { is_file: false, is_dir: true, size: 4096, changed_ns })
-    }
-
-    #[test]
-    fn unchanged_files_are_read_only_as_candidates() {
-        assert_eq!(verdict(file(10), now_file(10, T), false), Some(Verdict::Skip));
-        assert_eq!(verdict(file(10), now_file(10, T), true), Some(Verdict::Candidate));
-    }
-
-    #[test]
-    fn changed_size_or_ctime_is_read_and_racy_entries_always_are() {
-        assert_eq!(verdict(file(10), now_file(11, T), false), Some(Verdict::Changed));
-        assert_eq!(verdict(file(10), now_file(10, T + 1), false), Some(Verdict::Changed));
-        let racy = Recorded { changed_ns: crate::index::table::RACY, ..file(10) };
-        assert_eq!(verdict(racy, now_file(10, T), false), Some(Verdict::Changed));
-    }
-
-    #[test]
-    fn vanished_files_and_files_turned_into_links_are_not_read() {
-        assert_eq!(verdict(file(10), None, true), None);
-        let link = Some(Meta { is_file: false, is_dir: false, size: 10, changed_ns: T });
-        assert_eq!(verdict(file(10), link, true), None);
-    }
-
-    #[test]
-    fn directories_walk_when_changed_and_give_up_when_linked() {
-        let dir = Recorded { flags: flags::DIR, size: 0, changed_ns: T };
-        assert_eq!(verdict(dir, now_dir(T), false), None);
-        assert_eq!(verdict(dir, now_dir(T + 5), false), Some(Verdict::DirChanged));
-        assert_eq!(verdict(dir, now_file(3, T), false), Some(Verdict::DirChanged));
-        let link = Some(Meta { is_file: false, is_dir: false, size: 0, changed_ns: T });
-        assert_eq!(verdict(dir, link, false), Some(Verdict::GiveUp));
-        assert_eq!(verdict(dir, None, false), None);
-    }
-
-    #[test]
-    fn watched_paths_give_up_on_any_change() {
-        let w = Recorded { flags: flags::WATCH, size: 12, changed_ns: T };
-        assert_eq!(verdict(w, now_file(12, T), false), None);
-        assert_eq!(verdict(w, now_file(13, T), false), Some(Verdict::GiveUp));
-        assert_eq!(verdict(w, None, false), Some(Verdict::GiveUp));
-        let absent = Recorded { flags: flags::WATCH, size: 0, changed_ns: i64::MIN };
-        assert_eq!(verdict(absent, None, false), None);
-        assert_eq!(verdict(absent, now_file(0, T), false), Some(Verdict::GiveUp));
-        let marker = Recorded { flags: flags::WATCH_EXISTS, size: 0, changed_ns: 0 };
-        assert_eq!(verdict(marker, now_dir(T), false), None);
-        assert_eq!(verdict(marker, None, false), Some(Verdict::GiveUp));
-    }
 
     #[test]
     fn printed_paths_join_the_search_path() {

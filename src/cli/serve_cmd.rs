@@ -1,0 +1,225 @@
+//! `tg serve`, `tg stop`, the server lines of `tg status`, and starting a
+//! server on demand for a query ([`start_on_demand`]).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use trigrep::index::location;
+use trigrep::serve::client::Client;
+use trigrep::serve::rendezvous::Rendezvous;
+use trigrep::serve::{self, ServeOptions};
+
+use super::args::IndexDirArg;
+use super::config::parse_size;
+
+/// `tg serve [DIR]`: keep DIR's index open, watch DIR, and answer queries.
+#[derive(Debug, Parser)]
+#[command(name = "tg serve")]
+pub struct ServeArgs {
+    /// The root of the tree to serve (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// Detach: run in the background, and return once the server answers.
+    #[arg(long = "daemon")]
+    pub daemon: bool,
+    /// Also answer on this loopback TCP address (e.g. 127.0.0.1:7000); a
+    /// client must present the token the server writes to a 0600 file.
+    #[arg(long = "listen", value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// Exit after this many seconds without a query (0: never).
+    #[arg(long = "idle-timeout", value_name = "SECONDS", default_value_t = 0)]
+    pub idle_timeout: u64,
+    /// Keep private memory under this (suffixes K, M, G); above it the
+    /// changes seen are merged into the index on disk.
+    #[arg(long = "max-memory", value_name = "SIZE", default_value = "256M")]
+    pub max_memory: String,
+    /// Rebuild the index once this many paths changed since it was built.
+    #[arg(long = "merge-at", value_name = "N", default_value_t = 2000)]
+    pub merge_at: usize,
+    /// Where indexes live.
+    #[command(flatten)]
+    pub index_dir: IndexDirArg,
+}
+
+/// `tg stop [DIR]`: stop the server of DIR's index.
+#[derive(Debug, Parser)]
+#[command(name = "tg stop")]
+pub struct StopArgs {
+    /// Where to look (default: the current directory).
+    pub dir: Option<PathBuf>,
+    /// Where indexes live.
+    #[command(flatten)]
+    pub index_dir: IndexDirArg,
+}
+
+/// How long an on-demand server waits for queries before it exits.
+pub const ON_DEMAND_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// Runs `tg serve`.
+pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{}: not a directory", dir.display());
+    let base = args.index_dir.base();
+    if args.daemon {
+        return daemonize(&args, &root, &base);
+    }
+    let opts = ServeOptions {
+        root: root.clone(),
+        base: base.clone(),
+        listen: args.listen,
+        idle_timeout: (args.idle_timeout > 0).then(|| Duration::from_secs(args.idle_timeout)),
+        max_memory: parse_size(&args.max_memory, "--max-memory")?,
+        merge_at: args.merge_at.max(1),
+    };
+    let index_dir = location::index_dir_for(&base, &root);
+    withdraw_on_signal(index_dir)?;
+    serve::serve(opts, |rv| {
+        eprintln!(
+            "tg: serving {} on {} (pid {})",
+            root.display(),
+            rv.socket.display(),
+            std::process::id()
+        );
+    })?;
+    Ok(())
+}
+
+/// Starts this command again without `--daemon`, detached, and waits until
+/// its server answers (or it exits).
+fn daemonize(args: &ServeArgs, root: &Path, base: &Path) -> anyhow::Result<()> {
+    let index_dir = location::index_dir_for(base, root);
+    let mut child = spawn_server(root, base, args.idle_timeout, &args.max_memory, args.listen)?;
+    loop {
+        if let Some(pid) = serve::client::live_server(&index_dir) {
+            eprintln!("tg: serving {} (pid {pid})", root.display());
+            return Ok(());
+        }
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!("the server exited ({status}); run tg serve without --daemon to see why");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Spawns `tg serve ROOT` in its own session, stdio detached.
+fn spawn_server(
+    root: &Path,
+    base: &Path,
+    idle: u64,
+    max_memory: &str,
+    listen: Option<std::net::SocketAddr>,
+) -> anyhow::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("serve").arg("--index-dir").arg(base).arg("--idle-timeout").arg(idle.to_string());
+    cmd.arg("--max-memory").arg(max_memory);
+    if let Some(l) = listen {
+        cmd.arg("--listen").arg(l.to_string());
+    }
+    cmd.arg(root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    Ok(cmd.spawn()?)
+}
+
+/// Starts a server for the tree of `index_dir` in the background, for a
+/// query that found none although the index asks for one (`tg index
+/// --serve`); it exits after [`ON_DEMAND_IDLE`] without queries.
+pub fn start_on_demand(index_dir: &Path, base: &Path) {
+    let Ok(root) = std::fs::read(index_dir.join(trigrep::index::storage::ROOT_FILE)) else {
+        return;
+    };
+    use std::os::unix::ffi::OsStrExt;
+    let root = PathBuf::from(std::ffi::OsStr::from_bytes(&root));
+    let _ = spawn_server(&root, base, ON_DEMAND_IDLE.as_secs(), "256M", None);
+}
+
+/// Removes the server's record and socket when it is interrupted.
+fn withdraw_on_signal(index_dir: PathBuf) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            if let Ok(rv) = Rendezvous::for_index(&index_dir) {
+                rv.withdraw();
+            }
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}
+
+/// Runs `tg stop`.
+pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let Some(found) = location::find(&args.index_dir.base(), &dir) else {
+        anyhow::bail!("no index covers {}", dir.display());
+    };
+    let mut client = Client::connect(&found.dir)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", found.root.display()))?;
+    let pid = client.record.pid;
+    client.stop().map_err(|e| anyhow::anyhow!("stopping pid {pid}: {e}"))?;
+    eprintln!("tg: stopped the server of {} (pid {pid})", found.root.display());
+    Ok(())
+}
+
+/// Writes the server lines of `tg status` for the index in `index_dir`.
+pub fn write_status(out: &mut impl Write, index_dir: &Path) -> anyhow::Result<()> {
+    let auto = trigrep::serve::rendezvous::auto_start(index_dir);
+    let on_demand = if auto { "on demand (tg index --serve)" } else { "off" };
+    let status = Client::connect(index_dir).and_then(|mut c| c.status());
+    let Ok(s) = status else {
+        writeln!(out, "server:     none (start: tg serve; auto-start {on_demand})")?;
+        return Ok(());
+    };
+    let mib = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) / f64::from(1 << 20);
+    writeln!(out, "server:     pid {} (auto-start {on_demand})", s["pid"])?;
+    writeln!(
+        out,
+        "uptime:     {:.0} s, idle {:.0} s",
+        s["uptime_s"].as_f64().unwrap_or(0.0),
+        s["idle_s"].as_f64().unwrap_or(0.0)
+    )?;
+    writeln!(
+        out,
+        "memory:     {:.1} MiB private (budget {:.0} MiB)",
+        mib(&s["private_bytes"]),
+        mib(&s["max_memory"])
+    )?;
+    writeln!(out, "pending:    {} changed paths since the index was built", s["pending"])?;
+    writeln!(out, "queries:    {} served, {} clients now", s["queries"], s["clients"])?;
+    let unwatched = s["unwatched_dirs"].as_u64().unwrap_or(0);
+    writeln!(out, "watching:   {} directories", s["watched_dirs"])?;
+    if unwatched > 0 {
+        writeln!(
+            out,
+            "watch limit: reached (fs.inotify.max_user_watches): {unwatched} directories \
+             unwatched, checked by every query"
+        )?;
+    }
+    writeln!(
+        out,
+        "events:     {} ({} overflows, {} reconciles), {} merges{}",
+        s["events"],
+        s["overflows"],
+        s["reconciles"],
+        s["merges"],
+        if s["merging"] == true { ", merging now" } else { "" }
+    )?;
+    if let Some(e) = s["merge_error"].as_str() {
+        writeln!(out, "last merge: failed: {e}")?;
+    }
+    Ok(())
+}

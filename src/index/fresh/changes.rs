@@ -1,0 +1,116 @@
+//! What may have changed in a tree since its index was built.
+//!
+//! The freshness sweep ([`super::sweep`]) must know, for every entry of the
+//! file table, whether the tree still holds what the build recorded. Alone,
+//! it cannot know without looking: it stats every entry ([`Changes::Unknown`]).
+//! A server that watches the tree ([`crate::serve`]) knows which paths were
+//! touched since the build, so the sweep stats only those
+//! ([`Changes::Watched`]) and trusts the table for the rest. [`reconcile`]
+//! is the one full look a watcher takes when it starts, or when it has lost
+//! events: every entry whose stat differs from the table.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::fstat::{DirStat, Meta};
+use super::verdict::{Recorded, differs};
+use crate::index::reader::IndexReader;
+use crate::index::table::flags;
+
+/// Which entries of the file table may differ from the tree.
+#[derive(Clone, Debug, Default)]
+pub enum Changes {
+    /// Nobody watched: any entry may have changed, so each is stat-ed.
+    #[default]
+    Unknown,
+    /// A watcher's account of what changed since the build.
+    Watched(Touched),
+}
+
+/// The paths a watcher saw touched (relative to the tree's root,
+/// `/`-separated, as in the file table).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Paths created, written, renamed, deleted or re-permissioned.
+    pub paths: HashSet<Vec<u8>>,
+    /// Directories below which anything may have changed (moved or
+    /// deleted directories, directories the watcher could not watch).
+    pub subtrees: Vec<Vec<u8>>,
+}
+
+impl Changes {
+    /// Whether the table entry `rel` may differ from the tree (and must be
+    /// stat-ed). Paths outside the tree (ignore files of parent
+    /// directories, global ignore files) are never watched.
+    pub fn may_have_changed(&self, rel: &[u8]) -> bool {
+        match self {
+            Changes::Unknown => true,
+            Changes::Watched(t) => {
+                outside_tree(rel)
+                    || t.paths.contains(rel)
+                    || t.subtrees.iter().any(|s| crate::index::tree::under(rel, s))
+            }
+        }
+    }
+}
+
+/// A table path that does not name something below the root.
+fn outside_tree(rel: &[u8]) -> bool {
+    rel.starts_with(b"/") || rel == b".." || rel.starts_with(b"../")
+}
+
+/// The table entries of `reader` (an index of the tree at `root`) that
+/// differ from the tree now: stats every entry, on every core.
+pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
+    let n = reader.stats().files;
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map_init(
+            || DirStat::new(root),
+            |stat, id| {
+                let f = reader.file(id)?;
+                let e = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
+                let now = if outside_tree(f.path) || f.flags & flags::NOT_A_FILE & !flags::DIR != 0
+                {
+                    Meta::of_path(&root.join(OsStr::from_bytes(f.path)))
+                } else {
+                    let stat = stat.as_mut()?;
+                    let md = if f.flags & flags::DIR != 0 {
+                        stat.lstat_dir(f.path)
+                    } else {
+                        stat.lstat(f.path)
+                    };
+                    // Unreadable: let every query look for itself.
+                    md.unwrap_or(None)
+                };
+                differs(e, now).then(|| f.path.to_vec())
+            },
+        )
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watched_changes_name_paths_and_subtrees() {
+        let mut t = Touched::default();
+        t.paths.insert(b"a/b.c".to_vec());
+        t.subtrees.push(b"gone".to_vec());
+        let c = Changes::Watched(t);
+        assert!(c.may_have_changed(b"a/b.c"));
+        assert!(!c.may_have_changed(b"a/b.cc"));
+        assert!(c.may_have_changed(b"gone/x/y"));
+        assert!(!c.may_have_changed(b"gonex"));
+        assert!(c.may_have_changed(b"../.gitignore"));
+        assert!(c.may_have_changed(b"/home/u/.config/git/ignore"));
+        assert!(Changes::Unknown.may_have_changed(b"anything"));
+    }
+}

@@ -1,0 +1,132 @@
+//! Turning watch events into overlay touches, on one thread, in event order.
+//!
+//! For an event on entry `name` of watched directory `dir`:
+//! - the entry is touched if the index knows it (a write to an ignored file
+//!   the index never held touches nothing), or if it is one of the names
+//!   that steer a walk (ignore files, `.git`);
+//! - a creation, deletion or move also touches `dir`: its entries changed,
+//!   and a query walks it one level to find new ones;
+//! - a directory deleted or moved away touches its whole subtree (and its
+//!   watches go); a directory created or moved in is watched (unless the
+//!   walk ignores it) and its subtree touched;
+//! - a queue overflow touches the whole tree at once, and starts one
+//!   reconcile ([`super::merge::reconcile`]) that narrows it down again.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crossbeam_channel::Receiver;
+use inotify::EventMask;
+
+use super::watch::Raw;
+use super::{Server, State, merge};
+use crate::index::tree::{WATCHED_NAMES, child_rel};
+
+/// Applies events from `rx` until the drain thread is gone.
+pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
+    while let Ok(first) = rx.recv() {
+        let mut overflowed = None;
+        {
+            let mut st = server.state();
+            let mut next = Some(first);
+            let mut n = 0;
+            while let Some(raw) = next {
+                st.seq += 1;
+                n += 1;
+                if let Some(seq) = apply(server, &mut st, raw) {
+                    overflowed = Some(seq);
+                }
+                next = if n < 4096 { rx.try_recv().ok() } else { None };
+            }
+            server.counters.events.fetch_add(n, Ordering::Relaxed);
+        }
+        server.notify_applied();
+        if let Some(seq) = overflowed {
+            let s = Arc::clone(server);
+            let _ = std::thread::Builder::new()
+                .name("tg-reconcile".into())
+                .spawn(move || merge::reconcile(&s, seq));
+        }
+    }
+}
+
+/// Applies one event; `Some(seq)` when it was an overflow (a reconcile is due).
+fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
+    let seq = st.seq;
+    let (wd, mask, name) = match raw {
+        Raw::Overflow => {
+            server.counters.overflows.fetch_add(1, Ordering::Relaxed);
+            st.overflows_applied += 1;
+            st.overlay.touch_subtree(Vec::new(), seq);
+            return Some(seq);
+        }
+        Raw::Failed(_) => {
+            // No more events will come: the server can no longer vouch.
+            st.overlay.touch_subtree(Vec::new(), super::overlay::FOREVER);
+            return None;
+        }
+        Raw::Event(wd, mask, name) => (wd, mask, name),
+    };
+    if st.watches.is_cookie(&wd) {
+        if let Some(n) = name.and_then(|n| std::str::from_utf8(&n).ok()?.parse::<u64>().ok()) {
+            st.cookie_seen = st.cookie_seen.max(n);
+        }
+        return None;
+    }
+    if mask.contains(EventMask::IGNORED) {
+        st.watches.forget(&wd);
+        return None;
+    }
+    let dir = st.watches.dir_of(&wd).map(<[u8]>::to_vec)?;
+    let Some(name) = name else {
+        // The directory itself was deleted or moved: its parent reports it too.
+        if mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
+            st.overlay.touch_subtree(dir, seq);
+        }
+        return None;
+    };
+    let rel = child_rel(&dir, &name);
+    let listing =
+        EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
+    if mask.intersects(listing) {
+        st.overlay.touch(dir.clone(), seq);
+    }
+    let steers_walk = WATCHED_NAMES.iter().any(|w| w.as_bytes() == name.as_slice());
+    if steers_walk {
+        st.walk_changed = true;
+    }
+    if steers_walk || merge::lookup(&st.reader, &rel).is_some() {
+        st.overlay.touch(rel.clone(), seq);
+    } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
+        st.created += 1;
+    }
+    if mask.contains(EventMask::ISDIR) {
+        if mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM) {
+            st.watches.remove_below(&rel);
+            st.overlay.touch_subtree(rel, seq);
+        } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
+            && walked(server, &dir, &name)
+        {
+            st.overlay.touch_subtree(rel.clone(), seq);
+            merge::watch_new_tree(server, st, &rel);
+        }
+    }
+    None
+}
+
+/// Whether the index's walk would enter directory `name` of `dir`.
+fn walked(server: &Server, dir: &[u8], name: &[u8]) -> bool {
+    let parent = server.opts.root.join(OsStr::from_bytes(dir));
+    let Ok(mut builder) =
+        crate::options::WalkFilters::default().builder(&[parent], 1, false, false)
+    else {
+        return true;
+    };
+    builder
+        .max_depth(Some(1))
+        .build()
+        .flatten()
+        .any(|e| e.depth() == 1 && e.file_name().as_bytes() == name)
+}

@@ -1,0 +1,134 @@
+//! The query side: find the server of an index, ask it what changed, ask
+//! for its status, or stop it. Every failure (no server, a stale record, a
+//! server still starting, a refusal) is an answer the caller falls back on.
+
+use std::io::{self, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::protocol::{self, Kind, PathKind};
+use super::rendezvous::{self, Record};
+use crate::index::fresh::changes::Touched;
+
+/// How long a client waits for any reply (a sync waits for the watcher,
+/// at most [`super::listen::SYNC_PATIENCE`]).
+const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to a server.
+pub struct Client {
+    r: BufReader<UnixStream>,
+    w: UnixStream,
+    /// The server's record.
+    pub record: Record,
+}
+
+/// Why no server answered.
+#[derive(Debug, thiserror::Error)]
+pub enum NoServer {
+    /// No server runs for this index.
+    #[error("no server runs for this tree")]
+    Absent,
+    /// The server is still starting (building its index, first reconcile).
+    #[error("the server is still starting")]
+    Starting,
+    /// The server refused or failed.
+    #[error("the server failed: {0}")]
+    Failed(String),
+}
+
+impl From<io::Error> for NoServer {
+    fn from(e: io::Error) -> NoServer {
+        NoServer::Failed(e.to_string())
+    }
+}
+
+impl Client {
+    /// Connects to the server of the index in `index_dir`.
+    pub fn connect(index_dir: &Path) -> Result<Client, NoServer> {
+        let record = rendezvous::read_record(index_dir).ok_or(NoServer::Absent)?;
+        let w = UnixStream::connect(&record.socket).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => NoServer::Absent,
+            _ => NoServer::Failed(e.to_string()),
+        })?;
+        w.set_read_timeout(Some(REPLY_TIMEOUT))?;
+        w.set_write_timeout(Some(REPLY_TIMEOUT))?;
+        let mut c = Client { r: BufReader::new(w.try_clone()?), w, record };
+        let hello = json!({"protocol": protocol::VERSION});
+        protocol::write_json(&mut c.w, Kind::Hello, &hello)?;
+        c.reply()?;
+        Ok(c)
+    }
+
+    /// Sends a request.
+    fn request(&mut self, op: &str) -> Result<(), NoServer> {
+        protocol::write_json(&mut self.w, Kind::Request, &json!({ "op": op }))?;
+        self.w.flush()?;
+        Ok(())
+    }
+
+    /// Reads a reply; a refusal is an error.
+    fn reply(&mut self) -> Result<Value, NoServer> {
+        match protocol::read_frame(&mut self.r)? {
+            Some((Kind::Reply, body)) => {
+                let v = protocol::parse_json(&body)?;
+                if v["ok"] == true {
+                    Ok(v)
+                } else {
+                    Err(NoServer::Failed(v["error"].as_str().unwrap_or("refused").to_string()))
+                }
+            }
+            Some((k, _)) => Err(NoServer::Failed(format!("unexpected {k:?} frame"))),
+            None => Err(NoServer::Failed("the server closed the connection".into())),
+        }
+    }
+
+    /// What may have changed in the tree since its index was built, and
+    /// the identity of that index's table, once the server applied every
+    /// change made before this call.
+    pub fn sync(&mut self) -> Result<(Touched, u64), NoServer> {
+        self.request("sync")?;
+        let head = self.reply()?;
+        if head["ready"] != true {
+            return Err(NoServer::Starting);
+        }
+        let frames = head["frames"].as_u64().unwrap_or(0);
+        let table = head["table"].as_u64().ok_or(NoServer::Failed("no table id".into()))?;
+        let mut touched = Touched::default();
+        for _ in 0..frames {
+            match protocol::read_frame(&mut self.r)? {
+                Some((Kind::Paths, body)) => {
+                    for (kind, p) in protocol::decode_paths(&body)? {
+                        match kind {
+                            PathKind::Path => {
+                                touched.paths.insert(p);
+                            }
+                            PathKind::Subtree => touched.subtrees.push(p),
+                        }
+                    }
+                }
+                _ => return Err(NoServer::Failed("a path list was cut short".into())),
+            }
+        }
+        Ok((touched, table))
+    }
+
+    /// The server's status (see docs/PROTOCOL.md).
+    pub fn status(&mut self) -> Result<Value, NoServer> {
+        self.request("status")?;
+        self.reply()
+    }
+
+    /// Asks the server to stop.
+    pub fn stop(&mut self) -> Result<(), NoServer> {
+        self.request("stop")?;
+        self.reply().map(|_| ())
+    }
+}
+
+/// The pid of the live server of the index in `index_dir`, if one answers.
+pub fn live_server(index_dir: &Path) -> Option<u32> {
+    Client::connect(index_dir).ok().map(|c| c.record.pid)
+}

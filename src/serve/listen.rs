@@ -1,0 +1,254 @@
+//! Answering clients: a Unix socket (mode 0600 in the private runtime
+//! directory) and, when asked, a loopback TCP port whose clients must
+//! present the token from a 0600 file. One thread per connection, at most
+//! [`MAX_CLIENTS`] at once; a connection idle for [`IDLE`] or sending a
+//! malformed message is closed, and only that connection.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Server;
+use super::protocol::{self, Kind, PathKind};
+use super::rendezvous::{self, Record};
+
+/// Connections served at once; more are closed unanswered.
+pub const MAX_CLIENTS: usize = 256;
+
+/// A connection silent this long is closed.
+pub const IDLE: Duration = Duration::from_secs(30);
+
+/// How long a query waits for the watcher to catch up before it checks
+/// the tree itself.
+pub const SYNC_PATIENCE: Duration = Duration::from_secs(2);
+
+/// The server's listening sockets.
+pub struct Listeners {
+    unix: UnixListener,
+    tcp: Option<(TcpListener, String)>,
+}
+
+impl Listeners {
+    /// Binds the Unix socket (replacing a stale one) and the TCP port, and
+    /// publishes the server's record.
+    pub fn bind(server: &Server) -> io::Result<Listeners> {
+        let rv = &server.rendezvous;
+        let _ = std::fs::remove_file(&rv.socket);
+        let unix = UnixListener::bind(&rv.socket)?;
+        rendezvous::make_private(&rv.socket)?;
+        let tcp = match server.opts.listen {
+            Some(addr) if !addr.ip().is_loopback() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("--listen {addr}: only loopback addresses are served"),
+                ));
+            }
+            Some(addr) => Some((TcpListener::bind(addr)?, rv.new_token()?)),
+            None => None,
+        };
+        let listen = tcp.as_ref().and_then(|(l, _)| l.local_addr().ok()).map(|a| a.to_string());
+        rv.publish(&Record { pid: std::process::id(), socket: rv.socket.clone(), listen })?;
+        Ok(Listeners { unix, tcp })
+    }
+
+    /// Accepts connections until the server stops.
+    pub fn run(self, server: &Arc<Server>) -> io::Result<()> {
+        if let Some((tcp, token)) = self.tcp {
+            let s = Arc::clone(server);
+            std::thread::Builder::new().name("tg-tcp".into()).spawn(move || {
+                for conn in tcp.incoming() {
+                    if s.stopping.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Ok(conn) = conn else { continue };
+                    let token = token.clone();
+                    spawn_client(&s, move |s| serve_tcp(s, conn, &token));
+                }
+            })?;
+        }
+        for conn in self.unix.incoming() {
+            if server.stopping.load(Ordering::Relaxed) {
+                break;
+            }
+            let Ok(conn) = conn else { continue };
+            spawn_client(server, move |s| serve_unix(s, conn));
+        }
+        Ok(())
+    }
+}
+
+/// Asks the server to stop and wakes its accept loop.
+pub fn stop(server: &Server) {
+    server.stopping.store(true, Ordering::Relaxed);
+    let _ = UnixStream::connect(&server.rendezvous.socket);
+}
+
+/// Runs `f` for one connection on its own thread, within [`MAX_CLIENTS`].
+fn spawn_client(server: &Arc<Server>, f: impl FnOnce(&Server) -> io::Result<()> + Send + 'static) {
+    let n = server.counters.clients.fetch_add(1, Ordering::SeqCst);
+    let s = Arc::clone(server);
+    let run = move || {
+        if n < MAX_CLIENTS {
+            let _ = f(&s);
+        }
+        s.counters.clients.fetch_sub(1, Ordering::SeqCst);
+    };
+    if std::thread::Builder::new().name("tg-client".into()).spawn(run).is_err() {
+        server.counters.clients.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn serve_unix(server: &Server, conn: UnixStream) -> io::Result<()> {
+    conn.set_read_timeout(Some(IDLE))?;
+    conn.set_write_timeout(Some(IDLE))?;
+    let w = conn.try_clone()?;
+    converse(server, BufReader::new(conn), w, None)
+}
+
+fn serve_tcp(server: &Server, conn: TcpStream, token: &str) -> io::Result<()> {
+    conn.set_read_timeout(Some(IDLE))?;
+    conn.set_write_timeout(Some(IDLE))?;
+    conn.set_nodelay(true)?;
+    let w = conn.try_clone()?;
+    converse(server, BufReader::new(conn), w, Some(token))
+}
+
+/// One conversation: a hello (with the token when one is required), then
+/// requests until the client leaves. Framed or JSON lines, by first byte.
+fn converse<R: BufRead, W: Write>(
+    server: &Server,
+    mut r: R,
+    mut w: W,
+    token: Option<&str>,
+) -> io::Result<()> {
+    let json_lines = r.fill_buf()?.first() == Some(&b'{');
+    let mut hello_done = false;
+    loop {
+        let msg = if json_lines {
+            protocol::read_json_line(&mut r)?
+        } else {
+            match protocol::read_frame(&mut r)? {
+                None => None,
+                Some((Kind::Hello | Kind::Request, body)) => Some(protocol::parse_json(&body)?),
+                Some((k, _)) => return Err(io::Error::other(format!("unexpected {k:?} frame"))),
+            }
+        };
+        let Some(msg) = msg else { return Ok(()) };
+        if !hello_done {
+            let reply = hello(&msg, token);
+            let ok = reply["ok"] == true;
+            send(&mut w, json_lines, &reply)?;
+            if !ok {
+                return Ok(());
+            }
+            hello_done = true;
+            continue;
+        }
+        match msg["op"].as_str() {
+            Some("sync") => sync(server, &mut w, json_lines)?,
+            Some("status") => send(&mut w, json_lines, &status(server))?,
+            Some("stop") => {
+                send(&mut w, json_lines, &json!({"ok": true}))?;
+                stop(server);
+                return Ok(());
+            }
+            other => {
+                let error =
+                    format!("unknown op {}", other.map_or("(none)".into(), |o| format!("{o:?}")));
+                send(&mut w, json_lines, &json!({"ok": false, "error": error}))?;
+            }
+        }
+        w.flush()?;
+    }
+}
+
+/// The answer to a hello: the protocol version must match, and the token
+/// when one is required (compared in constant time; never logged).
+fn hello(msg: &Value, token: Option<&str>) -> Value {
+    if msg["protocol"].as_u64() != Some(protocol::VERSION) {
+        let error = format!(
+            "protocol version {} not spoken here (this server speaks {})",
+            msg["protocol"],
+            protocol::VERSION
+        );
+        return json!({"ok": false, "error": error});
+    }
+    if let Some(want) = token {
+        let given = msg["token"].as_str().unwrap_or("").as_bytes();
+        let same = given.len() == want.len()
+            && given.iter().zip(want.as_bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+        if !same {
+            return json!({"ok": false, "error": "a valid token is required"});
+        }
+    }
+    json!({"ok": true, "protocol": protocol::VERSION, "server": concat!("trigrep ", env!("CARGO_PKG_VERSION"))})
+}
+
+/// Replies to `sync`: what queries must stat, once the watcher caught up.
+fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()> {
+    let Some((t, table)) = server.sync(SYNC_PATIENCE) else {
+        return send(w, json_lines, &json!({"ok": true, "ready": false}));
+    };
+    let paths = t.paths.iter().map(|p| (PathKind::Path, p.as_slice()));
+    let subtrees = t.subtrees.iter().map(|p| (PathKind::Subtree, p.as_slice()));
+    if json_lines {
+        let to_json = |v: &Vec<u8>| protocol::path_json(v);
+        let reply = json!({
+            "ok": true, "ready": true, "table": table,
+            "paths": t.paths.iter().map(to_json).collect::<Vec<_>>(),
+            "subtrees": t.subtrees.iter().map(to_json).collect::<Vec<_>>(),
+        });
+        return send(w, true, &reply);
+    }
+    let frames = protocol::encode_paths(paths.chain(subtrees), 1 << 20);
+    let head = json!({"ok": true, "ready": true, "table": table, "frames": frames.len()});
+    protocol::write_json(w, Kind::Reply, &head)?;
+    for f in frames {
+        protocol::write_frame(w, Kind::Paths, &f)?;
+    }
+    Ok(())
+}
+
+/// What `tg status` shows of a server.
+fn status(server: &Server) -> Value {
+    let c = &server.counters;
+    let st = server.state();
+    json!({
+        "ok": true,
+        "pid": std::process::id(),
+        "root": server.opts.root.to_string_lossy(),
+        "index": server.index_dir.to_string_lossy(),
+        "uptime_s": server.started.elapsed().as_secs_f64(),
+        "private_bytes": crate::stats::status_bytes("RssAnon:"),
+        "max_memory": server.opts.max_memory,
+        "ready": st.ready,
+        "pending": st.overlay.len(),
+        "watched_dirs": st.watches.len(),
+        "unwatched_dirs": st.watches.unwatched.len(),
+        "queries": c.queries.load(Ordering::Relaxed),
+        "clients": c.clients.load(Ordering::Relaxed).saturating_sub(1),
+        "events": c.events.load(Ordering::Relaxed),
+        "overflows": c.overflows.load(Ordering::Relaxed),
+        "reconciles": c.reconciles.load(Ordering::Relaxed),
+        "merges": c.merges.load(Ordering::Relaxed),
+        "merging": st.merging,
+        "merge_error": c.merge_error.lock().ok().and_then(|e| e.clone()),
+        "idle_s": server.idle_for().as_secs_f64(),
+    })
+}
+
+/// Sends a control message: one frame, or one JSON line.
+fn send(w: &mut impl Write, json_lines: bool, v: &Value) -> io::Result<()> {
+    if json_lines {
+        let mut line = v.to_string();
+        line.push('\n');
+        w.write_all(line.as_bytes())
+    } else {
+        protocol::write_json(w, Kind::Reply, v)
+    }
+}

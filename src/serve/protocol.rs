@@ -1,0 +1,216 @@
+//! The server's wire protocol (docs/PROTOCOL.md): framed messages, or JSON
+//! lines for editors.
+//!
+//! A frame is a little-endian `u32` length, then that many bytes: one kind
+//! byte and the body. Control messages ([`Kind::Hello`], [`Kind::Request`],
+//! [`Kind::Reply`]) carry one JSON object; [`Kind::Paths`] carries a list
+//! of paths in binary ([`encode_paths`]). A connection whose first byte is
+//! `{` speaks JSON lines instead: one JSON object per line each way.
+//! Every parser here treats its input as hostile: lengths are bounded, and
+//! bad bytes are an error for that connection, never a panic.
+
+use std::io::{self, BufRead, Read, Write};
+
+use serde_json::Value;
+
+/// The protocol version this build speaks.
+pub const VERSION: u64 = 1;
+
+/// The largest frame accepted (a path list is split into frames below it).
+pub const MAX_FRAME: usize = 4 << 20;
+
+/// The longest JSON line accepted.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// What a frame holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Client → server, first: `{"protocol": 1, "token": "…"}`.
+    Hello = 1,
+    /// Client → server: `{"op": "sync" | "status" | "stop"}`.
+    Request = 2,
+    /// Server → client: `{"ok": true, …}` or `{"ok": false, "error": "…"}`.
+    Reply = 3,
+    /// Server → client: paths, binary ([`encode_paths`]).
+    Paths = 4,
+}
+
+impl Kind {
+    fn from_byte(b: u8) -> Option<Kind> {
+        Some(match b {
+            1 => Kind::Hello,
+            2 => Kind::Request,
+            3 => Kind::Reply,
+            4 => Kind::Paths,
+            _ => return None,
+        })
+    }
+}
+
+/// A protocol violation: the connection is closed.
+fn bad(what: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.into())
+}
+
+/// Writes one frame.
+pub fn write_frame(w: &mut impl Write, kind: Kind, body: &[u8]) -> io::Result<()> {
+    let len = u32::try_from(body.len() + 1).map_err(|_| bad("frame too large"))?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(&[kind as u8])?;
+    w.write_all(body)
+}
+
+/// Writes a JSON control frame.
+pub fn write_json(w: &mut impl Write, kind: Kind, v: &Value) -> io::Result<()> {
+    write_frame(w, kind, v.to_string().as_bytes())
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame(r: &mut impl Read) -> io::Result<Option<(Kind, Vec<u8>)>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        other => other?,
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len == 0 || len > MAX_FRAME {
+        return Err(bad(format!("frame length {len} out of range")));
+    }
+    let mut buf = vec![0u8; len];
+    r.read_exact(&mut buf)?;
+    let kind =
+        Kind::from_byte(buf[0]).ok_or_else(|| bad(format!("unknown frame kind {}", buf[0])))?;
+    buf.remove(0);
+    Ok(Some((kind, buf)))
+}
+
+/// Parses a control frame's body: a JSON object.
+pub fn parse_json(body: &[u8]) -> io::Result<Value> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| bad(format!("bad JSON: {e}")))?;
+    if !v.is_object() {
+        return Err(bad("a message must be a JSON object"));
+    }
+    Ok(v)
+}
+
+/// Reads one JSON line (without its newline); `Ok(None)` at end of stream.
+pub fn read_json_line(r: &mut impl BufRead) -> io::Result<Option<Value>> {
+    let mut line = Vec::new();
+    let n = r.take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() != Some(&b'\n') {
+        return Err(bad(if n > MAX_LINE { "line too long" } else { "truncated line" }));
+    }
+    parse_json(&line[..line.len() - 1]).map(Some)
+}
+
+/// A path list entry: a path, or a directory below which anything may differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathKind {
+    /// One path.
+    Path = 0,
+    /// A whole subtree.
+    Subtree = 1,
+}
+
+/// Appends `path` to a [`Kind::Paths`] body: kind byte, `u32` length, bytes.
+pub fn encode_path(out: &mut Vec<u8>, kind: PathKind, path: &[u8]) {
+    out.push(kind as u8);
+    out.extend_from_slice(&(path.len() as u32).to_le_bytes());
+    out.extend_from_slice(path);
+}
+
+/// Encodes `paths` as [`Kind::Paths`] bodies of at most about `limit` bytes each.
+pub fn encode_paths<'a>(
+    paths: impl IntoIterator<Item = (PathKind, &'a [u8])>,
+    limit: usize,
+) -> Vec<Vec<u8>> {
+    let mut frames = vec![Vec::new()];
+    for (kind, p) in paths {
+        let last = frames.last_mut().expect("one frame at least");
+        if !last.is_empty() && last.len() + p.len() + 5 > limit {
+            frames.push(Vec::new());
+        }
+        encode_path(frames.last_mut().expect("one frame at least"), kind, p);
+    }
+    frames
+}
+
+/// Decodes a [`Kind::Paths`] body.
+pub fn decode_paths(mut body: &[u8]) -> io::Result<Vec<(PathKind, Vec<u8>)>> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        if body.len() < 5 {
+            return Err(bad("truncated path entry"));
+        }
+        let kind = match body[0] {
+            0 => PathKind::Path,
+            1 => PathKind::Subtree,
+            k => return Err(bad(format!("unknown path kind {k}"))),
+        };
+        let len = u32::from_le_bytes([body[1], body[2], body[3], body[4]]) as usize;
+        let rest = &body[5..];
+        if len > rest.len() {
+            return Err(bad("path entry longer than its frame"));
+        }
+        out.push((kind, rest[..len].to_vec()));
+        body = &rest[len..];
+    }
+    Ok(out)
+}
+
+/// A path for JSON: a string when it is UTF-8, else `{"bytes": [..]}`.
+pub fn path_json(p: &[u8]) -> Value {
+    match std::str::from_utf8(p) {
+        Ok(s) => Value::String(s.to_string()),
+        Err(_) => serde_json::json!({ "bytes": p }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip() {
+        let mut buf = Vec::new();
+        write_json(&mut buf, Kind::Request, &serde_json::json!({"op": "sync"})).unwrap();
+        let bodies = encode_paths(
+            [(PathKind::Path, &b"a/b"[..]), (PathKind::Subtree, &b"\xffx"[..])],
+            1 << 20,
+        );
+        write_frame(&mut buf, Kind::Paths, &bodies[0]).unwrap();
+        let mut r = &buf[..];
+        let (k, body) = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!(k, Kind::Request);
+        assert_eq!(parse_json(&body).unwrap()["op"], "sync");
+        let (k, body) = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!(k, Kind::Paths);
+        let paths = decode_paths(&body).unwrap();
+        assert_eq!(paths[1], (PathKind::Subtree, b"\xffx".to_vec()));
+        assert!(read_frame(&mut r).unwrap().is_none());
+    }
+
+    #[test]
+    fn bad_frames_are_errors() {
+        assert!(read_frame(&mut &[0u8, 0, 0, 0][..]).is_err());
+        assert!(read_frame(&mut &[2u8, 0, 0, 0, 9, b'x'][..]).is_err());
+        assert!(read_frame(&mut &[255u8, 255, 255, 255][..]).is_err());
+        assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..]).is_err());
+        assert!(decode_paths(&[0, 9, 0, 0, 0, b'a']).is_err());
+        assert!(decode_paths(&[7, 0, 0, 0, 0]).is_err());
+        assert!(parse_json(b"[1]").is_err());
+        assert!(read_json_line(&mut &b"{\"op\":1}"[..]).is_err());
+    }
+
+    #[test]
+    fn large_lists_split_into_frames() {
+        let p = [b'x'; 100];
+        let frames = encode_paths((0..100).map(|_| (PathKind::Path, &p[..])), 1000);
+        assert!(frames.len() >= 10);
+        let n: usize = frames.iter().map(|f| decode_paths(f).unwrap().len()).sum();
+        assert_eq!(n, 100);
+    }
+}

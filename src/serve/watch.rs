@@ -1,0 +1,175 @@
+//! Watching the tree: one inotify instance, one watch per directory that the
+//! index's walk entered (ignored directories are never subscribed), and a
+//! thread that only drains events into a bounded queue.
+//!
+//! `notify` 8 subscribes every watch to `IN_OPEN`, so each file a query
+//! reads would queue an event, and a busy server would overflow its queue
+//! on its own clients' reads. This module asks inotify (through the
+//! `inotify` crate, `notify`'s own Linux backend) for changes only:
+//! creation, deletion, moves, writes and attribute changes.
+//!
+//! **Sync cookies** (watchman's technique): to know that every event of
+//! changes made before a moment has been applied, the server creates a file
+//! in its private cookie directory, watched by the same inotify instance;
+//! inotify queues events in order, so once the cookie's event is applied,
+//! so is every earlier one.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crossbeam_channel::Sender;
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
+
+/// One event, as the drain thread queues it.
+#[derive(Debug)]
+pub enum Raw {
+    /// The kernel's queue overflowed: events were lost.
+    Overflow,
+    /// An event on a watched directory: its descriptor, mask and the name
+    /// of the entry it concerns (`None`: the directory itself).
+    Event(WatchDescriptor, EventMask, Option<Vec<u8>>),
+    /// Reading events failed; the watcher is gone.
+    Failed(String),
+}
+
+/// The events a directory watch asks for.
+fn dir_mask() -> WatchMask {
+    WatchMask::CREATE
+        | WatchMask::DELETE
+        | WatchMask::MODIFY
+        | WatchMask::CLOSE_WRITE
+        | WatchMask::ATTRIB
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        | WatchMask::ONLYDIR
+        | WatchMask::DONT_FOLLOW
+        | WatchMask::EXCL_UNLINK
+}
+
+/// The watched directories of a tree.
+pub struct DirWatches {
+    root: PathBuf,
+    watches: Watches,
+    /// Descriptor → directory (relative to the root; empty: the root).
+    dirs: HashMap<WatchDescriptor, Vec<u8>>,
+    by_dir: HashMap<Vec<u8>, WatchDescriptor>,
+    /// The cookie directory's descriptor.
+    cookies: Option<WatchDescriptor>,
+    /// Directories not watched because the watch limit was reached.
+    pub unwatched: Vec<Vec<u8>>,
+}
+
+/// Starts watching: returns the watches and the inotify instance whose
+/// events [`drain`] reads.
+pub fn start(root: &Path, cookies: &Path) -> io::Result<(DirWatches, Inotify)> {
+    let inotify = Inotify::init()?;
+    let mut w = DirWatches {
+        root: root.to_path_buf(),
+        watches: inotify.watches(),
+        dirs: HashMap::new(),
+        by_dir: HashMap::new(),
+        cookies: None,
+        unwatched: Vec::new(),
+    };
+    std::fs::create_dir_all(cookies)?;
+    w.cookies = Some(w.watches.add(cookies, WatchMask::CREATE | WatchMask::ONLYDIR)?);
+    Ok((w, inotify))
+}
+
+impl DirWatches {
+    /// Watches directory `rel`; `false` when the watch limit
+    /// (`max_user_watches`) is reached (it is then listed as unwatched).
+    pub fn add(&mut self, rel: &[u8]) -> bool {
+        if self.by_dir.contains_key(rel) {
+            return true;
+        }
+        let path =
+            if rel.is_empty() { self.root.clone() } else { self.root.join(OsStr::from_bytes(rel)) };
+        match self.watches.add(&path, dir_mask()) {
+            Ok(wd) => {
+                // Watching an inode twice (a moved directory) yields its old descriptor.
+                if let Some(old) = self.dirs.insert(wd.clone(), rel.to_vec()) {
+                    self.by_dir.remove(&old);
+                }
+                self.by_dir.insert(rel.to_vec(), wd);
+                true
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+                self.unwatched.push(rel.to_vec());
+                false
+            }
+            // Gone or unreadable: its parent's events tell what happened.
+            Err(_) => true,
+        }
+    }
+
+    /// Stops watching `rel` and every directory below it.
+    pub fn remove_below(&mut self, rel: &[u8]) {
+        let gone: Vec<Vec<u8>> =
+            self.by_dir.keys().filter(|d| crate::index::tree::under(d, rel)).cloned().collect();
+        for d in gone {
+            if let Some(wd) = self.by_dir.remove(&d) {
+                self.dirs.remove(&wd);
+                let _ = self.watches.remove(wd);
+            }
+        }
+    }
+
+    /// Forgets a descriptor the kernel dropped (`IN_IGNORED`).
+    pub fn forget(&mut self, wd: &WatchDescriptor) {
+        if let Some(d) = self.dirs.remove(wd) {
+            self.by_dir.remove(&d);
+        }
+    }
+
+    /// The directory of descriptor `wd`.
+    pub fn dir_of(&self, wd: &WatchDescriptor) -> Option<&[u8]> {
+        self.dirs.get(wd).map(Vec::as_slice)
+    }
+
+    /// Whether `wd` is the cookie directory's.
+    pub fn is_cookie(&self, wd: &WatchDescriptor) -> bool {
+        self.cookies.as_ref() == Some(wd)
+    }
+
+    /// How many directories are watched.
+    pub fn len(&self) -> usize {
+        self.dirs.len()
+    }
+
+    /// Whether no directory is watched.
+    pub fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+}
+
+/// Drains events from `inotify` into `tx` until the receiver is gone.
+/// Runs on its own thread and does nothing else: no lookups, no locks.
+pub fn drain(mut inotify: Inotify, tx: Sender<Raw>) {
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let events = match inotify.read_events_blocking(&mut buf) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = tx.send(Raw::Failed(e.to_string()));
+                return;
+            }
+        };
+        for e in events {
+            let raw = if e.mask.contains(EventMask::Q_OVERFLOW) {
+                Raw::Overflow
+            } else {
+                Raw::Event(e.wd, e.mask, e.name.map(|n| n.as_bytes().to_vec()))
+            };
+            if tx.send(raw).is_err() {
+                return;
+            }
+        }
+    }
+}
