@@ -76,6 +76,9 @@ def main():
     ap.add_argument("--cwd", help="run the tools (and --setup) in this directory")
     ap.add_argument("--tg-args", default="", help="extra flags for tg, e.g. '--io read'")
     ap.add_argument("--rg-args", default="", help="extra flags for rg, e.g. '--no-mmap'")
+    ap.add_argument("--tg-corpus", help="tg searches this path instead of --corpus (e.g. a "
+                    "packed copy made by 'tg pack'); added to the cold-drop probes, and tg is "
+                    "then not held to the disk-bandwidth scan check")
     ap.add_argument("--setup", help="shell command run once first, e.g. 'tg index DIR'")
     ap.add_argument("--disk-bw", help="raw cold disk bandwidth: bytes/s (1.3e9, 1300M) "
                     "or a rawbw.py JSON; cold runs faster than this are rejected")
@@ -107,6 +110,7 @@ def main():
     cwd = a.cwd
 
     res = {"command": B.cmdline(), "host": B.host_info(), "corpus": a.corpus,
+           "tg_corpus": a.tg_corpus,
            "queries_file": a.queries, "mode": a.mode, "runs": a.runs,
            "warmup": a.warmup, "cwd": cwd,
            "tools": {t: {"path": p, "extra_args": x, "version": B.tool_version(p)}
@@ -136,15 +140,17 @@ def main():
         disk_bw = B.load_disk_bw(a.disk_bw)
         if disk_bw is None:
             B.log("warning: no --disk-bw; cold runs are verified by fincore/meminfo only")
-        probes, probe_bytes = B.probe_files(files)
-        scan = {"auto": ("rg",) if a.setup else TOOLS, "both": TOOLS,
+        tg_files = [(a.tg_corpus, os.path.getsize(a.tg_corpus))] if a.tg_corpus else []
+        probes, probe_bytes = B.probe_files(files + tg_files)
+        scan = {"auto": ("rg",) if a.setup or a.tg_corpus else TOOLS, "both": TOOLS,
                 "rg": ("rg",), "none": ()}[a.scan_check]
         res.update(disk_bw=disk_bw, bw_slack=a.bw_slack, scan_checked=list(scan),
                    probe_files=len(probes), probe_bytes=probe_bytes)
 
     def argv(tool, q, sort):
         path, extra = tools[tool]
-        return [path] + extra + (["--sort", "path"] if sort else []) + q["args"] + [a.corpus]
+        corpus = a.tg_corpus if tool == "tg" and a.tg_corpus else a.corpus
+        return [path] + extra + (["--sort", "path"] if sort else []) + q["args"] + [corpus]
 
     def slim(r):
         return {k: v for k, v in r.items() if k not in ("out", "err")} | \

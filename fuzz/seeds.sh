@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader
+mkdir -p corpus/block_source corpus/index_reader corpus/pack_container
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ( cd "$root" && cargo build --quiet --release )
@@ -15,6 +15,22 @@ printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
 for i in $(seq 1 3000); do echo "Jan  1 00:00:$((i % 60)) host kernel: line $i"; done > "$work/app.log"
 TG_INDEX_DIR="$work/idx" "$tg" index -q "$work/tree"
 TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
+"$tg" pack -q -f --frame-size 4K "$work/app.log" -o corpus/pack_container/seed-4k
+printf 'one line\n' > "$work/one.log"
+"$tg" pack -q -f "$work/one.log" -o corpus/pack_container/seed-one
+# Another tool's seekable file: three zstd frames cut mid-line, a seek table.
+python3 - "$work/app.log" <<'PY'
+import struct, subprocess, sys
+text = open(sys.argv[1], 'rb').read()[:5000]
+frames, entries = [], b''
+for i in range(0, len(text), 1700):
+    part = text[i:i + 1700]
+    f = subprocess.run(['zstd', '-q', '-c', '-3', '--no-check'], input=part, capture_output=True).stdout
+    frames.append(f)
+    entries += struct.pack('<III', len(f), len(part), 0)
+table = struct.pack('<II', 0x184D2A5E, len(entries) + 9) + entries + struct.pack('<IBI', len(frames), 0x80, 0x8F92EAB1)
+open('corpus/pack_container/seed-foreign', 'wb').write(b''.join(frames) + table)
+PY
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
@@ -29,7 +45,6 @@ for i, p in enumerate(sys.argv[1:]):
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
 PY
-echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records"
 # tg serve's protocol: a hello, a sync request, a path list, JSON lines.
 mkdir -p corpus/serve_protocol
 python3 - <<'PY'
@@ -44,3 +59,4 @@ paths = frame(4, path(0, b"src/a.rs") + path(1, b"gone") + path(0, b"\xff\xfe"))
 open("corpus/serve_protocol/frames", "wb").write(hello + sync + paths)
 open("corpus/serve_protocol/lines", "wb").write(b'{"protocol":1,"token":"ab"}\n{"op":"status"}\n')
 PY
+echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) packed files"

@@ -10,6 +10,7 @@
 //!   printer;
 //! - [`chunk`]: one huge file searched on every core;
 //! - [`index`]: the trigram index (format, planner, build, freshness);
+//! - [`pack`]: packed logs (zstd seekable frames plus a block index);
 //! - [`search`]: where subjects come from ([`search::Source`]) and the
 //!   drivers that search them.
 #![deny(missing_docs)]
@@ -18,6 +19,7 @@ pub mod chunk;
 pub mod error;
 pub mod index;
 pub mod options;
+pub mod pack;
 pub mod report;
 pub mod search;
 pub mod serve;

@@ -2,7 +2,8 @@
 //! chunk's bytes come from: a memory map, or `pread` into a page-aligned
 //! buffer ([`super::window`]). A search may instead be given its
 //! [`Piece`]s: byte ranges whose first line numbers are known (the
-//! candidate blocks of a block index, and a grown file's new tail).
+//! candidate blocks of a block index, and a grown file's new tail), or a
+//! [`PieceSource`] that makes each piece's bytes (decompressed frames).
 
 use std::fs::File;
 use std::io;
@@ -20,6 +21,22 @@ pub(super) struct Chunks<'a> {
     pub(super) chunk_size: u64,
     /// The ranges to search instead of cutting the whole file.
     pub(super) pieces: Option<&'a [Piece]>,
+    /// Where the pieces' bytes come from when they are not the file's.
+    pub(super) decoded: Option<&'a dyn PieceSource>,
+}
+
+/// Pieces whose bytes are made rather than read: the decompressed frames of
+/// a packed file. Pieces end at line ends and come in text order.
+pub trait PieceSource: Sync {
+    /// How many pieces there are.
+    fn count(&self) -> usize;
+    /// The 1-based number of piece `i`'s first line, when known up front
+    /// (`None`: counted from the pieces before it, which must then be all
+    /// of the text before it).
+    fn first_line(&self, i: usize) -> Option<u64>;
+    /// Makes piece `i` into `buf` (replacing what it held); returns the
+    /// piece's offset in the text and the bytes read from the file.
+    fn load(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<(u64, u64)>;
 }
 
 /// A range of a file to search, whose first line number is known.
@@ -36,6 +53,9 @@ pub struct Piece {
 impl Chunks<'_> {
     /// How many chunks there are.
     pub(super) fn count(&self) -> usize {
+        if let Some(d) = self.decoded {
+            return d.count();
+        }
         match self.pieces {
             Some(p) => p.len(),
             None => self.size.div_ceil(self.chunk_size).max(1) as usize,
@@ -44,6 +64,9 @@ impl Chunks<'_> {
 
     /// Where chunk `i` ends at the latest (for the prefetcher's front).
     pub(super) fn end_bound(&self, i: usize) -> u64 {
+        if self.decoded.is_some() {
+            return 0;
+        }
         match self.pieces {
             Some(p) => p[i].offset + p[i].len,
             None => ((i as u64 + 1) * self.chunk_size + SLACK).min(self.size),
@@ -52,8 +75,12 @@ impl Chunks<'_> {
 
     /// The first line number of chunk `i`, when it is known up front.
     pub(super) fn first_line(&self, i: usize) -> Option<u64> {
-        self.pieces.map(|p| p[i].first_line)
+        match self.decoded {
+            Some(d) => d.first_line(i),
+            None => self.pieces.map(|p| p[i].first_line),
+        }
     }
+
     /// Loads chunk `i`: returns its byte range (in the map, or in `buf`), its
     /// absolute start offset and the bytes read from the file.
     ///
@@ -65,6 +92,10 @@ impl Chunks<'_> {
         i: usize,
         buf: &mut ReadBuf,
     ) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
+        if let Some(d) = self.decoded {
+            let (offset, read) = d.load(i, &mut buf.text)?;
+            return Ok((0..buf.text.len(), offset, read));
+        }
         if let Some(pieces) = self.pieces {
             let Piece { offset, len, .. } = pieces[i];
             if self.map.is_some() {

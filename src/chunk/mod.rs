@@ -57,7 +57,7 @@ use crate::stats::RunStats;
 use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 use combine::{ChunkOut, Combiner};
 use cut::Chunks;
-pub use cut::Piece;
+pub use cut::{Piece, PieceSource};
 use nulguard::{Counted, Hold, Shape, Skip, Step};
 use prefetch::{Front, Prefetcher};
 use shared::Shared;
@@ -145,7 +145,7 @@ impl<'o> ChunkEngine<'o> {
         stats: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let started = Instant::now();
-        let HugeFile { path, explicit, file, size } = *huge;
+        let HugeFile { file, size, .. } = *huge;
         let strategy = self.strategy(size);
         // SAFETY: like ripgrep, we accept that a file truncated while
         // mapped may raise SIGBUS; the map is read-only. With `--io read` the
@@ -160,8 +160,7 @@ impl<'o> ChunkEngine<'o> {
         }
         let s = self.opts.run.chunk_size(size);
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
-        let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces };
-        let n = source.count();
+        let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces, decoded: None };
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         // A whole file streams through the prefetcher. Pieces are a few
         // ranges here and there: no prefetcher (its front is finished, so
@@ -177,6 +176,47 @@ impl<'o> ChunkEngine<'o> {
                 None
             }
         };
+        self.drive(huge, &source, prefetcher.as_ref(), &front, out, stats, started)
+    }
+
+    /// Searches the pieces `decoded` makes (the text of the packed file
+    /// `huge`, pieces of about `piece_size` bytes), writing results to `out`
+    /// in text order. The caller sees to it that a walked file's text holds
+    /// no NUL (it could not be searched again whole).
+    pub fn search_decoded(
+        &self,
+        huge: &HugeFile<'_>,
+        decoded: &dyn PieceSource,
+        piece_size: u64,
+        out: &mut dyn Write,
+        stats: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let started = Instant::now();
+        stats.file("chunked", "decompressed");
+        let HugeFile { file, size, .. } = *huge;
+        let chunk_size = piece_size.max(1);
+        let source =
+            Chunks { file, map: None, size, chunk_size, pieces: None, decoded: Some(decoded) };
+        let front = Front::default();
+        front.finish();
+        self.drive(huge, &source, None, &front, out, stats, started)
+    }
+
+    /// Searches the chunks of `source` on every thread and prints them in
+    /// order (see [`ChunkEngine::search`]).
+    #[allow(clippy::too_many_arguments)]
+    fn drive(
+        &self,
+        huge: &HugeFile<'_>,
+        source: &Chunks<'_>,
+        prefetcher: Option<&Prefetcher<'_>>,
+        front: &Front,
+        out: &mut dyn Write,
+        stats: &mut RunStats,
+        started: Instant,
+    ) -> io::Result<SearchResult> {
+        let HugeFile { path, explicit, file, size } = *huge;
+        let (s, n) = (source.chunk_size, source.count());
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let buffer_regex = self.buffer_regex;
@@ -190,11 +230,11 @@ impl<'o> ChunkEngine<'o> {
         let mut error = None;
         let mut replay = false;
         let prefetched = std::thread::scope(|scope| {
-            let prefetch = prefetcher.as_ref().map(|p| scope.spawn(|| p.run(&front)));
+            let prefetch = prefetcher.map(|p| scope.spawn(|| p.run(front)));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
-                let (source, shared, claim, front) = (&source, &shared, &claim, &front);
+                let (shared, claim) = (&shared, &claim);
                 let mut worker = self.template.clone();
                 let color = self.color;
                 scope.spawn(move || {
@@ -273,6 +313,9 @@ impl<'o> ChunkEngine<'o> {
         if let Some(e) = error {
             return Err(e);
         }
+        if replay && source.decoded.is_some() {
+            return Err(io::Error::other("a NUL byte in a packed text searched in pieces"));
+        }
         if replay {
             *stats.fallbacks.entry("a NUL byte: searched again whole").or_default() += 1;
             stats.bytes_read += size;
@@ -325,6 +368,7 @@ fn search_chunk(
         }
     };
     let data: &[u8] = match source.map {
+        _ if source.decoded.is_some() => &buf.text[range],
         Some(map) => &map[range],
         None => &buf.bytes()[range],
     };

@@ -21,6 +21,8 @@ pub const PAGE: u64 = 4096;
 #[derive(Default)]
 pub struct ReadBuf {
     map: Option<memmap2::MmapMut>,
+    /// The bytes of a piece made by a [`super::cut::PieceSource`].
+    pub(super) text: Vec<u8>,
 }
 
 impl ReadBuf {

@@ -258,24 +258,29 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
 }
 
 /// A progress bar on stderr when it is a terminal.
-struct Bar(Option<indicatif::ProgressBar>);
+pub(super) struct Bar(Option<indicatif::ProgressBar>);
 
 impl Bar {
     fn new(quiet: bool) -> Bar {
+        Bar::labelled(quiet, "indexing")
+    }
+
+    /// A bar that names what it counts with `label`.
+    pub(super) fn labelled(quiet: bool, label: &str) -> Bar {
         use std::io::IsTerminal;
         if quiet || !std::io::stderr().is_terminal() {
             return Bar(None);
         }
         let bar = indicatif::ProgressBar::new(0);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "indexing {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-        ) {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "{label} {{bar:40}} {{bytes}}/{{total_bytes}} ({{bytes_per_sec}}, {{eta}})"
+        )) {
             bar.set_style(style);
         }
         Bar(Some(bar))
     }
 
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         if let Some(b) = &self.0 {
             b.finish_and_clear();
         }

@@ -4,7 +4,8 @@
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
-//! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`stats`] prints trigrep's `--stats`. The
+//! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`pack_cmd`]
+//! `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -13,6 +14,7 @@ pub mod config;
 pub mod flags;
 pub mod help;
 pub mod index_cmd;
+pub mod pack_cmd;
 pub mod parse;
 pub mod rcfile;
 pub mod serve_cmd;
@@ -55,6 +57,8 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
             }
             Ok(Outcome::Matched)
         }
+        Some("pack") => sub(&argv, pack_cmd::run_pack),
+        Some("unpack") => sub(&argv, pack_cmd::run_unpack),
         Some("serve") => {
             if let Some(args) = parse_sub::<serve_cmd::ServeArgs>(&subcommand_argv(&argv))? {
                 serve_cmd::run_serve(args)?;
@@ -137,6 +141,14 @@ fn hybrid_error(default_error: &str) -> String {
          default regex engine error:\n{divider}\n{default_error}\n{divider}\n\n\
          PCRE2 regex engine error:\nPCRE2 is not available in this build of trigrep"
     )
+}
+
+/// Parses and runs a subcommand that succeeds or fails.
+fn sub<T: Parser>(argv: &[OsString], run: fn(T) -> anyhow::Result<()>) -> anyhow::Result<Outcome> {
+    if let Some(args) = parse_sub::<T>(&subcommand_argv(argv))? {
+        run(args)?;
+    }
+    Ok(Outcome::Matched)
 }
 
 /// `tg SUB ARGS...` as `["tg SUB", ARGS...]`, so usage lines name the subcommand.

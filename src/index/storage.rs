@@ -41,6 +41,9 @@ pub enum IndexBytes {
     Mapped(Mmap),
     /// Bytes held in memory.
     Shared(Arc<Vec<u8>>),
+    /// A range of a shared read-only mapping (the index inside a packed
+    /// file); whoever makes one checks that the range lies within the map.
+    Part(Arc<Mmap>, std::ops::Range<usize>),
 }
 
 impl Deref for IndexBytes {
@@ -50,6 +53,7 @@ impl Deref for IndexBytes {
         match self {
             IndexBytes::Mapped(m) => m,
             IndexBytes::Shared(v) => v,
+            IndexBytes::Part(m, r) => &m[r.clone()],
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod decode;
 pub mod huge;
 pub mod listed;
 pub mod listing;
+pub mod packed;
 pub mod parallel;
 pub mod sequential;
 pub mod served;

@@ -15,6 +15,7 @@ use grep_printer::Stats;
 use super::Driven;
 use super::decode::Decoding;
 use super::huge::{Capped, Huge, is_too_big, search_special, search_whole};
+use super::packed::PackedSearch;
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
@@ -44,6 +45,7 @@ pub fn search(
         bufwtr,
         mmap: opts.rg_mmap(),
         decoding: Decoding::new(&opts.read)?,
+        packed: PackedSearch::new(opts, mode, msgs),
         stats: opts.print.stats.then(|| Mutex::new(Stats::new())),
         run: Mutex::new(RunStats::default()),
         matched: AtomicBool::new(false),
@@ -88,6 +90,8 @@ struct Parallel<'o> {
     mmap: bool,
     /// `-z` and `--pre`.
     decoding: Decoding,
+    /// Packed files.
+    packed: PackedSearch<'o>,
     stats: Option<Mutex<Stats>>,
     run: Mutex<RunStats>,
     matched: AtomicBool,
@@ -132,6 +136,9 @@ impl Parallel<'_> {
         subject: &Subject,
         mut run: Option<&mut RunStats>,
     ) -> io::Result<Option<SearchResult>> {
+        if let Some(result) = self.packed.search(worker, subject, run.as_deref_mut()) {
+            return result.map(Some);
+        }
         if let Some(result) = search_special(worker, subject, &self.decoding, run.as_deref_mut()) {
             return result.map(Some);
         }

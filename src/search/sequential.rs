@@ -9,6 +9,7 @@ use grep_printer::Stats;
 use super::Driven;
 use super::decode::Decoding;
 use super::huge::{Huge, search_special};
+use super::packed::PackedSearch;
 use super::subject::{Source, Subject};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::error::Result;
@@ -32,14 +33,18 @@ pub fn search(
     let mmap = opts.rg_mmap();
     let decoding = Decoding::new(&opts.read)?;
     let mut huge = Huge::new(opts, mode, msgs);
+    let packed = PackedSearch::new(opts, mode, msgs);
     let mut run = RunStats::default();
     let mut stats = opts.print.stats.then(Stats::new);
     let mut matched = false;
     run.setup = started.elapsed();
     let search_started = std::time::Instant::now();
     let mut visit = |subject: &Subject| {
-        let result = search_special(&mut worker, subject, &decoding, Some(&mut run))
-            .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run));
+        let result = match packed.search(&mut worker, subject, Some(&mut run)) {
+            Some(result) => result,
+            None => search_special(&mut worker, subject, &decoding, Some(&mut run))
+                .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run)),
+        };
         let result = match result {
             Ok(r) => r,
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return false,

@@ -24,6 +24,7 @@
 
 pub mod diff;
 pub mod fixtures;
+pub mod logs;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};

@@ -14,6 +14,7 @@
 //! is the chunk engine's ([`crate::chunk`]), given the candidate blocks.
 
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -28,9 +29,9 @@ use super::location;
 use super::query::Query;
 use super::reader::IndexReader;
 use super::storage::FsStorage;
-use super::table::{FileMeta, RACY};
+use super::table::{FileId, FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
-use super::writer::IndexSummary;
+use super::writer::{IndexSummary, IndexWriter};
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
 
@@ -128,16 +129,90 @@ pub fn build(
     let map = if md.len() == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
     let data: &[u8] = map.as_deref().unwrap_or(&[]);
     let blocks = cut(data, block_size);
-    progress.start(data.len() as u64);
+    let text = Text { path: &canonical, md: &md, data, blocks: &blocks, block_size };
+    let (writer, _) = index_text(&text, true, budget, &out, progress, &mut |_| Ok(()))?;
+    let summary = publish(writer, &storage, &canonical)?;
+    Ok(BuiltBlocks {
+        dir: out,
+        blocks: blocks.len(),
+        bytes: data.len() as u64,
+        summary,
+        elapsed: started.elapsed(),
+        peak_private: peak.finish(),
+    })
+}
 
-    let mut writer = writer_for(budget, &out);
+/// A text to index as blocks: the file it is (or was packed from), its
+/// bytes and their blocks (cut at `block_size`).
+pub(crate) struct Text<'a> {
+    /// The file's path, as recorded.
+    pub path: &'a Path,
+    /// Its metadata.
+    pub md: &'a std::fs::Metadata,
+    /// Its bytes.
+    pub data: &'a [u8],
+    /// Its blocks, from [`cut`].
+    pub blocks: &'a [(u64, u64)],
+    /// The nominal block size they were cut at.
+    pub block_size: u64,
+}
+
+/// Indexes `text` into a new writer (spilling into `spill`) and records its
+/// `source` (with the file's device and inode when `same_file`: the index
+/// describes that very file); `then` is [`add_blocks`]'s. Returns the
+/// writer, ready to finish, and the source record.
+pub(crate) fn index_text(
+    text: &Text<'_>,
+    same_file: bool,
+    budget: usize,
+    spill: &Path,
+    progress: &dyn Progress,
+    then: &mut dyn FnMut(Range<usize>) -> Result<(), IndexError>,
+) -> Result<(IndexWriter, BlockSource), IndexError> {
+    let Text { path, md, data, blocks, block_size } = *text;
+    progress.start(data.len() as u64);
+    let mut writer = writer_for(budget, spill);
     let meta = FileMeta {
-        path: canonical.as_os_str().as_bytes().to_vec(),
+        path: path.as_os_str().as_bytes().to_vec(),
         size: md.len(),
-        changed_ns: recorded_change(&md),
+        changed_ns: recorded_change(md),
         flags: 0,
     };
     let id = writer.add_file(meta);
+    let (lines, has_nul) = add_blocks(&mut writer, id, data, blocks, budget, progress, then)?;
+    let head_len = data.len().min(HEAD_LEN as usize);
+    let tail_offset = blocks.last().map_or(0, |b| b.0);
+    let (dev, ino) = if same_file { (md.dev(), md.ino()) } else { (0, 0) };
+    let source = BlockSource {
+        dev,
+        ino,
+        len: data.len() as u64,
+        lines,
+        block_size,
+        has_nul,
+        head_len: head_len as u32,
+        head_crc: crc32fast::hash(&data[..head_len]),
+        tail_offset,
+        tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
+    };
+    writer.set_source(source.encode());
+    Ok((writer, source))
+}
+
+/// Adds `blocks` (cut from `data`) to `writer` as documents of file `id`,
+/// extracting their trigrams a batch at a time on every core (a batch
+/// holds about an eighth of `budget` bytes); `then` is called with each
+/// batch's range of `blocks` once it is added (a packer compresses the same
+/// blocks there). Returns the lines counted and whether a NUL was seen.
+fn add_blocks(
+    writer: &mut IndexWriter,
+    id: FileId,
+    data: &[u8],
+    blocks: &[(u64, u64)],
+    budget: usize,
+    progress: &dyn Progress,
+    then: &mut dyn FnMut(Range<usize>) -> Result<(), IndexError>,
+) -> Result<(u64, bool), IndexError> {
     let (mut lines, mut has_nul) = (0u64, false);
     let sizes: Vec<u64> = blocks.iter().map(|b| b.1).collect();
     for range in batches(&sizes, budget) {
@@ -154,39 +229,15 @@ pub fn build(
                 }
             })
             .collect();
-        for (e, &(off, len)) in batch.iter().zip(&blocks[range]) {
+        for (e, &(off, len)) in batch.iter().zip(&blocks[range.clone()]) {
             writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
             lines += e.newlines;
             has_nul |= e.nul;
         }
+        then(range)?;
         progress.advance(bytes);
     }
-    let head_len = data.len().min(HEAD_LEN as usize);
-    let tail_offset = blocks.last().map_or(0, |b| b.0);
-    writer.set_source(
-        BlockSource {
-            dev: md.dev(),
-            ino: md.ino(),
-            len: data.len() as u64,
-            lines,
-            block_size,
-            has_nul,
-            head_len: head_len as u32,
-            head_crc: crc32fast::hash(&data[..head_len]),
-            tail_offset,
-            tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
-        }
-        .encode(),
-    );
-    let summary = publish(writer, &storage, &canonical)?;
-    Ok(BuiltBlocks {
-        dir: out,
-        blocks: blocks.len(),
-        bytes: data.len() as u64,
-        summary,
-        elapsed: started.elapsed(),
-        peak_private: peak.finish(),
-    })
+    Ok((lines, has_nul))
 }
 
 /// Whether a block index still describes its file.
@@ -219,7 +270,12 @@ impl BlockIndex {
         if !storage.has_index() {
             return Ok(None);
         }
-        let reader = IndexReader::load(&storage)?;
+        BlockIndex::from_reader(IndexReader::load(&storage)?, dir).map(Some)
+    }
+
+    /// The block index `reader` opened (from `dir`, or the packed file that
+    /// holds it).
+    pub fn from_reader(reader: IndexReader, dir: PathBuf) -> Result<BlockIndex, IndexError> {
         if reader.needs_reindex() {
             return Err(IndexError::Corrupt("built by another version of tg".into()));
         }
@@ -228,7 +284,7 @@ impl BlockIndex {
         };
         let source = BlockSource::decode(bytes)?;
         let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
-        Ok(Some(BlockIndex { reader, changed_ns, source, dir }))
+        Ok(BlockIndex { reader, changed_ns, source, dir })
     }
 
     /// How `file` (open, at the indexed path) compares with what was
@@ -276,6 +332,15 @@ impl BlockIndex {
         let n = self.reader.stats().documents;
         let d = self.reader.doc(n.checked_sub(1)?)?;
         Some(Block { offset: d.offset, len: d.len, first_line: d.first_line })
+    }
+
+    /// Every block, in document order (file order).
+    pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        self.reader.documents().map(|d| Block {
+            offset: d.offset,
+            len: d.len,
+            first_line: d.first_line,
+        })
     }
 
     /// How many blocks the index holds.

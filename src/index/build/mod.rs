@@ -43,6 +43,13 @@ pub trait Progress {
     fn advance(&self, bytes: u64);
 }
 
+/// No progress shown.
+impl Progress for () {
+    fn start(&self, _bytes: u64) {}
+
+    fn advance(&self, _bytes: u64) {}
+}
+
 /// What a build made.
 #[derive(Clone, Debug)]
 pub struct Built {

@@ -203,7 +203,9 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }
-        let candidate = self.is_candidate(id) || self.binary_needs_search(meta.flags, explicit);
+        let candidate = self.is_candidate(id)
+            || self.binary_needs_search(meta.flags, explicit)
+            || maybe_packed(path.as_os_str().as_bytes());
         let counter = if candidate { &c.candidates } else { &c.pruned };
         counter.fetch_add(1, Ordering::Relaxed);
         candidate
@@ -225,7 +227,8 @@ impl IndexFilter {
             && (explicit || !self.binary_prefix_only || self.lists_misses)
     }
 
-    /// Whether file `id` has a candidate document.
+    /// Whether file `id` has a candidate document (or a name that makes it
+    /// a possible packed log, see [`maybe_packed`]).
     fn is_candidate(&self, id: FileId) -> bool {
         self.candidate_files[id as usize / 64] & (1 << (id % 64)) != 0
     }
@@ -327,4 +330,11 @@ fn parent_or_dot(p: &Path) -> PathBuf {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// Whether a file named `path` may be a packed log (`*.zst`, `*.zstd`;
+/// `crate::pack`): a search reads the text it packs, which the tree index
+/// did not see, so it is never ruled out.
+pub fn maybe_packed(path: &[u8]) -> bool {
+    path.ends_with(b".zst") || path.ends_with(b".zstd")
 }

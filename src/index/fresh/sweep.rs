@@ -31,10 +31,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::IndexFilter;
 use super::changes::Changes;
 use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
+use super::{IndexFilter, maybe_packed};
 use crate::index::table::{FileId, FileRef, flags};
 use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::options::SearchOptions;
@@ -174,7 +174,9 @@ impl IndexFilter {
                 Err(_) => return Some(Verdict::GiveUp),
             }
         };
-        let candidate = self.is_candidate(id) || self.binary_needs_search(f.flags, false);
+        let candidate = self.is_candidate(id)
+            || self.binary_needs_search(f.flags, false)
+            || maybe_packed(f.path);
         let v = verdict(entry, now, candidate)?;
         let c = &self.counters;
         match v {

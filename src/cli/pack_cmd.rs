@@ -1,0 +1,181 @@
+//! `tg pack FILE` and `tg unpack FILE.zst`: flags, then the engine's
+//! [`trigrep::pack`], then a line on what was done.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Parser;
+use trigrep::pack::read::PackedFile;
+use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
+
+use super::config::parse_size;
+use super::index_cmd::Bar;
+
+/// `tg pack FILE`: store a log as a seekable zstd file with its block
+/// index, searched in place by `tg PATTERN FILE.zst` and restored by
+/// `tg unpack` or `zstd -d`.
+#[derive(Debug, Parser)]
+#[command(name = "tg pack")]
+pub struct PackArgs {
+    /// The text file to pack.
+    pub file: PathBuf,
+    /// Where to write the packed file (default: FILE.zst).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// zstd compression level (1-19; the default is measured in BENCHMARKS.md).
+    #[arg(long = "level", default_value_t = DEFAULT_LEVEL,
+          value_parser = clap::value_parser!(i32).range(1..=19))]
+    pub level: i32,
+    /// Nominal frame size: every frame is a block of the index, ending at
+    /// the first line end past it (suffixes K, M; default 2M).
+    #[arg(long = "frame-size", value_name = "SIZE")]
+    pub frame_size: Option<String>,
+    /// Memory budget of the block index's sort (suffixes K, M, G).
+    #[arg(long = "index-memory", value_name = "SIZE", default_value = "64M")]
+    pub index_memory: String,
+    /// Replace the output if it exists.
+    #[arg(short = 'f', long = "force")]
+    pub force: bool,
+    /// Print nothing but errors.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+/// `tg unpack FILE.zst`: restore the text of a packed file, decompressing
+/// its frames on every core and checking the whole text's checksum.
+#[derive(Debug, Parser)]
+#[command(name = "tg unpack")]
+pub struct UnpackArgs {
+    /// The packed file.
+    pub file: PathBuf,
+    /// Where to write the text (default: FILE without `.zst`; `-`: stdout).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Write the text to stdout (same as `-o -`).
+    #[arg(short = 'c', long = "stdout")]
+    pub stdout: bool,
+    /// Replace the output if it exists.
+    #[arg(short = 'f', long = "force")]
+    pub force: bool,
+    /// Print nothing but errors.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+/// Runs `tg pack`.
+pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
+    let output = args.output.clone().unwrap_or_else(|| with_suffix(&args.file, ".zst"));
+    anyhow::ensure!(
+        args.force || !output.exists(),
+        "{} exists (replace it with --force)",
+        output.display()
+    );
+    let frame_size = match &args.frame_size {
+        Some(s) => parse_size(s, "--frame-size")?,
+        None => DEFAULT_FRAME_SIZE,
+    };
+    anyhow::ensure!(frame_size >= 4096, "--frame-size must be at least 4K");
+    let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
+    clean_up_on_signal(write::output_dir(&output)?)?;
+    let opts = PackOptions { level: args.level, frame_size, budget };
+    let bar = Bar::labelled(args.quiet, "packing");
+    let s = write::pack(&args.file, &output, &opts, &bar)
+        .with_context(|| format!("packing {}", args.file.display()))?;
+    bar.finish();
+    if !args.quiet {
+        let secs = s.elapsed.as_secs_f64();
+        eprintln!(
+            "packed {} ({} bytes) into {} ({} bytes, {:.2}% incl. a {} byte index) as {} frames \
+             in {secs:.2}s ({:.0} MB/s); peak private memory {:.1} MiB",
+            args.file.display(),
+            s.text_len,
+            output.display(),
+            s.packed_len,
+            100.0 * s.packed_len as f64 / s.text_len.max(1) as f64,
+            s.index_len,
+            s.frames,
+            s.text_len as f64 / 1e6 / secs.max(1e-9),
+            s.peak_private as f64 / (1 << 20) as f64,
+        );
+    }
+    Ok(())
+}
+
+/// Runs `tg unpack`.
+pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
+    let input = &args.file;
+    let file = File::open(input).with_context(|| input.display().to_string())?;
+    let packed = PackedFile::open(&file)
+        .with_context(|| input.display().to_string())?
+        .with_context(|| format!("{}: not a packed (seekable zstd) file", input.display()))?;
+    let to_stdout = args.stdout || args.output.as_deref() == Some(Path::new("-"));
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        // An I/O error stays one (a closed pipe ends `tg` quietly).
+        let unpacked = packed.unpack(&mut out).map_err(std::io::Error::from);
+        unpacked.with_context(|| input.display().to_string())?;
+        return Ok(());
+    }
+    let output = match &args.output {
+        Some(o) => o.clone(),
+        None => strip_suffix(input).with_context(|| {
+            format!("{}: no .zst suffix to strip (name the output with -o)", input.display())
+        })?,
+    };
+    anyhow::ensure!(
+        args.force || !output.exists(),
+        "{} exists (replace it with --force)",
+        output.display()
+    );
+    let dir = write::output_dir(&output)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tg-unpack.").tempfile_in(&dir)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+    let started = std::time::Instant::now();
+    let n = packed.unpack(&mut out).with_context(|| input.display().to_string())?;
+    out.flush()?;
+    drop(out);
+    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(&output).map_err(|e| e.error)?;
+    if !args.quiet {
+        let checked = if packed.is_tg() { ", checksum verified" } else { "" };
+        eprintln!(
+            "unpacked {} into {} ({n} bytes{checked}) in {:.2}s",
+            input.display(),
+            output.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// `path` with `suffix` appended to its name.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// `path` without a `.zst` or `.zstd` suffix (`None`: it has neither).
+fn strip_suffix(path: &Path) -> Option<PathBuf> {
+    let name = path.to_str()?;
+    let stem = name.strip_suffix(".zst").or_else(|| name.strip_suffix(".zstd"))?;
+    (!stem.is_empty()).then(|| PathBuf::from(stem))
+}
+
+/// Removes the pack's temporary file from `dir` when it is interrupted
+/// (SIGINT, SIGTERM, SIGHUP), then exits as a process killed by that
+/// signal would (128 + its number).
+fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            write::remove_own_temp_files(&dir);
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! Packed files searched in place ([`crate::pack`]): the text inside a
+//! seekable zstd file, printed exactly as ripgrep prints a search of the
+//! original text.
+//!
+//! A file is taken for packed when its name ends in `.zst` or `.zstd` and
+//! it opens with tg's header frame (with or without `-z`), or, with `-z`,
+//! when it is another tool's seekable zstd file whose seek table describes
+//! its frames. Anything else is left to the other ways of searching (a
+//! plain zstd file with `-z` is decompressed as a stream, as rg does). A
+//! damaged tg container is an error for that file; the search goes on.
+//!
+//! The frames are searched on every core by the chunk engine, as pieces
+//! with their true first line numbers and offsets ([`PieceSource`]): a tg
+//! container's frames end at line ends and its block index says which
+//! frames can match and where their lines start (`pieces::FramePieces`);
+//! another tool's frames end anywhere, so each piece runs from a frame's
+//! first line end to the next frame's (`pieces::LinePieces`) and line
+//! numbers are counted. What the chunk engine cannot reproduce (context,
+//! `-m`, …, or a walked file's text that may hold a NUL) is searched as one
+//! stream of the decompressed text; when rg would map the original and the
+//! text may hold a NUL, the text is first decompressed whole into memory.
+
+mod pieces;
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+use grep_searcher::BinaryDetection;
+use termcolor::WriteColor;
+
+use super::subject::Subject;
+use crate::chunk::strategy::advise_willneed;
+use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
+use crate::index::fresh::maybe_packed;
+use crate::index::query::Query;
+use crate::index::search_plan::{Unused, lists_misses, query_for, unusable_for};
+use crate::options::{OutputMode, SearchOptions};
+use crate::pack::read::PackedFile;
+use crate::report::Messages;
+use crate::stats::RunStats;
+use crate::worker::{Haystack, SearchResult, SearchWorker};
+use pieces::{FramePieces, LinePieces};
+
+/// A run's searches of packed files.
+pub struct PackedSearch<'o> {
+    opts: &'o SearchOptions,
+    mode: OutputMode,
+    msgs: &'o Messages,
+}
+
+impl<'o> PackedSearch<'o> {
+    /// Searches for a run with `opts` in `mode`, warnings through `msgs`.
+    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> PackedSearch<'o> {
+        PackedSearch { opts, mode, msgs }
+    }
+
+    /// Searches `subject` when it is a packed file (`None`: it is not; see
+    /// the module docs), counting it in `run` when given.
+    pub fn search<W: WriteColor>(
+        &self,
+        worker: &mut SearchWorker<W>,
+        subject: &Subject,
+        run: Option<&mut RunStats>,
+    ) -> Option<io::Result<SearchResult>> {
+        let path = subject.path();
+        let name = path.as_os_str().as_encoded_bytes();
+        if subject.is_stdin() || self.opts.read.preprocessor.is_some() || !maybe_packed(name) {
+            return None;
+        }
+        let file = File::open(path).ok()?;
+        let packed = match PackedFile::open(&file) {
+            Ok(Some(p)) if p.is_tg() || self.opts.read.search_zip => p,
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let mut mine = RunStats::default();
+        let run = run.unwrap_or(&mut mine);
+        let target = Target { path, explicit: subject.is_explicit(), file: &file, packed: &packed };
+        Some(self.search_packed(worker, &target, run))
+    }
+
+    fn search_packed<W: WriteColor>(
+        &self,
+        worker: &mut SearchWorker<W>,
+        t: &Target<'_>,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let opts = self.opts;
+        let head = t.packed.head(HEAD_LEN)?;
+        let quit = opts.binary_detection(t.explicit).quit_byte().is_some();
+        let may_have_nul = t.packed.has_nul().unwrap_or(true);
+        if let Some(why) = fallback_reason(opts, t.explicit, &head) {
+            *run.fallbacks.entry(why).or_default() += 1;
+            return self.search_stream(worker, t, may_have_nul, run);
+        }
+        if quit && may_have_nul {
+            *run.fallbacks.entry("a walked packed file that may hold a NUL").or_default() += 1;
+            return self.search_stream(worker, t, may_have_nul, run);
+        }
+        let engine = ChunkEngine::new(opts, self.mode).map_err(io::Error::other)?;
+        let huge = HugeFile {
+            path: t.path,
+            explicit: t.explicit,
+            file: t.file,
+            size: t.packed.text_len(),
+        };
+        let frames = t.packed.frames();
+        // Every frame but the last holds at least this much (the chunk
+        // engine sizes its look-ahead window by it).
+        let rest = frames.len().saturating_sub(1).max(1);
+        let size = frames.iter().take(rest).map(|f| f.text_len).min().unwrap_or(0);
+        let source: Box<dyn PieceSource + '_> = if t.packed.is_tg() {
+            let (chosen, first_lines) = self.frames(t, run);
+            // Ask the kernel for every chosen frame up front: cold reads overlap.
+            chosen.iter().for_each(|&i| advise_willneed(t.file, frames[i].offset, frames[i].len));
+            Box::new(FramePieces::new(t.packed, chosen, first_lines))
+        } else {
+            Box::new(LinePieces::new(t.packed))
+        };
+        if source.count() == 0 {
+            // No text, or no frame can match: an empty haystack prints
+            // exactly what the text would.
+            return worker.search(t.path, t.explicit, true, Haystack::Slice(b""));
+        }
+        engine.search_decoded(&huge, source.as_ref(), size, worker.printer().get_mut(), run)
+    }
+
+    /// The frames of a tg container to search, in order, and their first
+    /// line numbers (`None`: unknown, all frames are searched): the block
+    /// index's candidates when this search can use an index.
+    fn frames(&self, t: &Target<'_>, run: &mut RunStats) -> (Vec<usize>, Option<Vec<u64>>) {
+        let opts = self.opts;
+        let all: Vec<usize> = (0..t.packed.frames().len()).collect();
+        let index = match t.packed.block_index() {
+            Some(Ok(index)) => index,
+            Some(Err(err)) => {
+                self.msgs.warn(format!(
+                    "{}: the block index is unusable ({err}); searching every frame",
+                    t.path.display()
+                ));
+                return (all, None);
+            }
+            None => return (all, None),
+        };
+        let lines: Vec<u64> = index.blocks().map(|b| b.first_line).collect();
+        let usable = matches!(unusable_for(opts), None | Some(Unused::Transformed));
+        if !usable || lists_misses(opts) {
+            return (all, Some(lines));
+        }
+        let query = query_for(&opts.matcher);
+        if query == Query::All {
+            return (all, Some(lines));
+        }
+        let candidates = match index.candidates(&query) {
+            Ok(c) => c,
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "{}: the block index is unusable ({err}); searching every frame",
+                    t.path.display()
+                ));
+                return (all, Some(lines));
+            }
+        };
+        let frames = t.packed.frames();
+        let chosen: Vec<usize> = candidates
+            .iter()
+            .filter_map(|b| frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok())
+            .collect();
+        run.block_indexes += 1;
+        run.blocks_total += frames.len() as u64;
+        run.blocks_searched += chosen.len() as u64;
+        let first_lines = chosen.iter().map(|&i| lines[i]).collect();
+        (chosen, Some(first_lines))
+    }
+
+    /// Searches the whole text as one stream (what chunks cannot do),
+    /// reading it as rg reads the original: from a map when rg would map it
+    /// and a NUL may make the two reads differ, else as a stream.
+    fn search_stream<W: WriteColor>(
+        &self,
+        worker: &mut SearchWorker<W>,
+        t: &Target<'_>,
+        may_have_nul: bool,
+        run: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let binary = self.opts.binary_detection(t.explicit) != BinaryDetection::none();
+        run.bytes_read += t.file.metadata().map_or(0, |m| m.len());
+        if self.opts.rg_mmap() && may_have_nul && binary {
+            run.file("sequential", "decompressed whole");
+            let mut text = Vec::with_capacity(t.packed.text_len() as usize);
+            t.packed.unpack(&mut text)?;
+            return worker.search(t.path, t.explicit, true, Haystack::Slice(&text));
+        }
+        run.file("sequential", "decompressed");
+        let mut reader = Frames { packed: t.packed, next: 0, buf: Vec::new(), at: 0, dctx: None };
+        worker.search(t.path, t.explicit, false, Haystack::Reader(&mut reader))
+    }
+}
+
+/// One packed file being searched.
+struct Target<'a> {
+    path: &'a Path,
+    explicit: bool,
+    file: &'a File,
+    packed: &'a PackedFile,
+}
+
+/// The text of a packed file read frame by frame, each checked as it is
+/// decompressed.
+struct Frames<'a> {
+    packed: &'a PackedFile,
+    next: usize,
+    buf: Vec<u8>,
+    at: usize,
+    dctx: Option<zstd::bulk::Decompressor<'static>>,
+}
+
+impl io::Read for Frames<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.buf.len() {
+            if self.next == self.packed.frames().len() {
+                return Ok(0);
+            }
+            let dctx = match &mut self.dctx {
+                Some(d) => d,
+                None => self.dctx.insert(zstd::bulk::Decompressor::new()?),
+            };
+            self.packed.frame(self.next, dctx, &mut self.buf)?;
+            self.next += 1;
+            self.at = 0;
+        }
+        let n = out.len().min(self.buf.len() - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}

@@ -1,0 +1,63 @@
+//! Generated logs for the huge-file tests (block indexes, packed files):
+//! syslog-like lines with rare markers, and the queries asked of them.
+
+use rand::RngExt;
+use rand::rngs::StdRng;
+
+/// A generated log: syslog-like lines with rare markers, a 20 KB line, CRLF
+/// lines, empty lines and invalid UTF-8, about `lines` lines.
+pub fn log(rng: &mut StdRng, lines: usize, nul: bool) -> Vec<u8> {
+    let hosts = ["web-01", "web-02", "db-1", "node-007.dc1.example.net"];
+    let events = [
+        "sshd[411]: Failed password for invalid user admin from 10.0.0.7",
+        "kernel: EXT4-fs error (device nvme0n1p2): lost inode",
+        "nginx[88]: GET /x 504 120 upstream timed out",
+        "systemd[1]: unit failed status=1/FAILURE",
+        "kernel: Out of memory: Killed process 4242 (java)",
+        "cron[12]: (root) CMD (run-parts /etc/cron.hourly)",
+    ];
+    let mut out = Vec::new();
+    for i in 0..lines {
+        let t = format!("Jan {:2} {:02}:{:02}:{:02} ", 1 + i / 5000, i / 60 % 24, i % 60, i % 59);
+        out.extend_from_slice(t.as_bytes());
+        out.extend_from_slice(hosts[rng.random_range(0..hosts.len())].as_bytes());
+        out.push(b' ');
+        match rng.random_range(0..1000) {
+            0 => out.extend_from_slice(b"kernel: BUG: unable to handle page fault RAREMARK"),
+            1 => out.extend_from_slice(b"app: caf\xe9 latin1 \xff\xfe broken utf8"),
+            2 => out.extend_from_slice(&vec![b'z'; 20_000]),
+            3 => out.extend_from_slice(b"crlf line with needle\r"),
+            4 if nul => out.extend_from_slice(b"binary \0 payload needle"),
+            5..=9 => {}
+            _ => out.extend_from_slice(events[rng.random_range(0..events.len())].as_bytes()),
+        }
+        if rng.random_range(0..50) == 0 {
+            out.push(b'\n');
+        }
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"last line without newline RAREMARK");
+    out
+}
+
+/// Queries: rare literals, regexes, case-insensitive, and flags that the
+/// chunk engine answers (`-c`, `-l`, `-o`, `-b`, `--json`) or refuses
+/// (context, `-m`: searched whole, still right).
+pub const QUERIES: &[&[&str]] = &[
+    &["-F", "RAREMARK"],
+    &["-n", "RAREMARK"],
+    &["-n", "-b", "page fault"],
+    &["-c", "Out of memory"],
+    &["-l", "needle"],
+    &["-o", "-n", "ssh[d]\\[\\d+\\]"],
+    &["--json", "EXT4-fs error"],
+    &["-n", "-i", "out OF memory"],
+    &["-w", "-n", "caf"],
+    &["-n", "^Jan  2 0[0-3]:1\\d:\\d\\d db-1 "],
+    &["-n", "zzzzzzzzzzzzzzzzzzzz"],
+    &["-n", "needle\\r$"],
+    &["-C", "1", "-n", "RAREMARK"],
+    &["-m", "2", "-n", "Killed process"],
+    &["-n", "XYZZY-NOT-THERE"],
+    &["-v", "-c", "e"],
+];
