@@ -20,6 +20,16 @@ pub(super) struct Chunks<'a> {
     pub(super) chunk_size: u64,
     /// The ranges to search instead of cutting the whole file.
     pub(super) pieces: Option<&'a [Piece]>,
+    /// Where the pieces' bytes come from when they are not the file's own.
+    pub(super) text: Option<&'a dyn PieceText>,
+}
+
+/// The bytes of pieces that are not a file's own bytes (the text of a
+/// compressed file, decompressed piece by piece); read from several
+/// threads at once.
+pub trait PieceText: Sync {
+    /// Fills `into` (`piece.len` bytes) with the bytes of `piece`.
+    fn read_piece(&self, piece: &Piece, into: &mut [u8]) -> io::Result<()>;
 }
 
 /// A range of a file to search, whose first line number is known.
@@ -67,6 +77,10 @@ impl Chunks<'_> {
     ) -> io::Result<(std::ops::Range<usize>, u64, u64)> {
         if let Some(pieces) = self.pieces {
             let Piece { offset, len, .. } = pieces[i];
+            if let Some(text) = self.text {
+                text.read_piece(&pieces[i], buf.space(len as usize)?)?;
+                return Ok((0..len as usize, offset, len));
+            }
             if self.map.is_some() {
                 return Ok((offset as usize..(offset + len) as usize, offset, len));
             }

@@ -57,7 +57,7 @@ use crate::stats::RunStats;
 use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 use combine::{ChunkOut, Combiner};
 use cut::Chunks;
-pub use cut::Piece;
+pub use cut::{Piece, PieceText};
 use nulguard::{Counted, Hold, Shape, Skip, Step};
 use prefetch::{Front, Prefetcher};
 use shared::Shared;
@@ -145,7 +145,7 @@ impl<'o> ChunkEngine<'o> {
         stats: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let started = Instant::now();
-        let HugeFile { path, explicit, file, size } = *huge;
+        let HugeFile { file, size, .. } = *huge;
         let strategy = self.strategy(size);
         // SAFETY: like ripgrep, we accept that a file truncated while
         // mapped may raise SIGBUS; the map is read-only. With `--io read` the
@@ -160,8 +160,7 @@ impl<'o> ChunkEngine<'o> {
         }
         let s = self.opts.run.chunk_size(size);
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
-        let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces };
-        let n = source.count();
+        let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces, text: None };
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
         // A whole file streams through the prefetcher. Pieces are a few
         // ranges here and there: no prefetcher (its front is finished, so
@@ -177,6 +176,48 @@ impl<'o> ChunkEngine<'o> {
                 None
             }
         };
+        self.run(huge, &source, prefetcher.as_ref(), &front, out, stats, started)
+    }
+
+    /// Searches the `pieces` of a text that is not `huge`'s own bytes (a
+    /// compressed file's text; `huge.size` is the text's length), reading
+    /// them from `text` on the search threads, writing results to `out` in
+    /// text order. The text must hold no NUL byte (a walked file's would be
+    /// searched again whole, from `huge`'s own bytes).
+    pub fn search_text(
+        &self,
+        huge: &HugeFile<'_>,
+        pieces: &[Piece],
+        text: &dyn PieceText,
+        out: &mut dyn Write,
+        stats: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let started = Instant::now();
+        stats.file("chunked", "decompressed");
+        let chunk_size = self.opts.run.chunk_size(huge.size);
+        let (file, size, pieces, text) = (huge.file, huge.size, Some(pieces), Some(text));
+        let source = Chunks { file, map: None, size, chunk_size, pieces, text };
+        let front = Front::default();
+        front.finish();
+        self.run(huge, &source, None, &front, out, stats, started)
+    }
+
+    /// Searches the chunks of `source` on the engine's threads (the file
+    /// streaming through `prefetcher`, when there is one) and prints them
+    /// in order.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        huge: &HugeFile<'_>,
+        source: &Chunks<'_>,
+        prefetcher: Option<&Prefetcher>,
+        front: &Front,
+        out: &mut dyn Write,
+        stats: &mut RunStats,
+        started: Instant,
+    ) -> io::Result<SearchResult> {
+        let HugeFile { path, explicit, file, size } = *huge;
+        let (n, s) = (source.count(), source.chunk_size);
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let buffer_regex = self.buffer_regex;
@@ -190,11 +231,11 @@ impl<'o> ChunkEngine<'o> {
         let mut error = None;
         let mut replay = false;
         let prefetched = std::thread::scope(|scope| {
-            let prefetch = prefetcher.as_ref().map(|p| scope.spawn(|| p.run(&front)));
+            let prefetch = prefetcher.map(|p| scope.spawn(|| p.run(front)));
             let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
-                let (source, shared, claim, front) = (&source, &shared, &claim, &front);
+                let (shared, claim) = (&shared, &claim);
                 let mut worker = self.template.clone();
                 let color = self.color;
                 scope.spawn(move || {
@@ -272,6 +313,9 @@ impl<'o> ChunkEngine<'o> {
         stats.prefetch_resident += prefetched.resident;
         if let Some(e) = error {
             return Err(e);
+        }
+        if replay && source.text.is_some() {
+            return Err(io::Error::other("a NUL byte in a text searched in pieces"));
         }
         if replay {
             *stats.fallbacks.entry("a NUL byte: searched again whole").or_default() += 1;

@@ -29,6 +29,12 @@ impl ReadBuf {
         self.map.as_deref().unwrap_or(&[])
     }
 
+    /// The buffer's first `len` bytes, to be written (grown if needed).
+    pub fn space(&mut self, len: usize) -> io::Result<&mut [u8]> {
+        self.reserve(len, 0)?;
+        Ok(self.map.as_deref_mut().map_or(&mut [][..], |m| &mut m[..len]))
+    }
+
     /// Grows the buffer to at least `len` bytes, keeping its first `keep`.
     fn reserve(&mut self, len: usize, keep: usize) -> io::Result<()> {
         if self.bytes().len() >= len {

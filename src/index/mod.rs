@@ -10,6 +10,7 @@
 //! read so that no answer is stale.
 
 pub mod blocks;
+pub mod gz;
 pub mod build;
 pub mod error;
 pub mod extract;

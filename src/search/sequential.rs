@@ -38,7 +38,9 @@ pub fn search(
     run.setup = started.elapsed();
     let search_started = std::time::Instant::now();
     let mut visit = |subject: &Subject| {
-        let result = search_special(&mut worker, subject, &decoding, Some(&mut run))
+        let result = huge
+            .search_gz(&mut worker, subject, &decoding, &mut run)
+            .or_else(|| search_special(&mut worker, subject, &decoding, Some(&mut run)))
             .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run));
         let result = match result {
             Ok(r) => r,

@@ -1,0 +1,144 @@
+//! `.gz` files answered through the index of their text
+//! ([`crate::index::gz`]): which blocks of the text a `-z` search reads
+//! ([`GzLookup::plan`]), decompressed from their access points on the
+//! chunk engine's threads ([`GzPieces`]).
+//!
+//! The index is used only when it describes the file as it is now (same
+//! inode, size, times, first and last 64 KiB), the text has no NUL byte
+//! (rg's read path would treat it as binary from there: the streaming
+//! search does that), the search has a trigram query, the chunk engine
+//! can reproduce its output ([`crate::chunk::fallback_reason`] on the
+//! text's first bytes), and the candidates are at most half of the text.
+//! Anything else decompresses the whole file as a stream, as before; a
+//! big `.gz` without a usable index is noted ([`GzLookup::take_unindexed`])
+//! so that the command line may build one.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::chunk::{self, Piece, PieceText};
+use crate::index::gz::{AUTO_INDEX_MIN, GzIndex};
+use crate::index::query::Query;
+use crate::index::search_plan::{lists_misses, query_for, text_unusable_for};
+use crate::options::SearchOptions;
+use crate::report::Messages;
+use crate::stats::RunStats;
+
+/// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the text,
+/// the whole file is decompressed instead.
+const SCAN_ABOVE: u64 = 2;
+
+/// The candidate blocks of an indexed `.gz` file, and how to read them.
+pub struct GzPieces {
+    /// The index.
+    pub index: GzIndex,
+    /// The compressed file.
+    pub gz: Arc<File>,
+    /// The blocks to search, in text order.
+    pub pieces: Vec<Piece>,
+}
+
+impl PieceText for GzPieces {
+    fn read_piece(&self, piece: &Piece, into: &mut [u8]) -> std::io::Result<()> {
+        self.index.read_text(&self.gz, piece.offset, into)
+    }
+}
+
+/// A run's lookups of `.gz` indexes.
+pub struct GzLookup<'o> {
+    opts: &'o SearchOptions,
+    msgs: &'o Messages,
+    /// The planned query (`None`: not planned yet).
+    query: Option<Query>,
+    /// Big `.gz` files decompressed whole for want of a usable index.
+    unindexed: Vec<PathBuf>,
+}
+
+impl<'o> GzLookup<'o> {
+    /// Lookups for a run with `opts`, warnings through `msgs`.
+    pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> GzLookup<'o> {
+        GzLookup { opts, msgs, query: None, unindexed: Vec::new() }
+    }
+
+    /// The big `.gz` files looked up so far that have no index describing them.
+    pub fn take_unindexed(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.unindexed)
+    }
+
+    /// The blocks of the `.gz` file at `path` (open as `gz`) to search
+    /// (`None`: decompress all of it), counted in `run`.
+    pub fn plan(
+        &mut self,
+        path: &Path,
+        explicit: bool,
+        gz: File,
+        run: &mut RunStats,
+    ) -> Option<GzPieces> {
+        let opts = self.opts;
+        if text_unusable_for(opts).is_some() {
+            return None;
+        }
+        let index = match GzIndex::open(&opts.index.base, path) {
+            Ok(Some(index)) => index,
+            Ok(None) => return self.unindexed(path, &gz),
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "the index of {} is unusable ({err}); decompressing it whole \
+                     (rebuild: tg index {})",
+                    path.display(),
+                    path.display()
+                ));
+                return None;
+            }
+        };
+        if !index.is_fresh(&gz).unwrap_or(false) {
+            return self.unindexed(path, &gz);
+        }
+        let text = index.record.text;
+        if text.has_nul || lists_misses(opts) {
+            return None;
+        }
+        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
+        if *query == Query::All {
+            return None;
+        }
+        let gz = Arc::new(gz);
+        let mut head = vec![0; text.len.min(chunk::HEAD_LEN as u64) as usize];
+        index.read_text(&gz, 0, &mut head).ok()?;
+        if let Some(why) = chunk::fallback_reason(opts, explicit, &head) {
+            *run.fallbacks.entry(why).or_default() += 1;
+            return None;
+        }
+        let candidates = match index.candidates(query) {
+            Ok(c) => c,
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "the index of {} is unusable ({err}); decompressing it whole",
+                    path.display()
+                ));
+                return None;
+            }
+        };
+        let candidate_bytes: u64 = candidates.iter().map(|b| b.len).sum();
+        if candidate_bytes > text.len / SCAN_ABOVE {
+            return None;
+        }
+        let pieces: Vec<Piece> = candidates
+            .iter()
+            .map(|b| Piece { offset: b.offset, len: b.len, first_line: b.first_line })
+            .collect();
+        run.block_indexes += 1;
+        run.blocks_total += u64::from(index.block_count());
+        run.blocks_searched += pieces.len() as u64;
+        Some(GzPieces { index, gz, pieces })
+    }
+
+    /// Notes `path` as a `.gz` worth an index when it is big enough; `None`.
+    fn unindexed(&mut self, path: &Path, gz: &File) -> Option<GzPieces> {
+        if gz.metadata().is_ok_and(|m| m.is_file() && m.len() >= AUTO_INDEX_MIN) {
+            self.unindexed.push(path.to_path_buf());
+        }
+        None
+    }
+}
