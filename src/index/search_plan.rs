@@ -69,23 +69,28 @@ impl std::fmt::Display for Unused {
 /// without reading them. `-E none` reads raw bytes, as indexed.
 pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
     let stdin_only = opts.walk.paths.iter().all(|p| p == Path::new("-"));
-    text_unusable_for(opts).or(if opts.read.search_zip {
-        Some(Unused::Transformed)
-    } else if stdin_only {
-        Some(Unused::Stdin)
-    } else {
-        None
-    })
-}
-
-/// Why this search cannot be answered from the index of a compressed
-/// file's text ([`crate::index::gz`]), if it cannot: as [`unusable_for`],
-/// but `-z` is what such an index is for.
-pub fn text_unusable_for(opts: &SearchOptions) -> Option<Unused> {
     Some(if !opts.index.enabled {
         Unused::Disabled
     } else if opts.read.invert_match {
         Unused::Inverted
+    } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
+        Unused::Encoding
+    } else if opts.read.search_zip || opts.read.preprocessor.is_some() {
+        Unused::Transformed
+    } else if stdin_only {
+        Unused::Stdin
+    } else {
+        return None;
+    })
+}
+
+/// Why the index of a compressed file's text ([`crate::index::gz`]) cannot
+/// serve this search at all, if it cannot. `-z` is what such an index is
+/// for; an inverted search, or one whose trigram query is everything,
+/// still reads the whole text through it, in parallel pieces.
+pub fn text_unusable_for(opts: &SearchOptions) -> Option<Unused> {
+    Some(if !opts.index.enabled {
+        Unused::Disabled
     } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
         Unused::Encoding
     } else if opts.read.preprocessor.is_some() {

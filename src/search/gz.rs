@@ -15,10 +15,13 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::chunk::{self, Piece, PieceText};
-use crate::index::gz::{AUTO_INDEX_MIN, GzIndex};
+use crate::index::blocks::Block;
+use crate::index::gz::{AUTO_INDEX_MIN, GzIndex, TextReader};
 use crate::index::query::Query;
 use crate::index::search_plan::{lists_misses, query_for, text_unusable_for};
 use crate::options::SearchOptions;
@@ -26,7 +29,8 @@ use crate::report::Messages;
 use crate::stats::RunStats;
 
 /// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the text,
-/// the whole file is decompressed instead.
+/// all of it is searched, in long pieces (each decompressed from an access
+/// point close to its start, rather than read on to through the gaps).
 const SCAN_ABOVE: u64 = 2;
 
 /// The candidate blocks of an indexed `.gz` file, and how to read them.
@@ -37,11 +41,27 @@ pub struct GzPieces {
     pub gz: Arc<File>,
     /// The blocks to search, in text order.
     pub pieces: Vec<Piece>,
+    /// Tells this search's readers from any other's.
+    id: u64,
 }
+
+thread_local! {
+    /// The reader a search thread left where its last piece ended (with
+    /// its search's id): the thread's next piece usually lies ahead of it,
+    /// often closer than an access point, and is then read on to.
+    static READER: RefCell<Option<(u64, TextReader)>> = const { RefCell::new(None) };
+}
+
+/// Ids of searches through `.gz` indexes.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 impl PieceText for GzPieces {
     fn read_piece(&self, piece: &Piece, into: &mut [u8]) -> std::io::Result<()> {
-        self.index.read_text(&self.gz, piece.offset, into)
+        let kept = READER.with_borrow_mut(Option::take);
+        let kept = kept.filter(|(id, _)| *id == self.id).map(|(_, r)| r);
+        let reader = self.index.read_text(&self.gz, piece.offset, into, kept)?;
+        READER.with_borrow_mut(|r| *r = Some((self.id, reader)));
+        Ok(())
     }
 }
 
@@ -96,21 +116,19 @@ impl<'o> GzLookup<'o> {
             return self.unindexed(path, &gz);
         }
         let text = index.record.text;
-        if text.has_nul || lists_misses(opts) {
-            return None;
-        }
-        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
-        if *query == Query::All {
+        if text.has_nul {
             return None;
         }
         let gz = Arc::new(gz);
         let mut head = vec![0; text.len.min(chunk::HEAD_LEN as u64) as usize];
-        index.read_text(&gz, 0, &mut head).ok()?;
+        index.read_text(&gz, 0, &mut head, None).ok()?;
         if let Some(why) = chunk::fallback_reason(opts, explicit, &head) {
             *run.fallbacks.entry(why).or_default() += 1;
             return None;
         }
-        let candidates = match index.candidates(query) {
+        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
+        let selective = !(opts.read.invert_match || lists_misses(opts) || *query == Query::All);
+        let candidates = match index.candidates(if selective { query } else { &Query::All }) {
             Ok(c) => c,
             Err(err) => {
                 self.msgs.warn(format!(
@@ -121,17 +139,18 @@ impl<'o> GzLookup<'o> {
             }
         };
         let candidate_bytes: u64 = candidates.iter().map(|b| b.len).sum();
-        if candidate_bytes > text.len / SCAN_ABOVE {
-            return None;
-        }
-        let pieces: Vec<Piece> = candidates
-            .iter()
-            .map(|b| Piece { offset: b.offset, len: b.len, first_line: b.first_line })
-            .collect();
+        let blocks = if candidate_bytes > text.len / SCAN_ABOVE {
+            // Most of the text can match: all of it, in long pieces.
+            index.candidates(&Query::All).ok()?
+        } else {
+            candidates
+        };
+        let pieces = merged(&blocks, opts.run.chunk_size(text.len));
         run.block_indexes += 1;
         run.blocks_total += u64::from(index.block_count());
-        run.blocks_searched += pieces.len() as u64;
-        Some(GzPieces { index, gz, pieces })
+        run.blocks_searched += blocks.len() as u64;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Some(GzPieces { index, gz, pieces, id })
     }
 
     /// Notes `path` as a `.gz` worth an index when it is big enough; `None`.
@@ -140,5 +159,33 @@ impl<'o> GzLookup<'o> {
             self.unindexed.push(path.to_path_buf());
         }
         None
+    }
+}
+
+/// `blocks` (in text order) as pieces: runs of adjacent blocks joined up to
+/// `size` bytes (a block longer than that alone).
+fn merged(blocks: &[Block], size: u64) -> Vec<Piece> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    for b in blocks {
+        match pieces.last_mut() {
+            Some(p) if p.offset + p.len == b.offset && p.len + b.len <= size => p.len += b.len,
+            _ => pieces.push(Piece { offset: b.offset, len: b.len, first_line: b.first_line }),
+        }
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_blocks_join_up_to_the_size() {
+        let b = |offset, len, first_line| Block { offset, len, first_line };
+        let p = |offset, len, first_line| Piece { offset, len, first_line };
+        let blocks = [b(0, 10, 1), b(10, 10, 3), b(20, 10, 5), b(40, 10, 9), b(50, 30, 11)];
+        assert_eq!(merged(&blocks, 20), vec![p(0, 20, 1), p(20, 10, 5), p(40, 10, 9), p(50, 30, 11)]);
+        assert_eq!(merged(&blocks, 100), vec![p(0, 30, 1), p(40, 40, 9)]);
+        assert_eq!(merged(&[], 100), vec![]);
     }
 }

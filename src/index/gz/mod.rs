@@ -144,17 +144,41 @@ impl GzIndex {
     }
 
     /// Fills `into` with the text from `offset` on, decompressed from `gz`
-    /// (the indexed file) starting at the access point before `offset`.
-    pub fn read_text(&self, gz: &Arc<File>, offset: u64, into: &mut [u8]) -> std::io::Result<()> {
+    /// (the indexed file): by reading on with `reader` when it stands at or
+    /// before `offset` and past the access point before it, else from that
+    /// access point. Returns the reader, now at the end of `into`, for a
+    /// later call.
+    pub fn read_text(
+        &self,
+        gz: &Arc<File>,
+        offset: u64,
+        into: &mut [u8],
+        reader: Option<TextReader>,
+    ) -> std::io::Result<TextReader> {
         let bad = |what: String| std::io::Error::other(IndexError::Corrupt(what));
         let point = self.record.point_before(offset).ok_or_else(|| bad("no access point".into()))?;
-        let mut one = DeflateIndex::new();
-        one.set_kind(IndexKind::Gzip);
-        one.set_compressed_size(Some(self.record.file.gz_len));
-        one.push(checkpoint(point), self.window(point)?).map_err(|e| bad(e.to_string()))?;
-        let mut reader = IndexedReader::new(Arc::clone(gz), one).map_err(std::io::Error::other)?;
-        reader.seek(SeekFrom::Start(offset))?;
-        reader.read_exact(into)
+        let reuse = reader.filter(|r| (point.text_offset..=offset).contains(&r.position()));
+        let mut reader = match reuse {
+            Some(mut r) => {
+                let gap = offset - r.position();
+                let skipped = std::io::copy(&mut (&mut r.0).take(gap), &mut std::io::sink())?;
+                if skipped != gap {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                r
+            }
+            None => {
+                let mut one = DeflateIndex::new();
+                one.set_kind(IndexKind::Gzip);
+                one.set_compressed_size(Some(self.record.file.gz_len));
+                one.push(checkpoint(point), self.window(point)?).map_err(|e| bad(e.to_string()))?;
+                let mut r = IndexedReader::new(Arc::clone(gz), one).map_err(std::io::Error::other)?;
+                r.seek(SeekFrom::Start(offset))?;
+                TextReader(r)
+            }
+        };
+        reader.0.read_exact(into)?;
+        Ok(reader)
     }
 
     /// The 32 KiB of text before `point` (empty when it needs none).
@@ -167,6 +191,17 @@ impl GzIndex {
         let mut raw = Vec::with_capacity(WINDOW_LEN);
         flate2::read::DeflateDecoder::new(packed).take(WINDOW_LEN as u64 + 1).read_to_end(&mut raw)?;
         StoredWindow::from_raw(raw).map_err(std::io::Error::other)
+    }
+}
+
+/// A reader of a `.gz` file's text, kept from one [`GzIndex::read_text`]
+/// to the next.
+pub struct TextReader(IndexedReader<Arc<File>>);
+
+impl TextReader {
+    /// The offset in the text of the next byte it reads.
+    pub fn position(&self) -> u64 {
+        self.0.position()
     }
 }
 
