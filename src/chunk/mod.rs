@@ -221,7 +221,9 @@ impl<'o> ChunkEngine<'o> {
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let buffer_regex = self.buffer_regex;
-        let mut hold = quit.then(Hold::default);
+        // A text searched in pieces holds no NUL (see `search_text`): no
+        // chunk needs holding back.
+        let mut hold = (quit && source.text.is_none()).then(Hold::default);
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
         }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
-use trigrep::index::gz;
 use trigrep::index::build::{self, Progress};
+use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
@@ -30,6 +30,10 @@ pub struct IndexArgs {
     /// default 256K).
     #[arg(long = "block-size", value_name = "SIZE")]
     pub block_size: Option<String>,
+    /// The distance between the access points of a `.gz` file's index, in
+    /// bytes of text (suffixes K, M, G; default 1M).
+    #[arg(long = "access-spacing", value_name = "SIZE")]
+    pub access_spacing: Option<String>,
     /// Run at the lowest CPU and I/O priority (for builds started in the
     /// background after a search).
     #[arg(long = "background", hide = true)]
@@ -166,8 +170,13 @@ fn index_gz(
         return Ok(());
     };
     clean_up_on_signal(storage.dir().to_path_buf())?;
+    let spacing = match &args.access_spacing {
+        Some(s) => parse_size(s, "--access-spacing")?,
+        None => gz::DEFAULT_SPACING,
+    };
+    anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
     let bar = Bar::new(args.quiet);
-    let built = gz::build(path, base, block_size, gz::DEFAULT_SPACING, budget, &bar)
+    let built = gz::build(path, base, block_size, spacing, budget, &bar)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
@@ -208,7 +217,11 @@ pub fn index_in_background(paths: &[PathBuf], base: &Path) {
     let Ok(exe) = std::env::current_exe() else { return };
     let mut seen = std::collections::BTreeSet::new();
     for path in paths {
-        let min = if Format::of(path) == Some(Format::Gzip) { gz::AUTO_INDEX_MIN } else { AUTO_INDEX_MIN };
+        let min = if Format::of(path) == Some(Format::Gzip) {
+            gz::AUTO_INDEX_MIN
+        } else {
+            AUTO_INDEX_MIN
+        };
         let big = path.metadata().is_ok_and(|m| m.is_file() && m.len() >= min);
         if !big || !seen.insert(path) {
             continue;

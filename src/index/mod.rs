@@ -10,12 +10,12 @@
 //! read so that no answer is stale.
 
 pub mod blocks;
-pub mod gz;
 pub mod build;
 pub mod error;
 pub mod extract;
 pub mod format;
 pub mod fresh;
+pub mod gz;
 pub mod location;
 pub mod planner;
 pub mod postings;

@@ -13,9 +13,9 @@
 //! big `.gz` without a usable index is noted ([`GzLookup::take_unindexed`])
 //! so that the command line may build one.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -184,7 +184,10 @@ mod tests {
         let b = |offset, len, first_line| Block { offset, len, first_line };
         let p = |offset, len, first_line| Piece { offset, len, first_line };
         let blocks = [b(0, 10, 1), b(10, 10, 3), b(20, 10, 5), b(40, 10, 9), b(50, 30, 11)];
-        assert_eq!(merged(&blocks, 20), vec![p(0, 20, 1), p(20, 10, 5), p(40, 10, 9), p(50, 30, 11)]);
+        assert_eq!(
+            merged(&blocks, 20),
+            vec![p(0, 20, 1), p(20, 10, 5), p(40, 10, 9), p(50, 30, 11)]
+        );
         assert_eq!(merged(&blocks, 100), vec![p(0, 30, 1), p(40, 40, 9)]);
         assert_eq!(merged(&[], 100), vec![]);
     }

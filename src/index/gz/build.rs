@@ -69,7 +69,8 @@ pub fn build(
     }
     let storage = FsStorage::create(&super::index_dir(base, &canonical))?;
     let out = storage.dir().to_path_buf();
-    let bad = |e: &dyn std::fmt::Display| IndexError::InvalidInput(format!("{}: {e}", path.display()));
+    let bad =
+        |e: &dyn std::fmt::Display| IndexError::InvalidInput(format!("{}: {e}", path.display()));
     let decoder = Decoder::builder().decoder_threads(1).build().map_err(|e| bad(&e))?;
     let options = IndexOptions {
         checkpoint_spacing: NonZeroU64::new(spacing.max(1)).expect("at least 1"),
@@ -226,10 +227,8 @@ fn access_points(index: &DeflateIndex) -> Result<Vec<(AccessPoint, Vec<u8>)>, In
             let window = match index.windows().get(c.compressed_offset_in_bits) {
                 Some(w) if !w.is_empty() => {
                     let raw = w.decompressed().map_err(|e| bad(e.to_string()))?;
-                    let mut z = flate2::write::DeflateEncoder::new(
-                        Vec::new(),
-                        flate2::Compression::fast(),
-                    );
+                    let mut z =
+                        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
                     z.write_all(&raw)?;
                     z.finish()?
                 }

@@ -156,7 +156,8 @@ impl GzIndex {
         reader: Option<TextReader>,
     ) -> std::io::Result<TextReader> {
         let bad = |what: String| std::io::Error::other(IndexError::Corrupt(what));
-        let point = self.record.point_before(offset).ok_or_else(|| bad("no access point".into()))?;
+        let point =
+            self.record.point_before(offset).ok_or_else(|| bad("no access point".into()))?;
         let reuse = reader.filter(|r| (point.text_offset..=offset).contains(&r.position()));
         let mut reader = match reuse {
             Some(mut r) => {
@@ -172,7 +173,8 @@ impl GzIndex {
                 one.set_kind(IndexKind::Gzip);
                 one.set_compressed_size(Some(self.record.file.gz_len));
                 one.push(checkpoint(point), self.window(point)?).map_err(|e| bad(e.to_string()))?;
-                let mut r = IndexedReader::new(Arc::clone(gz), one).map_err(std::io::Error::other)?;
+                let mut r =
+                    IndexedReader::new(Arc::clone(gz), one).map_err(std::io::Error::other)?;
                 r.seek(SeekFrom::Start(offset))?;
                 TextReader(r)
             }
@@ -189,7 +191,9 @@ impl GzIndex {
         let source = self.reader.source().unwrap_or_default();
         let packed = source.get(point.window.clone()).unwrap_or_default();
         let mut raw = Vec::with_capacity(WINDOW_LEN);
-        flate2::read::DeflateDecoder::new(packed).take(WINDOW_LEN as u64 + 1).read_to_end(&mut raw)?;
+        flate2::read::DeflateDecoder::new(packed)
+            .take(WINDOW_LEN as u64 + 1)
+            .read_to_end(&mut raw)?;
         StoredWindow::from_raw(raw).map_err(std::io::Error::other)
     }
 }
@@ -209,7 +213,9 @@ impl TextReader {
 fn checkpoint(point: &AccessPoint) -> Checkpoint {
     let kind = match point.kind {
         PointKind::MemberHeader => CheckpointKind::GzipMemberHeader,
-        PointKind::MemberData(at) => CheckpointKind::GzipMemberDeflate { header_offset_in_bytes: at },
+        PointKind::MemberData(at) => {
+            CheckpointKind::GzipMemberDeflate { header_offset_in_bytes: at }
+        }
         PointKind::Block => CheckpointKind::DeflateBlock,
     };
     Checkpoint {

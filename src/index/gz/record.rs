@@ -175,7 +175,11 @@ impl GzRecord {
         let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
         let version = u32_at(8);
         if version != VERSION {
-            return Err(IndexError::UnsupportedVersion { found: version, min: VERSION, max: VERSION });
+            return Err(IndexError::UnsupportedVersion {
+                found: version,
+                min: VERSION,
+                max: VERSION,
+            });
         }
         let file = GzFile {
             dev: u64_at(16),
@@ -224,9 +228,9 @@ impl GzRecord {
                 return Err(bad("window out of bounds"));
             }
             window_at = window.end;
-            let ordered = points.last().is_none_or(|p: &AccessPoint| {
-                bits > p.bits && text_offset >= p.text_offset
-            });
+            let ordered = points
+                .last()
+                .is_none_or(|p: &AccessPoint| bits > p.bits && text_offset >= p.text_offset);
             if !ordered || bits > file.gz_len.saturating_mul(8) || text_offset > text.len {
                 return Err(bad("points out of order or out of range"));
             }
