@@ -213,6 +213,18 @@ fn indexed_gz_prints_what_rg_prints() {
     // A walk with -z: every file, each whole or through its index.
     check(&tree, &["--sort", "path", "-n", "RAREMARK"]);
     check(&tree, &["-c", "Oops", "-j1", "."]);
+    // In parallel: indexed files are handed over and searched after the walk.
+    for args in
+        [&["-z", "-n", "RAREMARK"][..], &["-z", "-c", "Oops", "."], &["-z", "-v", "-c", "h"]]
+    {
+        let want = run(&util::rg_bin(), &tree, args);
+        let got = run(&util::tg_bin(), &tree, &[TG_OPTS, args].concat());
+        let (w, g) = (util::sorted_lines(&want.stdout), util::sorted_lines(&got.stdout));
+        assert!(w == g && want.code == got.code, "tg {args:?} in parallel differs from rg");
+    }
+    let stats = run(&util::tg_bin(), &tree, &["-z", "-j4", "--stats", "-q", "RAREMARK"]);
+    let err = String::from_utf8_lossy(&stats.stderr);
+    assert!(err.contains("block indexes used: 3"), "{err}");
 }
 
 #[test]

@@ -73,6 +73,11 @@ pub fn index_dir(base: &Path, canonical: &Path) -> PathBuf {
     location::index_dir_for(base, Path::new(&OsString::from_vec(name)))
 }
 
+/// Whether the `.gz` file at `path` has an index (fresh or not).
+pub fn has_index(base: &Path, path: &Path) -> bool {
+    path.canonicalize().is_ok_and(|c| FsStorage::new(&index_dir(base, &c)).has_index())
+}
+
 /// An open index of a `.gz` file.
 pub struct GzIndex {
     reader: IndexReader,
