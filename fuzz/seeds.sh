@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader
+mkdir -p corpus/block_source corpus/index_reader corpus/gz_record
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ( cd "$root" && cargo build --quiet --release )
@@ -15,6 +15,8 @@ printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
 for i in $(seq 1 3000); do echo "Jan  1 00:00:$((i % 60)) host kernel: line $i"; done > "$work/app.log"
 TG_INDEX_DIR="$work/idx" "$tg" index -q "$work/tree"
 TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
+gzip -6 -c "$work/app.log" > "$work/app.log.gz"
+TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K --access-spacing 4K "$work/app.log.gz"
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
@@ -28,5 +30,12 @@ for i, p in enumerate(sys.argv[1:]):
     at = b.find(b"TGBLKSRC")
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
+    # A .gz index's record: header, point table, windows (lengths in the table).
+    at = b.find(b"TGGZSRC\0")
+    if at >= 0:
+        n = int.from_bytes(b[at + 80:at + 88], "little")
+        table = b[at + 104:at + 104 + 32 * n]
+        windows = sum(int.from_bytes(table[k + 28:k + 32], "little") for k in range(0, len(table), 32))
+        open(f"corpus/gz_record/seed{i}", "wb").write(b[at:at + 104 + 32 * n + windows])
 PY
-echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records"
+echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/gz_record | wc -l) gz records"
