@@ -3,7 +3,6 @@
 //! cut into blocks at line ends as it arrives, the blocks' trigrams
 //! extracted on every core in bounded batches, one atomic publish.
 
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::num::NonZeroU64;
 use std::os::unix::ffi::OsStrExt;
@@ -15,13 +14,12 @@ use rapidgzip_core::{CheckpointKind, Decoder, DeflateIndex, IndexOptions, Window
 use rayon::prelude::*;
 
 use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, GzText, PointKind};
-use crate::index::blocks::cut;
+use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
 use crate::index::error::IndexError;
 use crate::index::extract::TrigramSet;
-use crate::index::storage::FsStorage;
 use crate::index::table::FileMeta;
-use crate::index::tree::{RACY_WINDOW_NS, recorded_change};
+use crate::index::tree::recorded_change;
 use crate::index::writer::{IndexSummary, IndexWriter};
 use crate::stats::MemorySampler;
 
@@ -59,22 +57,16 @@ pub fn build(
 ) -> Result<BuiltGz, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
-    // See `blocks::build`: a change just before the build would look racy.
-    std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
-    let canonical = path.canonicalize()?;
-    let file = File::open(&canonical)?;
-    let md = file.metadata()?;
-    if !md.is_file() {
-        return Err(IndexError::InvalidInput(format!("{}: not a regular file", path.display())));
-    }
-    let storage = FsStorage::create(&super::index_dir(base, &canonical))?;
+    let (canonical, file, md, storage) = open_for_build(path, |c| super::index_dir(base, c))?;
     let out = storage.dir().to_path_buf();
     let bad =
         |e: &dyn std::fmt::Display| IndexError::InvalidInput(format!("{}: {e}", path.display()));
     let decoder = Decoder::builder().decoder_threads(1).build().map_err(|e| bad(&e))?;
     let options = IndexOptions {
         checkpoint_spacing: NonZeroU64::new(spacing.max(1)).expect("at least 1"),
-        window_storage: WindowStorage::Raw,
+        // Compressed while the decode goes on: 32 KiB a point raw would be
+        // 3 % of the text in memory.
+        window_storage: WindowStorage::Zlib,
     };
     let mut text = decoder.reader_with_index(file.try_clone()?, options).map_err(|e| bad(&e))?;
     progress.start(md.len());
@@ -209,7 +201,9 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// The access points of `index`, each with its window raw-deflate compressed.
+/// The access points of `index`, each with its window raw-deflate
+/// compressed (rapidgzip-core keeps it zlib-compressed: inflated here, and
+/// deflated again, in parallel).
 fn access_points(index: &DeflateIndex) -> Result<Vec<(AccessPoint, Vec<u8>)>, IndexError> {
     let bad = |what: String| IndexError::InvalidInput(format!("gzip access points: {what}"));
     index
@@ -234,7 +228,7 @@ fn access_points(index: &DeflateIndex) -> Result<Vec<(AccessPoint, Vec<u8>)>, In
                 }
                 _ => Vec::new(),
             };
-            if (kind == PointKind::Block) != !window.is_empty() {
+            if (kind == PointKind::Block) == window.is_empty() {
                 return Err(bad("a deflate block point without its window".into()));
             }
             let point = AccessPoint {

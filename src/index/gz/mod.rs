@@ -39,7 +39,7 @@ use rapidgzip_core::{
     Checkpoint, CheckpointKind, DeflateIndex, IndexKind, IndexedReader, StoredWindow,
 };
 
-use super::blocks::Block;
+use super::blocks::{Block, candidate_blocks, open_sourced};
 use super::error::IndexError;
 use super::location;
 use super::query::Query;
@@ -90,19 +90,11 @@ pub struct GzIndex {
 impl GzIndex {
     /// The index of the `.gz` file at `path` (`None`: there is none).
     pub fn open(base: &Path, path: &Path) -> Result<Option<GzIndex>, IndexError> {
-        let storage = FsStorage::new(&index_dir(base, &path.canonicalize()?));
-        if !storage.has_index() {
+        let dir = index_dir(base, &path.canonicalize()?);
+        let Some((reader, changed_ns)) = open_sourced(&dir, "the index of a .gz file")? else {
             return Ok(None);
-        }
-        let reader = IndexReader::load(&storage)?;
-        if reader.needs_reindex() {
-            return Err(IndexError::Corrupt("built by another version of tg".into()));
-        }
-        let Some(bytes) = reader.source() else {
-            return Err(IndexError::Corrupt("not the index of a .gz file".into()));
         };
-        let record = GzRecord::decode(bytes)?;
-        let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
+        let record = GzRecord::decode(reader.source().unwrap_or_default())?;
         Ok(Some(GzIndex { reader, changed_ns, record }))
     }
 
@@ -132,15 +124,7 @@ impl GzIndex {
 
     /// The blocks of text that can hold a match of `query`, in text order.
     pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
-        let docs = self.reader.candidates(query)?;
-        let mut blocks: Vec<Block> = docs
-            .as_slice()
-            .iter()
-            .filter_map(|&d| self.reader.doc(d))
-            .map(|d| Block { offset: d.offset, len: d.len, first_line: d.first_line })
-            .collect();
-        blocks.sort_by_key(|b| b.offset);
-        Ok(blocks)
+        candidate_blocks(&self.reader, query)
     }
 
     /// How many blocks the index holds.
