@@ -15,7 +15,9 @@ printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
 for i in $(seq 1 3000); do echo "Jan  1 00:00:$((i % 60)) host kernel: line $i"; done > "$work/app.log"
 TG_INDEX_DIR="$work/idx" "$tg" index -q "$work/tree"
 TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K "$work/app.log"
-gzip -6 -c "$work/app.log" > "$work/app.log.gz"
+# Varied text, so that gzip's deflate blocks are short and points many.
+for i in $(seq 1 4000); do echo "$RANDOM host $((i * 7919 % 10007)) line $i $RANDOM"; done |
+  gzip -6 > "$work/app.log.gz"
 TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K --access-spacing 4K "$work/app.log.gz"
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do

@@ -333,15 +333,22 @@ fn candidates_include_every_block_with_a_match_and_read_back_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = StdRng::seed_from_u64(2026);
     let patterns = ["RAREMARK", "(?i)oops", "h[35] cron", "usb 1-\\d", "q{30}", "\\r$"];
-    for round in 0..3 {
+    for round in 0..4 {
         let path = dir.path().join(format!("r{round}.log.gz"));
-        let log = text(&mut rng, 5_000);
+        // The last round's text is big enough for deflate-block access
+        // points (rapidgzip-core offers them every few hundred KiB).
+        let log = text(&mut rng, [5_000, 5_000, 5_000, 120_000][round]);
         std::fs::write(&path, if round == 1 { members(&log, true) } else { gzip(&log) }).unwrap();
         let base = dir.path().join("base");
-        let block_size = [4096u64, 16384, 65536][round];
+        let block_size = [4096u64, 16384, 65536, 262_144][round];
         build(&path, &base, block_size, 8192, 16 << 20, &Quiet).unwrap();
         let index = GzIndex::open(&base, &path).unwrap().expect("an index");
         assert_eq!(index.record.text.len, log.len() as u64);
+        if round == 3 {
+            let with_window = index.record.points.iter().filter(|p| !p.window.is_empty());
+            let n = with_window.count();
+            assert!(n >= 4, "{n} access points inside the deflate stream");
+        }
         let gz = std::sync::Arc::new(std::fs::File::open(&path).unwrap());
         let mut reader = None;
         for (offset, len) in cut(&log, block_size) {
