@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader corpus/pack_container
+mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ( cd "$root" && cargo build --quiet --release )
@@ -31,6 +31,10 @@ for i in range(0, len(text), 1700):
 table = struct.pack('<II', 0x184D2A5E, len(entries) + 9) + entries + struct.pack('<IBI', len(frames), 0x80, 0x8F92EAB1)
 open('corpus/pack_container/seed-foreign', 'wb').write(b''.join(frames) + table)
 PY
+# Varied text, so that gzip's deflate blocks are short and points many.
+for i in $(seq 1 4000); do echo "$RANDOM host $((i * 7919 % 10007)) line $i $RANDOM"; done |
+  gzip -6 > "$work/app.log.gz"
+TG_INDEX_DIR="$work/idx" "$tg" index -q --block-size 4K --access-spacing 4K "$work/app.log.gz"
 n=0
 for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
@@ -44,6 +48,13 @@ for i, p in enumerate(sys.argv[1:]):
     at = b.find(b"TGBLKSRC")
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
+    # A .gz index's record: header, point table, windows (lengths in the table).
+    at = b.find(b"TGGZSRC\0")
+    if at >= 0:
+        n = int.from_bytes(b[at + 80:at + 88], "little")
+        table = b[at + 104:at + 104 + 32 * n]
+        windows = sum(int.from_bytes(table[k + 28:k + 32], "little") for k in range(0, len(table), 32))
+        open(f"corpus/gz_record/seed{i}", "wb").write(b[at:at + 104 + 32 * n + windows])
 PY
 # tg serve's protocol: a hello, a sync request, a path list, JSON lines.
 mkdir -p corpus/serve_protocol
@@ -59,4 +70,4 @@ paths = frame(4, path(0, b"src/a.rs") + path(1, b"gone") + path(0, b"\xff\xfe"))
 open("corpus/serve_protocol/frames", "wb").write(hello + sync + paths)
 open("corpus/serve_protocol/lines", "wb").write(b'{"protocol":1,"token":"ab"}\n{"op":"status"}\n')
 PY
-echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) packed files"
+echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) pack containers, $(ls corpus/gz_record | wc -l) gz records"

@@ -220,7 +220,9 @@ impl<'o> ChunkEngine<'o> {
         let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         let buffer_regex = self.buffer_regex;
-        let mut hold = quit.then(Hold::default);
+        // A text made piece by piece holds no NUL (see `search_decoded`):
+        // no chunk needs holding back.
+        let mut hold = (quit && source.decoded.is_none()).then(Hold::default);
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
         }
@@ -312,9 +314,6 @@ impl<'o> ChunkEngine<'o> {
         stats.prefetch_resident += prefetched.resident;
         if let Some(e) = error {
             return Err(e);
-        }
-        if replay && source.decoded.is_some() {
-            return Err(io::Error::other("a NUL byte in a packed text searched in pieces"));
         }
         if replay {
             *stats.fallbacks.entry("a NUL byte: searched again whole").or_default() += 1;

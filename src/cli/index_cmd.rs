@@ -8,10 +8,12 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
 use trigrep::index::build::{self, Progress};
+use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
 use trigrep::index::table::flags;
+use trigrep::search::decode::Format;
 
 use super::args::IndexDirArg;
 use super::config::parse_size;
@@ -28,6 +30,10 @@ pub struct IndexArgs {
     /// default 256K).
     #[arg(long = "block-size", value_name = "SIZE")]
     pub block_size: Option<String>,
+    /// The distance between the access points of a `.gz` file's index, in
+    /// bytes of text (suffixes K, M, G; default 1M).
+    #[arg(long = "access-spacing", value_name = "SIZE")]
+    pub access_spacing: Option<String>,
     /// Run at the lowest CPU and I/O priority (for builds started in the
     /// background after a search).
     #[arg(long = "background", hide = true)]
@@ -122,6 +128,9 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
         None => blocks::DEFAULT_BLOCK_SIZE,
     };
     anyhow::ensure!(block_size >= 4096, "--block-size must be at least 4K");
+    if Format::of(path) == Some(Format::Gzip) {
+        return index_gz(args, path, base, block_size, budget);
+    }
     let dir = location::index_dir_for(base, path);
     let storage = FsStorage::create(&dir)?;
     let Some(_lock) = storage.try_lock_build()? else {
@@ -155,6 +164,52 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
     Ok(())
 }
 
+/// Builds the index of the text of the `.gz` file `path` (see [`gz`]).
+fn index_gz(
+    args: &IndexArgs,
+    path: &Path,
+    base: &Path,
+    block_size: u64,
+    budget: usize,
+) -> anyhow::Result<()> {
+    let storage = FsStorage::create(&gz::index_dir(base, path))?;
+    let Some(_lock) = storage.try_lock_build()? else {
+        if !args.quiet {
+            eprintln!("{} is being indexed already", path.display());
+        }
+        return Ok(());
+    };
+    clean_up_on_signal(storage.dir().to_path_buf())?;
+    let spacing = match &args.access_spacing {
+        Some(s) => parse_size(s, "--access-spacing")?,
+        None => gz::DEFAULT_SPACING,
+    };
+    anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
+    let bar = Bar::new(args.quiet);
+    let built = gz::build(path, base, block_size, spacing, budget, &bar)
+        .with_context(|| format!("indexing {}", path.display()))?;
+    bar.finish();
+    if !args.quiet {
+        let s = &built.summary;
+        eprintln!(
+            "indexed {} ({} bytes of text) as {} blocks and {} access points in {:.2}s: {} \
+             trigrams, index {} bytes ({:.2}% of the text); peak private memory {:.1} MiB\n\
+             index: {}",
+            path.display(),
+            built.text_bytes,
+            built.blocks,
+            built.points,
+            built.elapsed.as_secs_f64(),
+            s.trigrams,
+            s.bytes,
+            100.0 * s.bytes as f64 / built.text_bytes.max(1) as f64,
+            built.peak_private as f64 / (1 << 20) as f64,
+            built.dir.display(),
+        );
+    }
+    Ok(())
+}
+
 /// Huge files from this size up get a block index built in the background
 /// after a search that scanned them whole: a scan of 1 GiB costs ~0.35 s
 /// cold (disk-bound) and ~0.06 s hot, the build ~2.4 s of both cores, and a
@@ -162,8 +217,9 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
 pub const AUTO_INDEX_MIN: u64 = 1 << 30;
 
 /// Starts `tg index --background FILE` for each huge file of `paths` (at
-/// least [`AUTO_INDEX_MIN`] bytes) that a search scanned without a block
-/// index, detached from this process, unless `TG_AUTO_INDEX=0`.
+/// least [`AUTO_INDEX_MIN`] bytes; a `.gz` from [`gz::AUTO_INDEX_MIN`]
+/// compressed bytes up) that a search scanned without an index describing
+/// it, detached from this process, unless `TG_AUTO_INDEX=0`.
 pub fn index_in_background(paths: &[PathBuf], base: &Path) {
     if paths.is_empty() || std::env::var_os("TG_AUTO_INDEX").is_some_and(|v| v == "0") {
         return;
@@ -171,7 +227,12 @@ pub fn index_in_background(paths: &[PathBuf], base: &Path) {
     let Ok(exe) = std::env::current_exe() else { return };
     let mut seen = std::collections::BTreeSet::new();
     for path in paths {
-        let big = path.metadata().is_ok_and(|m| m.is_file() && m.len() >= AUTO_INDEX_MIN);
+        let min = if Format::of(path) == Some(Format::Gzip) {
+            gz::AUTO_INDEX_MIN
+        } else {
+            AUTO_INDEX_MIN
+        };
+        let big = path.metadata().is_ok_and(|m| m.is_file() && m.len() >= min);
         if !big || !seen.insert(path) {
             continue;
         }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod extract;
 pub mod format;
 pub mod fresh;
+pub mod gz;
 pub mod location;
 pub mod planner;
 pub mod postings;

@@ -84,6 +84,22 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
     })
 }
 
+/// Why the index of a compressed file's text ([`crate::index::gz`]) cannot
+/// serve this search at all, if it cannot. `-z` is what such an index is
+/// for; an inverted search, or one whose trigram query is everything,
+/// still reads the whole text through it, in parallel pieces.
+pub fn text_unusable_for(opts: &SearchOptions) -> Option<Unused> {
+    Some(if !opts.index.enabled {
+        Unused::Disabled
+    } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
+        Unused::Encoding
+    } else if opts.read.preprocessor.is_some() {
+        Unused::Transformed
+    } else {
+        return None;
+    })
+}
+
 /// Whether the output lists files without a match.
 pub fn lists_misses(opts: &SearchOptions) -> bool {
     match opts.mode {

@@ -15,7 +15,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
-use super::decode::{Decoding, Transform};
+use super::decode::{Decoding, Format, Transform};
+use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::options::{OutputMode, SearchOptions};
@@ -29,17 +30,51 @@ pub struct Huge<'o> {
     mode: OutputMode,
     engine: Option<ChunkEngine<'o>>,
     blocks: BlockLookup<'o>,
+    gz: GzLookup<'o>,
 }
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
     pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Huge<'o> {
-        Huge { opts, mode, engine: None, blocks: BlockLookup::new(opts, msgs) }
+        let (blocks, gz) = (BlockLookup::new(opts, msgs), GzLookup::new(opts, msgs));
+        Huge { opts, mode, engine: None, blocks, gz }
     }
 
-    /// The huge files searched so far without a block index describing them.
+    /// The huge files (and big `.gz` files) searched so far without an
+    /// index describing them.
     pub fn take_unindexed(&mut self) -> Vec<PathBuf> {
-        self.blocks.take_unindexed()
+        let mut paths = self.blocks.take_unindexed();
+        paths.extend(self.gz.take_unindexed());
+        paths
+    }
+
+    /// Searches `subject` through the index of its text when `-z`
+    /// decompresses it as gzip and an index answers ([`super::gz`]): its
+    /// candidate blocks, decompressed and searched on every core. `None`:
+    /// no index answers.
+    pub fn search_gz<W: termcolor::WriteColor>(
+        &mut self,
+        worker: &mut SearchWorker<W>,
+        subject: &Subject,
+        decoding: &Decoding,
+        run: &mut RunStats,
+    ) -> Option<io::Result<SearchResult>> {
+        let (path, explicit) = (subject.path(), subject.is_explicit());
+        if subject.is_stdin()
+            || subject.is_known_without_match()
+            || decoding.transform(path) != Some(Transform::Decompress(Format::Gzip))
+        {
+            return None;
+        }
+        let plan = self.gz.plan(path, explicit, File::open(path).ok()?, run)?;
+        if self.engine.is_none() {
+            self.engine = Some(ChunkEngine::new(self.opts, self.mode).ok()?);
+        }
+        let engine = self.engine.as_ref().expect("built above");
+        let size = plan.index.record.text.len;
+        let huge = HugeFile { path, explicit, file: &plan.gz, size };
+        let piece_size = self.opts.run.chunk_size(size);
+        Some(engine.search_decoded(&huge, &plan, piece_size, worker.printer().get_mut(), run))
     }
 
     /// Searches the file `subject` in chunks when it is a regular file at or

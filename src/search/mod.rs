@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod decode;
+pub mod gz;
 pub mod huge;
 pub mod listed;
 pub mod listing;

@@ -13,13 +13,14 @@ use std::time::Instant;
 use grep_printer::Stats;
 
 use super::Driven;
-use super::decode::Decoding;
+use super::decode::{Decoding, Format, Transform};
 use super::huge::{Capped, Huge, is_too_big, search_special, search_whole};
 use super::packed::PackedSearch;
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
 use crate::error::Result;
+use crate::index::gz::has_index as has_gz_index;
 use crate::options::{OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::{RunClock, RunStats};
@@ -139,19 +140,25 @@ impl Parallel<'_> {
         if let Some(result) = self.packed.search(worker, subject, run.as_deref_mut()) {
             return result.map(Some);
         }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
+        let hand_over = || {
+            self.handed_over.lock().unwrap().push(subject.detached());
+            Ok(None)
+        };
+        if self.decoding.transform(path) == Some(Transform::Decompress(Format::Gzip))
+            && has_gz_index(&self.opts.index.base, path)
+        {
+            // Its candidate blocks are searched on every core after the walk.
+            return hand_over();
+        }
         if let Some(result) = search_special(worker, subject, &self.decoding, run.as_deref_mut()) {
             return result.map(Some);
         }
-        let (path, explicit) = (subject.path(), subject.is_explicit());
         let file = File::open(path)?;
         let threshold = self.opts.run.chunk_threshold;
         // Maps stat the file anyway, and `--stats` wants its size.
         let md = if run.is_some() || self.mmap { Some(file.metadata()?) } else { None };
         let size = md.as_ref().map(|m| m.len());
-        let hand_over = || {
-            self.handed_over.lock().unwrap().push(subject.detached());
-            Ok(None)
-        };
         if md.is_some_and(|m| m.is_file() && m.len() >= threshold) {
             return hand_over();
         }
@@ -219,7 +226,14 @@ impl Parallel<'_> {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();
             worker.printer().get_mut().clear();
-            let result =
+            let indexed_gz = huge.search_gz(&mut direct, &subject, &self.decoding, &mut run);
+            let result = if let Some(r) = indexed_gz {
+                r.and_then(|r| direct.printer().get_mut().flush().map(|()| r))
+            } else if let Some(r) =
+                search_special(&mut worker, &subject, &self.decoding, Some(&mut run))
+            {
+                r
+            } else {
                 huge.open(path, explicit, &mut run).and_then(|(file, chunk)| match chunk {
                     Some(size) => {
                         let target = HugeFile { path, explicit, file: &file, size };
@@ -228,7 +242,8 @@ impl Parallel<'_> {
                         r
                     }
                     None => search_whole(&mut worker, path, explicit, &file, self.mmap, &mut run),
-                });
+                })
+            };
             if opts.run.stats {
                 self.run.lock().unwrap().merge(&run);
             }

@@ -42,7 +42,9 @@ pub fn search(
     let mut visit = |subject: &Subject| {
         let result = match packed.search(&mut worker, subject, Some(&mut run)) {
             Some(result) => result,
-            None => search_special(&mut worker, subject, &decoding, Some(&mut run))
+            None => huge
+                .search_gz(&mut worker, subject, &decoding, &mut run)
+                .or_else(|| search_special(&mut worker, subject, &decoding, Some(&mut run)))
                 .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run)),
         };
         let result = match result {

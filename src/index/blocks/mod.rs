@@ -113,16 +113,8 @@ pub fn build(
 ) -> Result<BuiltBlocks, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
-    // A change just before the build would look racy (see
-    // `tree::recorded_change`): the index would then never count as fresh.
-    std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
-    let canonical = path.canonicalize()?;
-    let file = File::open(&canonical)?;
-    let md = file.metadata()?;
-    if !md.is_file() {
-        return Err(IndexError::InvalidInput(format!("{}: not a regular file", path.display())));
-    }
-    let storage = FsStorage::create(&location::index_dir_for(base, &canonical))?;
+    let (canonical, file, md, storage) =
+        open_for_build(path, |c| location::index_dir_for(base, c))?;
     let out = storage.dir().to_path_buf();
     // SAFETY: read-only map of a file we only read; a file truncated while
     // it is indexed can raise SIGBUS, as with any mmap reader (ripgrep too).
@@ -240,6 +232,70 @@ fn add_blocks(
     Ok((lines, has_nul))
 }
 
+/// Opens the file at `path` for a build of the index of documents cut
+/// from it, in the directory `dir_of` its canonical path: its canonical
+/// path, the file, its metadata and the storage. Waits out the racy
+/// window first: a change just before the build would look racy (see
+/// `tree::recorded_change`), and the index would never count as fresh.
+pub(crate) fn open_for_build(
+    path: &Path,
+    dir_of: impl Fn(&Path) -> PathBuf,
+) -> Result<(PathBuf, File, std::fs::Metadata, FsStorage), IndexError> {
+    std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
+    let canonical = path.canonicalize()?;
+    let file = File::open(&canonical)?;
+    let md = file.metadata()?;
+    if !md.is_file() {
+        return Err(IndexError::InvalidInput(format!("{}: not a regular file", path.display())));
+    }
+    let storage = FsStorage::create(&dir_of(&canonical))?;
+    Ok((canonical, file, md, storage))
+}
+
+/// The index of documents cut from one file, in `dir`, with its `source`
+/// section and the file's status-change time at the build (`None`: there
+/// is none; `what` names the kind of index in errors).
+pub(crate) fn open_sourced(
+    dir: &Path,
+    what: &str,
+) -> Result<Option<(IndexReader, i64)>, IndexError> {
+    let storage = FsStorage::new(dir);
+    if !storage.has_index() {
+        return Ok(None);
+    }
+    sourced(IndexReader::load(&storage)?, what).map(Some)
+}
+
+/// `reader`, checked to be an index of one file (`what`) built by this
+/// version, with the file's status-change time at the build.
+pub(crate) fn sourced(reader: IndexReader, what: &str) -> Result<(IndexReader, i64), IndexError> {
+    if reader.needs_reindex() {
+        return Err(IndexError::Corrupt("built by another version of tg".into()));
+    }
+    if reader.source().is_none() {
+        return Err(IndexError::Corrupt(format!("not {what}")));
+    }
+    let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
+    Ok((reader, changed_ns))
+}
+
+/// The documents of `reader` that can hold a match of `query`, as blocks
+/// in file order.
+pub(crate) fn candidate_blocks(
+    reader: &IndexReader,
+    query: &Query,
+) -> Result<Vec<Block>, IndexError> {
+    let docs = reader.candidates(query)?;
+    let mut blocks: Vec<Block> = docs
+        .as_slice()
+        .iter()
+        .filter_map(|&d| reader.doc(d))
+        .map(|d| Block { offset: d.offset, len: d.len, first_line: d.first_line })
+        .collect();
+    blocks.sort_by_key(|b| b.offset);
+    Ok(blocks)
+}
+
 /// Whether a block index still describes its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Freshness {
@@ -266,24 +322,17 @@ impl BlockIndex {
     /// The block index of the file at `path` (`None`: there is none).
     pub fn open(base: &Path, path: &Path) -> Result<Option<BlockIndex>, IndexError> {
         let dir = location::index_dir_for(base, &path.canonicalize()?);
-        let storage = FsStorage::new(&dir);
-        if !storage.has_index() {
+        let Some((reader, changed_ns)) = open_sourced(&dir, "a block index")? else {
             return Ok(None);
-        }
-        BlockIndex::from_reader(IndexReader::load(&storage)?, dir).map(Some)
+        };
+        let source = BlockSource::decode(reader.source().unwrap_or_default())?;
+        Ok(Some(BlockIndex { reader, changed_ns, source, dir }))
     }
 
-    /// The block index `reader` opened (from `dir`, or the packed file that
-    /// holds it).
+    /// The block index `reader` opened (from the packed file that holds it).
     pub fn from_reader(reader: IndexReader, dir: PathBuf) -> Result<BlockIndex, IndexError> {
-        if reader.needs_reindex() {
-            return Err(IndexError::Corrupt("built by another version of tg".into()));
-        }
-        let Some(bytes) = reader.source() else {
-            return Err(IndexError::Corrupt("not a block index".into()));
-        };
-        let source = BlockSource::decode(bytes)?;
-        let changed_ns = reader.file(0).map_or(RACY, |f| f.changed_ns);
+        let (reader, changed_ns) = sourced(reader, "a block index")?;
+        let source = BlockSource::decode(reader.source().unwrap_or_default())?;
         Ok(BlockIndex { reader, changed_ns, source, dir })
     }
 
@@ -316,15 +365,7 @@ impl BlockIndex {
 
     /// The blocks that can hold a match of `query`, in file order.
     pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
-        let docs = self.reader.candidates(query)?;
-        let mut blocks: Vec<Block> = docs
-            .as_slice()
-            .iter()
-            .filter_map(|&d| self.reader.doc(d))
-            .map(|d| Block { offset: d.offset, len: d.len, first_line: d.first_line })
-            .collect();
-        blocks.sort_by_key(|b| b.offset);
-        Ok(blocks)
+        candidate_blocks(&self.reader, query)
     }
 
     /// The last indexed block (`None`: the file was empty).
