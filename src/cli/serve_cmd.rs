@@ -171,6 +171,13 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", found.root.display()))?;
     let pid = client.record.pid;
     client.stop().map_err(|e| anyhow::anyhow!("stopping pid {pid}: {e}"))?;
+    // Return once the server is gone (its lock free), so that a `tg serve`
+    // right after does not find it still there.
+    let rv = Rendezvous::for_index(&found.dir)?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while rv.lock()?.is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     eprintln!("tg: stopped the server of {} (pid {pid})", found.root.display());
     Ok(())
 }
