@@ -245,10 +245,15 @@ fn a_lost_event_overflow_reconciles_once() {
     }
     let served = std::panic::catch_unwind(|| Served::start(&t, &[]));
     std::fs::write(KNOB, old.trim()).expect("restore max_queued_events");
-    let _s = served.expect("server started");
+    let s = served.expect("server started");
+    // Stopped, the server cannot drain: the tiny queue overflows for sure.
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(s.pid(), libc::SIGSTOP) };
     for i in 0..300 {
-        t.write(format!("repo/flood/f{i:03}.txt"), format!("floodword {i} needle\n"));
+        t.write(format!("repo/src/flood{i:03}.txt"), format!("floodword {i} needle\n"));
     }
+    // SAFETY: as above.
+    unsafe { libc::kill(s.pid(), libc::SIGCONT) };
     check(&t, "overflow", true);
     // One reconcile at the start, then at most one per overflow (overflows
     // applied together share one): never a loop.

@@ -131,15 +131,9 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
     if Format::of(path) == Some(Format::Gzip) {
         return index_gz(args, path, base, block_size, budget);
     }
-    let dir = location::index_dir_for(base, path);
-    let storage = FsStorage::create(&dir)?;
-    let Some(_lock) = storage.try_lock_build()? else {
-        if !args.quiet {
-            eprintln!("{} is being indexed already", path.display());
-        }
+    let Some(_lock) = lock_build(args, path, &location::index_dir_for(base, path))? else {
         return Ok(());
     };
-    clean_up_on_signal(dir)?;
     let bar = Bar::new(args.quiet);
     let built = blocks::build(path, base, block_size, budget, &bar)
         .with_context(|| format!("indexing {}", path.display()))?;
@@ -164,6 +158,20 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
     Ok(())
 }
 
+/// Takes the build lock of the index directory `dir` of file `path` and
+/// removes the build's temporary files on a signal; `None` (said unless
+/// quiet) when another build holds it.
+fn lock_build(args: &IndexArgs, path: &Path, dir: &Path) -> anyhow::Result<Option<std::fs::File>> {
+    let Some(lock) = FsStorage::create(dir)?.try_lock_build()? else {
+        if !args.quiet {
+            eprintln!("{} is being indexed already", path.display());
+        }
+        return Ok(None);
+    };
+    clean_up_on_signal(dir.to_path_buf())?;
+    Ok(Some(lock))
+}
+
 /// Builds the index of the text of the `.gz` file `path` (see [`gz`]).
 fn index_gz(
     args: &IndexArgs,
@@ -172,14 +180,9 @@ fn index_gz(
     block_size: u64,
     budget: usize,
 ) -> anyhow::Result<()> {
-    let storage = FsStorage::create(&gz::index_dir(base, path))?;
-    let Some(_lock) = storage.try_lock_build()? else {
-        if !args.quiet {
-            eprintln!("{} is being indexed already", path.display());
-        }
+    let Some(_lock) = lock_build(args, path, &gz::index_dir(base, path))? else {
         return Ok(());
     };
-    clean_up_on_signal(storage.dir().to_path_buf())?;
     let spacing = match &args.access_spacing {
         Some(s) => parse_size(s, "--access-spacing")?,
         None => gz::DEFAULT_SPACING,

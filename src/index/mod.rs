@@ -21,6 +21,7 @@ pub mod planner;
 pub mod postings;
 pub mod query;
 pub mod reader;
+pub mod record;
 pub mod search_plan;
 pub mod sort;
 pub mod storage;

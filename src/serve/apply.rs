@@ -22,6 +22,7 @@ use inotify::EventMask;
 
 use super::watch::Raw;
 use super::{Server, State, merge};
+use crate::index::fresh::changes::lookup;
 use crate::index::tree::{WATCHED_NAMES, child_rel};
 
 /// Applies events from `rx` until the drain thread is gone.
@@ -97,7 +98,7 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     if steers_walk {
         st.walk_changed = true;
     }
-    if steers_walk || merge::lookup(&st.reader, &rel).is_some() {
+    if steers_walk || lookup(&st.reader, &rel).is_some() {
         st.overlay.touch(rel.clone(), seq);
     } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
         st.created += 1;

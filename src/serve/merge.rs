@@ -19,10 +19,10 @@ use std::time::Duration;
 use super::{ServeOptions, Server, State};
 use crate::index::build::{self, Progress};
 use crate::index::error::IndexError;
-use crate::index::fresh::changes;
+use crate::index::fresh::changes::{self, lookup};
 use crate::index::reader::IndexReader;
 use crate::index::storage::FsStorage;
-use crate::index::table::{FileId, flags};
+use crate::index::table::flags;
 
 /// A build's progress, unreported.
 struct Quiet;
@@ -41,20 +41,6 @@ fn build_budget(opts: &ServeOptions) -> usize {
 /// Builds the tree's index with no progress shown.
 pub fn build_quietly(opts: &ServeOptions) -> Result<(), IndexError> {
     build::build(&opts.root, &opts.base, build_budget(opts), &Quiet).map(|_| ())
-}
-
-/// The id of the table entry with path `rel` (ids follow path order).
-pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<FileId> {
-    let (mut lo, mut hi) = (0u32, reader.stats().files);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match reader.file(mid)?.path.cmp(rel) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    None
 }
 
 /// Watches the root and every directory the index's table lists; a

@@ -181,7 +181,7 @@ impl Server {
 }
 
 /// Starts serving the tree at `opts.root`: builds its index if there is
-/// none, starts watching, reconciles once, then answers on the socket
+/// none usable (missing, damaged, or from another version), starts watching, reconciles once, then answers on the socket
 /// until stopped. `on_ready` is called once queries can be answered.
 pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(), ServeError> {
     let index_dir = crate::index::location::index_dir_for(&opts.base, &opts.root);
@@ -190,15 +190,15 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
         let pid = rendezvous::read_record(&index_dir).map_or(0, |r| r.pid);
         return Err(ServeError::AlreadyServed { root: opts.root.display().to_string(), pid });
     };
-    let storage = crate::index::storage::FsStorage::new(&index_dir);
-    if !storage.has_index() {
-        merge::build_quietly(&opts)?;
-    }
-    let reader = IndexReader::open(&index_dir)?;
-    if reader.needs_reindex() {
-        merge::build_quietly(&opts)?;
-    }
-    let reader = Arc::new(IndexReader::open(&index_dir)?);
+    // No index, one from another version, or a damaged one: build it first.
+    let reader = match IndexReader::open(&index_dir) {
+        Ok(r) if !r.needs_reindex() => r,
+        _ => {
+            merge::build_quietly(&opts)?;
+            IndexReader::open(&index_dir)?
+        }
+    };
+    let reader = Arc::new(reader);
     let _ = std::fs::remove_dir_all(&rendezvous.cookies);
     let (watches, inotify) = watch::start(&opts.root, &rendezvous.cookies)?;
     let server = Arc::new(Server {

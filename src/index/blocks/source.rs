@@ -14,6 +14,7 @@
 //! magic and version and never panics on bad input.
 
 use crate::index::error::IndexError;
+use crate::index::record::{self, Fields};
 
 /// The magic opening a `source` section of a block index.
 const MAGIC: [u8; 8] = *b"TGBLKSRC";
@@ -60,10 +61,8 @@ pub struct BlockSource {
 impl BlockSource {
     /// The record's bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(SOURCE_LEN);
-        b.extend_from_slice(&MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
-        b.extend_from_slice(&(if self.has_nul { HAS_NUL } else { 0 }).to_le_bytes());
+        let flags = if self.has_nul { HAS_NUL } else { 0 };
+        let mut b = record::start(&MAGIC, VERSION, flags, SOURCE_LEN);
         for v in [self.dev, self.ino, self.len, self.lines, self.block_size] {
             b.extend_from_slice(&v.to_le_bytes());
         }
@@ -82,21 +81,10 @@ impl BlockSource {
         if b.len() != SOURCE_LEN {
             return Err(bad("wrong length"));
         }
-        if b[..8] != MAGIC {
-            return Err(bad("bad magic"));
-        }
-        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-        let version = u32_at(8);
-        if version != VERSION {
-            return Err(IndexError::UnsupportedVersion {
-                found: version,
-                min: VERSION,
-                max: VERSION,
-            });
-        }
+        let f = Fields::check(b, &MAGIC, VERSION, bad)?;
+        let (u32_at, u64_at) = (|at| f.u32_at(at), |at| f.u64_at(at));
         let s = BlockSource {
-            has_nul: u32_at(12) & HAS_NUL != 0,
+            has_nul: f.flags() & HAS_NUL != 0,
             dev: u64_at(16),
             ino: u64_at(24),
             len: u64_at(32),

@@ -58,6 +58,20 @@ impl Changes {
     }
 }
 
+/// The id of the table entry of `reader` with path `rel` (ids follow path order).
+pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<crate::index::table::FileId> {
+    let (mut lo, mut hi) = (0u32, reader.stats().files);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match reader.file(mid)?.path.cmp(rel) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
+}
+
 /// A table path that does not name something below the root.
 fn outside_tree(rel: &[u8]) -> bool {
     rel.starts_with(b"/") || rel == b".." || rel.starts_with(b"../")

@@ -244,17 +244,7 @@ impl IndexFilter {
 
     /// The id of the file with this relative path (file ids follow path order).
     fn lookup(&self, rel: &[u8]) -> Option<FileId> {
-        let (mut lo, mut hi) = (0u32, self.reader.stats().files);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let path = self.reader.file(mid)?.path;
-            match path.cmp(rel) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
+        changes::lookup(&self.reader, rel)
     }
 
     /// The index directory.

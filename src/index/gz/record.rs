@@ -28,6 +28,7 @@
 use std::ops::Range;
 
 use crate::index::error::IndexError;
+use crate::index::record::{self, Fields};
 
 /// The magic opening the record.
 const MAGIC: [u8; 8] = *b"TGGZSRC\0";
@@ -129,10 +130,8 @@ impl GzRecord {
     /// The record's bytes, with `windows[i]` the compressed window of
     /// `points[i]` (their `window` fields are ignored).
     pub fn encode(file: &GzFile, text: &GzText, points: &[(AccessPoint, Vec<u8>)]) -> Vec<u8> {
-        let mut b = Vec::with_capacity(HEADER_LEN + points.len() * POINT_LEN);
-        b.extend_from_slice(&MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
-        b.extend_from_slice(&(if text.has_nul { HAS_NUL } else { 0 }).to_le_bytes());
+        let flags = if text.has_nul { HAS_NUL } else { 0 };
+        let mut b = record::start(&MAGIC, VERSION, flags, HEADER_LEN + points.len() * POINT_LEN);
         let n = points.len() as u64;
         for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64, text.len, text.lines] {
             b.extend_from_slice(&v.to_le_bytes());
@@ -168,19 +167,8 @@ impl GzRecord {
         if b.len() < HEADER_LEN {
             return Err(bad("too short"));
         }
-        if b[..8] != MAGIC {
-            return Err(bad("bad magic"));
-        }
-        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-        let version = u32_at(8);
-        if version != VERSION {
-            return Err(IndexError::UnsupportedVersion {
-                found: version,
-                min: VERSION,
-                max: VERSION,
-            });
-        }
+        let f = Fields::check(b, &MAGIC, VERSION, bad)?;
+        let (u32_at, u64_at) = (|at| f.u32_at(at), |at| f.u64_at(at));
         let file = GzFile {
             dev: u64_at(16),
             ino: u64_at(24),
@@ -191,11 +179,11 @@ impl GzRecord {
             tail_len: u32_at(96),
             tail_crc: u32_at(100),
         };
-        if u32_at(12) & !HAS_NUL != 0 {
+        if f.flags() & !HAS_NUL != 0 {
             return Err(bad("unknown flags"));
         }
         let text = GzText {
-            has_nul: u32_at(12) & HAS_NUL != 0,
+            has_nul: f.flags() & HAS_NUL != 0,
             len: u64_at(48),
             lines: u64_at(56),
             block_size: u64_at(64),

@@ -1,0 +1,57 @@
+//! The frame every `source` record of a file's index shares (a block
+//! index's [`super::blocks::source`], a `.gz` index's [`super::gz::record`]):
+//! an 8-byte magic, a `u32` version and `u32` flags, then little-endian
+//! fields at fixed offsets.
+
+use super::error::IndexError;
+
+/// The record's first bytes: `magic`, `version`, `flags`.
+pub(crate) fn start(magic: &[u8; 8], version: u32, flags: u32, capacity: usize) -> Vec<u8> {
+    let mut b = Vec::with_capacity(capacity);
+    b.extend_from_slice(magic);
+    b.extend_from_slice(&version.to_le_bytes());
+    b.extend_from_slice(&flags.to_le_bytes());
+    b
+}
+
+/// A record's bytes whose magic and version were checked.
+pub(crate) struct Fields<'a>(&'a [u8]);
+
+impl<'a> Fields<'a> {
+    /// `b`, when it starts with `magic` and `version`; `bad` makes the
+    /// error for a short record or a wrong magic.
+    pub(crate) fn check(
+        b: &'a [u8],
+        magic: &[u8; 8],
+        version: u32,
+        bad: impl Fn(&str) -> IndexError,
+    ) -> Result<Fields<'a>, IndexError> {
+        if b.len() < 16 {
+            return Err(bad("too short"));
+        }
+        if b[..8] != *magic {
+            return Err(bad("bad magic"));
+        }
+        let f = Fields(b);
+        let found = f.u32_at(8);
+        if found != version {
+            return Err(IndexError::UnsupportedVersion { found, min: version, max: version });
+        }
+        Ok(f)
+    }
+
+    /// The record's flags.
+    pub(crate) fn flags(&self) -> u32 {
+        self.u32_at(12)
+    }
+
+    /// The `u32` at byte `at` (within the length the caller checked).
+    pub(crate) fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.0[at..at + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The `u64` at byte `at` (within the length the caller checked).
+    pub(crate) fn u64_at(&self, at: usize) -> u64 {
+        u64::from_le_bytes(self.0[at..at + 8].try_into().expect("8 bytes"))
+    }
+}
