@@ -86,7 +86,11 @@ impl Chunks<'_> {
     ///
     /// Chunk `i` spans `[boundary(i), boundary(i + 1))`, where `boundary(k)`
     /// is just past the first `\n` at or after `k * chunk_size - 1` (0 for
-    /// the first chunk, the file size past the last).
+    /// the first chunk, the file size past the last). A chunk with no `\n`
+    /// in its own stretch is empty (its two boundaries are the same line
+    /// end, further on), and is known to be without looking past it: on a
+    /// file of few and long lines, only the chunk holding a line's start
+    /// reads on to its end, so the file is scanned once, not once per chunk.
     pub(super) fn load(
         &self,
         i: usize,
@@ -111,7 +115,7 @@ impl Chunks<'_> {
         let s = self.chunk_size;
         let k = i as u64;
         if let Some(map) = self.map {
-            let start = boundary_in(map, k, s);
+            let Some(start) = start_in(map, k, s) else { return Ok((0..0, k * s, 0)) };
             let end = boundary_in(map, k + 1, s).max(start);
             return Ok((start as usize..end as usize, start, end - start));
         }
@@ -121,7 +125,14 @@ impl Chunks<'_> {
         let base = from / PAGE * PAGE;
         let mut reader = Window::new(self.file, buf, base, self.size);
         reader.fill_to(((k + 1) * s + SLACK).min(self.size))?;
-        let start = if k == 0 { 0 } else { reader.line_end_from(from)? };
+        let start = if k == 0 {
+            0
+        } else {
+            match reader.line_end_before(from, (k + 1) * s - 1) {
+                Some(start) => start,
+                None => return Ok((0..0, k * s, reader.filled() as u64)),
+            }
+        };
         let end = if (k + 1) * s >= self.size {
             reader.fill_to(self.size)?;
             self.size
@@ -131,6 +142,17 @@ impl Chunks<'_> {
         .max(start);
         Ok(((start - base) as usize..(end - base) as usize, start, reader.filled() as u64))
     }
+}
+
+/// Boundary `k` in a whole-file slice if chunk `k` is not empty, found
+/// without looking past the chunk's own stretch (see [`Chunks::load`]).
+fn start_in(data: &[u8], k: u64, s: u64) -> Option<u64> {
+    if k == 0 {
+        return Some(0);
+    }
+    let size = data.len() as u64;
+    let (from, until) = ((k * s - 1).min(size), ((k + 1) * s - 1).min(size));
+    memchr::memchr(b'\n', &data[from as usize..until as usize]).map(|j| from + j as u64 + 1)
 }
 
 /// Boundary `k` in a whole-file slice (see [`Chunks::load`]).
@@ -158,5 +180,19 @@ mod tests {
         let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
         let b: Vec<u64> = (0..8).map(|k| boundary_in(data, k, 4)).collect();
         assert_eq!(b, vec![0, 8, 8, 22, 22, 22, 23, 23]);
+    }
+
+    #[test]
+    fn a_chunk_without_a_line_end_is_empty_and_the_others_start_at_boundaries() {
+        let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
+        for s in 1..=6u64 {
+            for k in 0..(data.len() as u64).div_ceil(s) {
+                let (here, next) = (boundary_in(data, k, s), boundary_in(data, k + 1, s));
+                match start_in(data, k, s) {
+                    Some(start) => assert_eq!(start, here, "k {k} s {s}"),
+                    None => assert_eq!(here, next, "k {k} s {s}: an empty chunk"),
+                }
+            }
+        }
     }
 }

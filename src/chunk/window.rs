@@ -86,6 +86,18 @@ impl<'a> Window<'a> {
         Ok(())
     }
 
+    /// The absolute offset just past the first `\n` in `[from, until)`, if
+    /// the bytes read so far hold one (`until` is clamped to them).
+    pub fn line_end_before(&self, from: u64, until: u64) -> Option<u64> {
+        let have = self.base + self.filled as u64;
+        let (from, until) = (from.max(self.base).min(have), until.min(have));
+        if from >= until {
+            return None;
+        }
+        let bytes = &self.buf.bytes()[(from - self.base) as usize..(until - self.base) as usize];
+        memchr::memchr(b'\n', bytes).map(|j| from + j as u64 + 1)
+    }
+
     /// The absolute offset just past the first `\n` at or after `from`
     /// (the file size if there is none), reading further as needed.
     pub fn line_end_from(&mut self, from: u64) -> io::Result<u64> {
