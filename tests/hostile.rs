@@ -1,6 +1,6 @@
 //! Issue 14, hostile and heavy input: a 64 MiB single line (1 GiB with
 //! `TG_SLOW=1`), 20,000 files in one directory (100,000 with `TG_SLOW=1`),
-//! a 1,000-deep directory chain, symlink loops, names with newlines and
+//! a 1,000-deep directory chain, one deeper than `PATH_MAX`, symlink loops, names with newlines and
 //! invalid UTF-8, files deleted, truncated, grown or replaced by a
 //! directory or a FIFO between index and query, a file truncated or grown
 //! while tg reads it, and an index that is unreadable, read-only, damaged
@@ -169,6 +169,28 @@ fn a_thousand_deep_directory_chain() {
     ]);
     list.push(Case::new("from_half_way", ["-n", "needle"]).cwd(&half));
     scan_then_indexed(&t, "deep", "deep", &list);
+}
+
+/// A chain whose paths outgrow `PATH_MAX` (4,096 bytes) half way down: rg
+/// reports the directory it cannot open and exits 2; so must a query from
+/// an index built over it (its build walk failed there too).
+#[test]
+fn a_chain_deeper_than_path_max() {
+    let t = Tree::new("path_max");
+    t.mkdir("long");
+    // (A shell's `cd` refuses past PATH_MAX; python's chdir does not.)
+    let script = "import os\nfor i in range(600):\n    d = 'dir_%03d' % i\n    os.mkdir(d)\n    \
+                  os.chdir(d)\n    if i % 100 == 99: open('f%d.txt' % i, 'w').write('needle\\n')\n";
+    let st = std::process::Command::new("python3")
+        .args(["-c", script])
+        .current_dir(t.path("long"))
+        .status()
+        .expect("python3");
+    assert!(st.success(), "making the chain");
+    let list: &[(&str, &[&str])] =
+        &[("c", &["-c", "needle"]), ("files", &["--files"]), ("absent", &["zz_absent_zz"])];
+    let list: Vec<Case> = cases(list).into_iter().map(Case::stderr_exact).collect();
+    scan_then_indexed(&t, "path_max", "long", &list);
 }
 
 #[test]
@@ -480,7 +502,7 @@ fn check_as_nobody(t: &Tree, label: &str, warnings: usize) {
         std::fs::copy(util::rg_bin(), &rg).unwrap();
     }
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-l", "needle"], &["zz_absent_zz"]] {
-        let c = Case::new(format!("{label} {args:?}"), args).cwd("repo").as_user(NOBODY);
+        let c = Case::new(format!("{label} {args:?}"), args).cwd("repo").run_as(NOBODY);
         let tg = util::run(&util::tg_bin(), t.root(), &c);
         let rg = util::run(&rg, t.root(), &c);
         let err = String::from_utf8_lossy(&tg.stderr);

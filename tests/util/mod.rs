@@ -307,7 +307,7 @@ impl Case {
     }
 
     /// Runs both tools as user and group `id` (needs root).
-    pub fn as_user(mut self, id: u32) -> Case {
+    pub fn run_as(mut self, id: u32) -> Case {
         self.uid = Some(id);
         self
     }
