@@ -333,7 +333,7 @@ fn files_replaced_while_served() {
 
 /// Line `n` (from 1) of the race file: 64 bytes, `needle` in every 500th.
 fn race_line(n: usize) -> String {
-    let word = if n % 500 == 0 { "needle" } else { "filler" };
+    let word = if n.is_multiple_of(500) { "needle" } else { "filler" };
     format!("L{n:09} {word} {:-<45}\n", "")
 }
 

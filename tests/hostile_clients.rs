@@ -12,6 +12,7 @@ mod util;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -110,12 +111,19 @@ fn served(t: &Tree) -> bool {
     String::from_utf8_lossy(&out.unwrap().stderr).contains("told by the server")
 }
 
-#[test]
-fn clients_that_never_read_hold_up_no_one() {
-    let t = tree("never_read");
+/// [`tree`], served within [`BUDGET`] on its socket and a loopback port:
+/// the tree, the server, its TCP address and token, its socket.
+fn served_on_tcp(name: &str) -> (Tree, Served, String, String, PathBuf) {
+    let t = tree(name);
     let s = Served::start(&t, &["--max-memory", "64M", "--listen", "127.0.0.1:0"]);
     let (addr, token) = tcp_address(&t);
     let sock = socket_path(&t);
+    (t, s, addr, token, sock)
+}
+
+#[test]
+fn clients_that_never_read_hold_up_no_one() {
+    let (t, s, addr, token, sock) = served_on_tcp("never_read");
     // Clients that ask and ask and never read the answers, until the
     // server, blocked on its writes, stops reading them.
     let mut stuck = Vec::new();
@@ -157,10 +165,7 @@ fn clients_that_never_read_hold_up_no_one() {
 
 #[test]
 fn huge_frames_and_endless_lines_stay_bounded() {
-    let t = tree("huge_frames");
-    let s = Served::start(&t, &["--max-memory", "64M", "--listen", "127.0.0.1:0"]);
-    let (addr, _) = tcp_address(&t);
-    let sock = socket_path(&t);
+    let (t, s, addr, _, sock) = served_on_tcp("huge_frames");
     let before = private(&s);
     let mut held = Vec::new();
     // 60 clients announce a frame just under 4 MiB and send nearly all of
