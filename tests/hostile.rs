@@ -388,7 +388,8 @@ fn a_file_truncated_or_grown_while_read() {
     let t = Tree::new("race");
     t.mkdir("race");
     let file = t.path("race").canonicalize().unwrap().join("big.txt");
-    let original = race_text(LINES);
+    let grown = race_text(LINES * 3 / 2);
+    let original = &grown[..LINES * 64];
     let needles = |lines: usize| lines / 500;
     let mut caught = 0;
     for tool in ["tg", "rg"] {
@@ -397,7 +398,7 @@ fn a_file_truncated_or_grown_while_read() {
             ("named", &["--no-mmap", "-n", "needle", "race/big.txt"]),
         ] {
             for grow in [false, true] {
-                std::fs::write(&file, &original).unwrap();
+                std::fs::write(&file, original).unwrap();
                 let mut cmd = match tool {
                     "tg" => util::tg_command(&t, t.root()),
                     _ => util::rg_command(&t, t.root()),
@@ -406,7 +407,7 @@ fn a_file_truncated_or_grown_while_read() {
                 let (out, err, code, stopped) = change_while_reading(&mut cmd, &file, || {
                     if grow {
                         let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
-                        f.write_all(&race_text(LINES * 3 / 2)[original.len()..]).unwrap();
+                        f.write_all(&grown[original.len()..]).unwrap();
                     } else {
                         let f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
                         f.set_len(original.len() as u64 / 2).unwrap();
