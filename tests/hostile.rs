@@ -105,16 +105,19 @@ fn a_single_huge_line() {
     let t = Tree::new("long_line");
     t.mkdir("line");
     write_long_line(&t.path("line/one.txt"), size);
-    let list: &[(&str, &[&str])] = &[
-        ("c", &["-c", "NEEDLE"]),
-        ("o_b", &["-o", "-b", "NEEDLE|needle (end|line)"]),
-        ("l", &["-l", "needle"]),
-        ("v_c", &["-v", "-c", "NEEDLE"]),
-        ("absent", &["-c", "-F", "zz_absent_zz"]),
-        ("max_columns", &["-n", "--max-columns", "80", "NEEDLE|second"]),
-        ("named", &["-c", "-i", "needle", "one.txt"]),
-    ];
-    scan_then_indexed(&t, "long_line", "line", &cases(list));
+    let mut list =
+        cases(&[("c", &["-c", "NEEDLE"]), ("named", &["-c", "-i", "needle", "one.txt"])]);
+    if slow() {
+        // (Each costs seconds in a debug build: only with TG_SLOW.)
+        list.extend(cases(&[
+            ("o_b", &["-o", "-b", "NEEDLE|needle (end|line)"]),
+            ("l", &["-l", "needle"]),
+            ("v_c", &["-v", "-c", "NEEDLE"]),
+            ("absent", &["-c", "-F", "zz_absent_zz"]),
+            ("max_columns", &["-n", "--max-columns", "80", "NEEDLE|second"]),
+        ]));
+    }
+    scan_then_indexed(&t, "long_line", "line", &list);
     let (tg_time, tg_peak, tg_out) =
         measured(util::tg_command(&t, t.path("line")).args(["-c", "NEEDLE", "one.txt"]));
     let (rg_time, rg_peak, rg_out) =
