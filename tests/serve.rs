@@ -8,73 +8,11 @@
 
 mod util;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
+use util::serve::{Served, json_exchange, socket_path, status, tcp_address, wait_for};
 use util::{Case, Report, Tree};
-
-/// A `tg serve` child process, stopped (SIGTERM) when dropped.
-struct Served {
-    child: Child,
-}
-
-impl Served {
-    /// Starts `tg serve repo` with `extra` flags and waits until it answers.
-    fn start(t: &Tree, extra: &[&str]) -> Served {
-        let child = util::tg_command(t, t.root())
-            .arg("serve")
-            .args(extra)
-            .arg("repo")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn tg serve");
-        let s = Served { child };
-        wait_for(t, "the server to answer", |st| st.contains("server:     pid"));
-        s
-    }
-
-    fn pid(&self) -> i32 {
-        self.child.id() as i32
-    }
-
-    /// Kills the server with `sig` and reaps it.
-    fn kill(mut self, sig: i32) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.pid(), sig) };
-        let _ = self.child.wait();
-        std::mem::forget(self);
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-}
-
-/// `tg status repo`'s output.
-fn status(t: &Tree) -> String {
-    let out = util::tg_command(t, t.path("repo")).arg("status").output().expect("tg status");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Polls `tg status` until `done` holds (30 s deadline).
-fn wait_for(t: &Tree, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let st = status(t);
-        if done(&st) {
-            return st;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}; status:\n{st}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// The tree: a git repository with ignore rules, indexed.
 fn tree(name: &str) -> Tree {
@@ -293,47 +231,6 @@ fn a_server_killed_while_merging_restarts_correct() {
     }
     let _s = Served::start(&t, &[]);
     check(&t, "restarted", true);
-}
-
-/// The status line of `tg status` for the socket path.
-fn socket_path(t: &Tree) -> PathBuf {
-    let st = status(t);
-    let index = st.lines().find_map(|l| l.strip_prefix("index:      ")).expect("index line");
-    let dir = Path::new(index.trim()).parent().unwrap().to_path_buf();
-    let record = std::fs::read_to_string(dir.join("server")).expect("server record");
-    let sock = record.lines().find_map(|l| l.strip_prefix("socket=")).expect("socket line");
-    PathBuf::from(sock)
-}
-
-/// The server's TCP address and token.
-fn tcp_address(t: &Tree) -> (String, String) {
-    let sock = socket_path(t);
-    let st = status(t);
-    let index = st.lines().find_map(|l| l.strip_prefix("index:      ")).unwrap();
-    let dir = Path::new(index.trim()).parent().unwrap().to_path_buf();
-    let record = std::fs::read_to_string(dir.join("server")).unwrap();
-    let addr = record.lines().find_map(|l| l.strip_prefix("listen=")).expect("listen line");
-    let token = std::fs::read_to_string(sock.with_extension("token")).expect("token file");
-    (addr.to_string(), token)
-}
-
-/// One JSON-lines exchange over TCP: the replies to `lines`.
-fn json_exchange(addr: &str, lines: &[String]) -> Vec<serde_json::Value> {
-    let mut conn = std::net::TcpStream::connect(addr).expect("connect");
-    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut r = BufReader::new(conn.try_clone().unwrap());
-    let mut out = Vec::new();
-    for l in lines {
-        if conn.write_all(format!("{l}\n").as_bytes()).is_err() {
-            break;
-        }
-        let mut reply = String::new();
-        if r.read_line(&mut reply).unwrap_or(0) == 0 {
-            break;
-        }
-        out.push(serde_json::from_str(&reply).expect("a JSON reply"));
-    }
-    out
 }
 
 #[test]

@@ -44,6 +44,9 @@ pub enum Unused {
     NoIndex,
     /// The index is corrupt or from another version (a warning said so).
     Unusable,
+    /// The index is not readable by this user (another user's): to this
+    /// user there is no index, and nothing is said outside `--stats`.
+    Unreadable,
 }
 
 impl std::fmt::Display for Unused {
@@ -57,6 +60,7 @@ impl std::fmt::Display for Unused {
             Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
             Unused::NoIndex => "no tree index covers the search path (build one: tg index DIR)",
             Unused::Unusable => "the index is unusable",
+            Unused::Unreadable => "the index is not readable by this user",
         })
     }
 }

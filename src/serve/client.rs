@@ -71,7 +71,7 @@ impl Client {
 
     /// Reads a reply; a refusal is an error.
     fn reply(&mut self) -> Result<Value, NoServer> {
-        match protocol::read_frame(&mut self.r)? {
+        match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
             Some((Kind::Reply, body)) => {
                 let v = protocol::parse_json(&body)?;
                 if v["ok"] == true {
@@ -98,7 +98,7 @@ impl Client {
         let table = head["table"].as_u64().ok_or(NoServer::Failed("no table id".into()))?;
         let mut touched = Touched::default();
         for _ in 0..frames {
-            match protocol::read_frame(&mut self.r)? {
+            match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
                 Some((Kind::Paths, body)) => {
                     for (kind, p) in protocol::decode_paths(&body)? {
                         match kind {

@@ -1,15 +1,16 @@
 //! Answering clients: a Unix socket (mode 0600 in the private runtime
 //! directory) and, when asked, a loopback TCP port whose clients must
 //! present the token from a 0600 file. One thread per connection, at most
-//! [`MAX_CLIENTS`] at once; a connection idle for [`IDLE`] or sending a
-//! malformed message is closed, and only that connection.
+//! [`MAX_CLIENTS`] at once; a connection that takes more than [`IDLE`] to
+//! send a message or to take a reply, or sends a malformed message, is
+//! closed, and only that connection.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -20,7 +21,8 @@ use super::rendezvous::{self, Record};
 /// Connections served at once; more are closed unanswered.
 pub const MAX_CLIENTS: usize = 256;
 
-/// A connection silent this long is closed.
+/// A connection that takes this long to send a message (or is silent this
+/// long), or to take a reply, is closed.
 pub const IDLE: Duration = Duration::from_secs(30);
 
 /// How long a query waits for the watcher to catch up before it checks
@@ -104,40 +106,104 @@ fn spawn_client(server: &Arc<Server>, f: impl FnOnce(&Server) -> io::Result<()> 
 }
 
 fn serve_unix(server: &Server, conn: UnixStream) -> io::Result<()> {
-    conn.set_read_timeout(Some(IDLE))?;
-    conn.set_write_timeout(Some(IDLE))?;
     let w = conn.try_clone()?;
-    converse(server, BufReader::new(conn), w, None)
+    converse(server, conn, w, None)
 }
 
 fn serve_tcp(server: &Server, conn: TcpStream, token: &str) -> io::Result<()> {
-    conn.set_read_timeout(Some(IDLE))?;
-    conn.set_write_timeout(Some(IDLE))?;
     conn.set_nodelay(true)?;
     let w = conn.try_clone()?;
-    converse(server, BufReader::new(conn), w, Some(token))
+    converse(server, conn, w, Some(token))
+}
+
+/// A connection whose blocking reads and writes can be given time limits.
+trait Timed: Read + Write {
+    fn read_limit(&self, left: Duration) -> io::Result<()>;
+    fn write_limit(&self, left: Duration) -> io::Result<()>;
+}
+
+impl Timed for UnixStream {
+    fn read_limit(&self, left: Duration) -> io::Result<()> {
+        self.set_read_timeout(Some(left))
+    }
+    fn write_limit(&self, left: Duration) -> io::Result<()> {
+        self.set_write_timeout(Some(left))
+    }
+}
+
+impl Timed for TcpStream {
+    fn read_limit(&self, left: Duration) -> io::Result<()> {
+        self.set_read_timeout(Some(left))
+    }
+    fn write_limit(&self, left: Duration) -> io::Result<()> {
+        self.set_write_timeout(Some(left))
+    }
+}
+
+/// One half of a connection on a clock: each message must arrive, and
+/// each reply be taken, within [`IDLE`] in all. A per-call timeout alone
+/// never fires on a client that sends or reads a few bytes now and then.
+struct OnTime<S> {
+    s: S,
+    until: Instant,
+}
+
+impl<S: Timed> OnTime<S> {
+    fn new(s: S) -> Self {
+        OnTime { s, until: Instant::now() + IDLE }
+    }
+
+    /// Starts the clock for the next message.
+    fn restart(&mut self) {
+        self.until = Instant::now() + IDLE;
+    }
+
+    /// What is left of the time, or an error when nothing is.
+    fn left(&self) -> io::Result<Duration> {
+        match self.until.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Ok(left),
+            _ => Err(io::Error::new(io::ErrorKind::TimedOut, "the client took too long")),
+        }
+    }
+}
+
+impl<S: Timed> Read for OnTime<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.s.read_limit(self.left()?)?;
+        self.s.read(buf)
+    }
+}
+
+impl<S: Timed> Write for OnTime<S> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.s.write_limit(self.left()?)?;
+        self.s.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.s.flush()
+    }
 }
 
 /// One conversation: a hello (with the token when one is required), then
 /// requests until the client leaves. Framed or JSON lines, by first byte.
-fn converse<R: BufRead, W: Write>(
-    server: &Server,
-    mut r: R,
-    mut w: W,
-    token: Option<&str>,
-) -> io::Result<()> {
+fn converse<S: Timed>(server: &Server, conn: S, w: S, token: Option<&str>) -> io::Result<()> {
+    let mut r = BufReader::new(OnTime::new(conn));
+    let mut w = OnTime::new(w);
     let json_lines = r.fill_buf()?.first() == Some(&b'{');
     let mut hello_done = false;
     loop {
         let msg = if json_lines {
             protocol::read_json_line(&mut r)?
         } else {
-            match protocol::read_frame(&mut r)? {
+            match protocol::read_frame(&mut r, protocol::MAX_REQUEST)? {
                 None => None,
                 Some((Kind::Hello | Kind::Request, body)) => Some(protocol::parse_json(&body)?),
                 Some((k, _)) => return Err(io::Error::other(format!("unexpected {k:?} frame"))),
             }
         };
+        r.get_mut().restart();
+        w.restart();
         let Some(msg) = msg else { return Ok(()) };
         if !hello_done {
             let reply = hello(&msg, token);
@@ -171,9 +237,10 @@ fn converse<R: BufRead, W: Write>(
 /// when one is required (compared in constant time; never logged).
 fn hello(msg: &Value, token: Option<&str>) -> Value {
     if msg["protocol"].as_u64() != Some(protocol::VERSION) {
+        // Only a number is echoed: a refusal never repeats what a client sent.
+        let asked = msg["protocol"].as_u64().map_or_else(|| "(none)".into(), |v| v.to_string());
         let error = format!(
-            "protocol version {} not spoken here (this server speaks {})",
-            msg["protocol"],
+            "protocol version {asked} not spoken here (this server speaks {})",
             protocol::VERSION
         );
         return json!({"ok": false, "error": error});

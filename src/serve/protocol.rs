@@ -16,11 +16,15 @@ use serde_json::Value;
 /// The protocol version this build speaks.
 pub const VERSION: u64 = 1;
 
-/// The largest frame accepted (a path list is split into frames below it).
+/// The largest frame a client accepts (a path list is split into frames
+/// below it).
 pub const MAX_FRAME: usize = 4 << 20;
 
-/// The longest JSON line accepted.
-pub const MAX_LINE: usize = 1 << 20;
+/// The largest message the server accepts from a client, framed or as a
+/// JSON line: hellos and requests are tiny, and every connection may hold
+/// this much, so [`super::listen::MAX_CLIENTS`] of them stay far below the
+/// server's memory budget.
+pub const MAX_REQUEST: usize = 64 << 10;
 
 /// What a frame holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,15 +69,16 @@ pub fn write_json(w: &mut impl Write, kind: Kind, v: &Value) -> io::Result<()> {
     write_frame(w, kind, v.to_string().as_bytes())
 }
 
-/// Reads one frame; `Ok(None)` at a clean end of stream.
-pub fn read_frame(r: &mut impl Read) -> io::Result<Option<(Kind, Vec<u8>)>> {
+/// Reads one frame of at most `max` bytes; `Ok(None)` at a clean end of
+/// stream.
+pub fn read_frame(r: &mut impl Read, max: usize) -> io::Result<Option<(Kind, Vec<u8>)>> {
     let mut len = [0u8; 4];
     match r.read_exact(&mut len) {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
         other => other?,
     }
     let len = u32::from_le_bytes(len) as usize;
-    if len == 0 || len > MAX_FRAME {
+    if len == 0 || len > max {
         return Err(bad(format!("frame length {len} out of range")));
     }
     let mut buf = vec![0u8; len];
@@ -93,15 +98,16 @@ pub fn parse_json(body: &[u8]) -> io::Result<Value> {
     Ok(v)
 }
 
-/// Reads one JSON line (without its newline); `Ok(None)` at end of stream.
+/// Reads one JSON line of at most [`MAX_REQUEST`] bytes (without its
+/// newline); `Ok(None)` at end of stream.
 pub fn read_json_line(r: &mut impl BufRead) -> io::Result<Option<Value>> {
     let mut line = Vec::new();
-    let n = r.take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
+    let n = r.take(MAX_REQUEST as u64 + 1).read_until(b'\n', &mut line)?;
     if n == 0 {
         return Ok(None);
     }
     if line.last() != Some(&b'\n') {
-        return Err(bad(if n > MAX_LINE { "line too long" } else { "truncated line" }));
+        return Err(bad(if n > MAX_REQUEST { "line too long" } else { "truncated line" }));
     }
     parse_json(&line[..line.len() - 1]).map(Some)
 }
@@ -183,22 +189,22 @@ mod tests {
         );
         write_frame(&mut buf, Kind::Paths, &bodies[0]).unwrap();
         let mut r = &buf[..];
-        let (k, body) = read_frame(&mut r).unwrap().unwrap();
+        let (k, body) = read_frame(&mut r, MAX_FRAME).unwrap().unwrap();
         assert_eq!(k, Kind::Request);
         assert_eq!(parse_json(&body).unwrap()["op"], "sync");
-        let (k, body) = read_frame(&mut r).unwrap().unwrap();
+        let (k, body) = read_frame(&mut r, MAX_FRAME).unwrap().unwrap();
         assert_eq!(k, Kind::Paths);
         let paths = decode_paths(&body).unwrap();
         assert_eq!(paths[1], (PathKind::Subtree, b"\xffx".to_vec()));
-        assert!(read_frame(&mut r).unwrap().is_none());
+        assert!(read_frame(&mut r, MAX_FRAME).unwrap().is_none());
     }
 
     #[test]
     fn bad_frames_are_errors() {
-        assert!(read_frame(&mut &[0u8, 0, 0, 0][..]).is_err());
-        assert!(read_frame(&mut &[2u8, 0, 0, 0, 9, b'x'][..]).is_err());
-        assert!(read_frame(&mut &[255u8, 255, 255, 255][..]).is_err());
-        assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..]).is_err());
+        assert!(read_frame(&mut &[0u8, 0, 0, 0][..], MAX_FRAME).is_err());
+        assert!(read_frame(&mut &[2u8, 0, 0, 0, 9, b'x'][..], MAX_FRAME).is_err());
+        assert!(read_frame(&mut &[255u8, 255, 255, 255][..], MAX_FRAME).is_err());
+        assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..], MAX_FRAME).is_err());
         assert!(decode_paths(&[0, 9, 0, 0, 0, b'a']).is_err());
         assert!(decode_paths(&[7, 0, 0, 0, 0]).is_err());
         assert!(parse_json(b"[1]").is_err());

@@ -25,6 +25,7 @@
 pub mod diff;
 pub mod fixtures;
 pub mod logs;
+pub mod serve;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -281,6 +282,8 @@ pub struct Case {
     /// Compare stdout as a sorted multiset of lines (for the default
     /// parallel walk, whose file order is not deterministic).
     pub ordered: bool,
+    /// Run both tools as this user and group id (the test must be root).
+    pub uid: Option<u32>,
 }
 
 impl Case {
@@ -299,7 +302,14 @@ impl Case {
             sort: true,
             stderr: StderrCheck::Presence,
             ordered: true,
+            uid: None,
         }
+    }
+
+    /// Runs both tools as user and group `id` (needs root).
+    pub fn run_as(mut self, id: u32) -> Case {
+        self.uid = Some(id);
+        self
     }
 
     /// Runs in `root/dir`.
@@ -388,6 +398,10 @@ pub fn run(program: &Path, root: &Path, case: &Case) -> Outcome {
         .stdin(if case.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if let Some(id) = case.uid {
+        use std::os::unix::process::CommandExt;
+        cmd.uid(id).gid(id);
+    }
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("case {}: cannot spawn {}: {e}", case.name, program.display()));
@@ -776,4 +790,12 @@ pub fn preview(bytes: &[u8], max: usize) -> String {
 /// A literal argument list, for brevity in case tables.
 pub fn args(s: &[&str]) -> Vec<OsString> {
     s.iter().map(OsString::from).collect()
+}
+
+/// The private memory (`RssAnon`) of process `pid` in bytes, while it lives.
+pub fn private_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("RssAnon:"))?;
+    let kb: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::index::error::IndexError;
-use crate::index::table::flags;
+use crate::index::table::{RACY, flags};
 use crate::index::tree::{WATCHED_NAMES, child_rel, recorded_change};
 use crate::options::WalkFilters;
 
@@ -29,13 +29,20 @@ pub(super) struct Found {
 /// directories and the watched paths that let a query trust this list later.
 pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
     let found = Mutex::new(Vec::new());
+    let failed = Mutex::new(Vec::new());
     let builder = WalkFilters::default()
         .builder(&[root.to_path_buf()], 0, false, false)
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
     builder.build_parallel().run(|| {
-        let found = &found;
+        let (found, failed) = (&found, &failed);
         Box::new(move |entry| {
-            let Ok(entry) = entry else { return ignore::WalkState::Continue };
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    failed.lock().unwrap().extend(error_path(&err).map(Path::to_path_buf));
+                    return ignore::WalkState::Continue;
+                }
+            };
             let Some(kind) = entry.file_type() else { return ignore::WalkState::Continue };
             let flags = if kind.is_file() {
                 0
@@ -63,10 +70,42 @@ pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
         })
     });
     let mut found = found.into_inner().unwrap();
+    // Where the walk failed (a directory it could not read, a path too long
+    // to open), a search's walk fails too and says so: the directory is
+    // recorded as changed since the build, so a query walks it itself.
+    let mut failed: std::collections::HashSet<Vec<u8>> = failed
+        .into_inner()
+        .unwrap()
+        .iter()
+        .map(|p| p.strip_prefix(root).unwrap_or(p).as_os_str().as_bytes().to_vec())
+        .collect();
+    for f in &mut found {
+        if f.flags == flags::DIR && failed.remove(&f.rel) {
+            f.changed_ns = RACY;
+        }
+    }
+    found.extend(failed.into_iter().map(|rel| Found {
+        rel,
+        size: 0,
+        changed_ns: RACY,
+        flags: flags::DIR,
+    }));
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
     found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
     Ok(found)
+}
+
+/// The path a walk error is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// The watch entry for `rel` (relative to `root`, or absolute); absent

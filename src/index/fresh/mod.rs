@@ -103,7 +103,8 @@ impl IndexFilter {
     }
 
     /// Opens the index `found` and marks the files with a candidate
-    /// document; an unusable index prints one warning.
+    /// document; an unusable index prints one warning (one this user may
+    /// not read is passed over in silence, as if absent).
     pub fn open_at(
         opts: &SearchOptions,
         msgs: &Messages,
@@ -114,6 +115,9 @@ impl IndexFilter {
         let reader = match IndexReader::open(&found.dir) {
             Ok(r) => r,
             Err(IndexError::NotFound(_)) => return Err(Unused::NoIndex),
+            Err(IndexError::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(Unused::Unreadable);
+            }
             Err(err) => {
                 msgs.warn(format!(
                     "index at {} is unusable ({err}); searching without it (rebuild: tg index {})",
