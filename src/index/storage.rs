@@ -216,21 +216,8 @@ impl PendingIndex for FsPending<'_> {
 impl Storage for FsStorage {
     fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
         self.check(Step::Create)?;
-        remove_dead_temp_files(&self.dir);
-        for _ in 0..3 {
-            let tmp = tempfile::Builder::new()
-                .prefix(&own_temp_prefix())
-                .suffix(TEMP_SUFFIX)
-                .tempfile_in(&self.dir)?;
-            // The lock marks the file as alive. A concurrent build's sweep
-            // may have removed the name between creation and locking; once
-            // locked, check that the name is still ours.
-            tmp.as_file().lock()?;
-            if same_file(tmp.path(), tmp.as_file()) {
-                return Ok(Box::new(FsPending { storage: self, tmp, written: 0 }));
-            }
-        }
-        Err(IndexError::Io(io::Error::other("temporary index file kept disappearing")))
+        let tmp = locked_temp_file(&self.dir, TEMP_PREFIX, TEMP_SUFFIX)?;
+        Ok(Box::new(FsPending { storage: self, tmp, written: 0 }))
     }
 
     fn load(&self) -> Result<IndexBytes, IndexError> {
@@ -256,9 +243,37 @@ impl Storage for FsStorage {
     }
 }
 
-/// The prefix of this process's temporary files: `.index.tg.<pid>.`.
-fn own_temp_prefix() -> String {
-    format!("{TEMP_PREFIX}{}.", std::process::id())
+/// The prefix of this process's temporary files named `prefix…`: `prefix<pid>.`.
+pub fn own_temp_prefix(prefix: &str) -> String {
+    format!("{prefix}{}.", std::process::id())
+}
+
+/// A new temporary file `prefix<pid>.XXXXXX suffix` in `dir`, locked
+/// (`flock`) for as long as it is open, after removing the files of that
+/// pattern whose writers died (nobody holds their lock). The index,
+/// `tg pack` and `tg unpack` write through such files and rename them into
+/// place, so a writer killed at any point leaves at most its own file, which
+/// the next writer in the directory removes.
+pub fn locked_temp_file(
+    dir: &Path,
+    prefix: &str,
+    suffix: &str,
+) -> io::Result<tempfile::NamedTempFile> {
+    remove_dead_temp_files(dir, prefix, suffix);
+    for _ in 0..3 {
+        let tmp = tempfile::Builder::new()
+            .prefix(&own_temp_prefix(prefix))
+            .suffix(suffix)
+            .tempfile_in(dir)?;
+        // The lock marks the file as alive. A concurrent writer's sweep
+        // may have removed the name between creation and locking; once
+        // locked, check that the name is still ours.
+        tmp.as_file().lock()?;
+        if same_file(tmp.path(), tmp.as_file()) {
+            return Ok(tmp);
+        }
+    }
+    Err(io::Error::other("temporary file kept disappearing"))
 }
 
 impl FsStorage {
@@ -278,7 +293,7 @@ impl FsStorage {
     /// Best effort: errors are ignored.
     pub fn remove_own_temp_files(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
-        let prefix = own_temp_prefix();
+        let prefix = own_temp_prefix(TEMP_PREFIX);
         for entry in entries.flatten() {
             let name = entry.file_name();
             if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(TEMP_SUFFIX)) {
@@ -288,14 +303,15 @@ impl FsStorage {
     }
 }
 
-/// Removes the temporary files of writers that died before publishing:
-/// those no live writer holds a lock on. Best effort: errors are ignored.
-fn remove_dead_temp_files(dir: &Path) {
+/// Removes the temporary files `prefix…suffix` in `dir` of writers that
+/// died before publishing: those no live writer holds a lock on. Best
+/// effort: errors are ignored.
+fn remove_dead_temp_files(dir: &Path, prefix: &str, suffix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) {
+        if !(name.starts_with(prefix) && name.ends_with(suffix)) {
             continue;
         }
         let path = entry.path();
