@@ -11,8 +11,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     /// An operating-system I/O error (read, write, fsync, rename, mmap).
+    /// Its message holds the OS error's, so it is not also its source: an
+    /// error chain printed whole says the reason once.
     #[error("index I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
     /// No index file exists at this path.
     #[error("no index at {}", .0.display())]
     NotFound(PathBuf),
@@ -34,6 +36,12 @@ pub enum IndexError {
     /// limit of the format (more than `u32::MAX` documents).
     #[error("invalid index input: {0}")]
     InvalidInput(String),
+}
+
+impl From<io::Error> for IndexError {
+    fn from(e: io::Error) -> Self {
+        IndexError::Io(e)
+    }
 }
 
 impl IndexError {
