@@ -10,71 +10,10 @@ mod util;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use util::served::{Served, status, wait_for};
 use util::{Case, Report, Tree};
-
-/// A `tg serve` child process, stopped (SIGTERM) when dropped.
-struct Served {
-    child: Child,
-}
-
-impl Served {
-    /// Starts `tg serve repo` with `extra` flags and waits until it answers.
-    fn start(t: &Tree, extra: &[&str]) -> Served {
-        let child = util::tg_command(t, t.root())
-            .arg("serve")
-            .args(extra)
-            .arg("repo")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn tg serve");
-        let s = Served { child };
-        wait_for(t, "the server to answer", |st| st.contains("server:     pid"));
-        s
-    }
-
-    fn pid(&self) -> i32 {
-        self.child.id() as i32
-    }
-
-    /// Kills the server with `sig` and reaps it.
-    fn kill(mut self, sig: i32) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.pid(), sig) };
-        let _ = self.child.wait();
-        std::mem::forget(self);
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-}
-
-/// `tg status repo`'s output.
-fn status(t: &Tree) -> String {
-    let out = util::tg_command(t, t.path("repo")).arg("status").output().expect("tg status");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Polls `tg status` until `done` holds (30 s deadline).
-fn wait_for(t: &Tree, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let st = status(t);
-        if done(&st) {
-            return st;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}; status:\n{st}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// The tree: a git repository with ignore rules, indexed.
 fn tree(name: &str) -> Tree {

@@ -152,10 +152,12 @@ impl FsStorage {
     }
 
     /// Records which tree the index covers ([`ROOT_FILE`], for people and
-    /// tools; queries never read it), written atomically.
+    /// tools; queries never read it), written atomically through a
+    /// temporary file like the index's (swept the same way when its writer
+    /// dies).
     pub fn record_root(&self, root: &Path) -> Result<(), IndexError> {
         use std::os::unix::ffi::OsStrExt;
-        let mut tmp = tempfile::Builder::new().prefix(".ROOT.").tempfile_in(&self.dir)?;
+        let mut tmp = locked_temp_file(&self.dir, TEMP_PREFIX, TEMP_SUFFIX)?;
         tmp.write_all(root.as_os_str().as_bytes())?;
         tmp.persist(self.dir.join(ROOT_FILE)).map_err(|e| e.error)?;
         Ok(())

@@ -23,8 +23,10 @@
 #![allow(dead_code)]
 
 pub mod diff;
+pub mod faults;
 pub mod fixtures;
 pub mod logs;
+pub mod served;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
