@@ -54,13 +54,13 @@ fn tree(name: &str) -> Tree {
     t
 }
 
-/// Changes the tree so that the next index differs (and is larger).
+/// Changes the tree so that the next index differs (and is larger): 40
+/// files added to watched directories (enough to start a merge), one
+/// rewritten.
 fn grow(t: &Tree, n: usize) {
     for i in 0..40 {
-        t.write(
-            format!("repo/new{n}/g{i:03}.txt"),
-            format!("freshword{n} {i} needle\nxyz{i}{n}\n"),
-        );
+        let body = format!("freshword{n} {i} needle\nxyz{i}{n}\n");
+        t.write(format!("repo/d{}/new{n}_{i:03}.txt", i % 7), body);
     }
     t.write("repo/d0/f000.txt", format!("rewritten {n} needle\n"));
 }
@@ -117,8 +117,9 @@ fn faulted(
     Ok(Some(line))
 }
 
-/// The limits of a sweep: `n` points over `0..size` (0 and small offsets
-/// first: the first write fails).
+/// The limits of a sweep: `n` points spread over `0..size` (the first is
+/// 0: the very first write fails), nudged by 0–2 bytes so that they fall
+/// at different alignments.
 fn limits(size: u64, n: usize) -> Vec<u64> {
     (0..n as u64).map(|k| size * k / n as u64 + k % 3).collect()
 }
@@ -206,8 +207,8 @@ fn block_index_builds_failing_to_write_keep_the_previous_index() {
     let n = points(10);
     let (mut failed, mut failures) = (0, Vec::new());
     for limit in limits(before.len() as u64, n) {
-        // Same length, new contents: the index must be rebuilt.
-        write_log(&t.path("big.log"), 8000, 2 + limit);
+        // New contents, an eighth longer: the new index outgrows every limit.
+        write_log(&t.path("big.log"), 9000, 2 + limit);
         let out = limit_file_size(&mut tg(&t, &build), limit).output().unwrap();
         match faulted(&format!("limit {limit}"), &out, &index, &before, &dir, PUBLISHED) {
             Ok(Some(_)) => failed += 1,

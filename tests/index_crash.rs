@@ -215,7 +215,7 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         &["-n", "frobnicate|quux_", DIR],
     ];
     let mut failures = Vec::new();
-    let mut most_strays = 0;
+    let (mut most_strays, mut killed) = (0, 0);
     for trial in 1..=trials {
         mutate(&tree, &mut files, &mut rng, trial);
         let slice = (trial - 1) as f64 + rng.random::<f64>();
@@ -234,7 +234,10 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         let _ = child.kill();
         let finished = child.wait().unwrap().success();
         let what = match doing {
-            Some(doing) if !finished => format!("killed during {doing}"),
+            Some(doing) if !finished => {
+                killed += 1;
+                format!("killed during {doing}")
+            }
             _ => "finished before the kill".to_string(),
         };
         let published = if inode(&index_file) != before { ", new index published" } else { "" };
@@ -280,7 +283,8 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         }
     }
     eprintln!(
-        "crash test: {trials} trials in {:.1}s, at most {most_strays} stray file(s) at once",
+        "crash test: {trials} trials ({killed} killed mid-build) in {:.1}s, at most \
+         {most_strays} stray file(s) at once",
         started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));

@@ -46,10 +46,14 @@ impl SmallFs {
 
     /// Bytes still free for an unprivileged writer.
     pub fn free(&self) -> u64 {
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
         let c = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid C string and a zeroed struct for the result.
-        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0, "statvfs");
+        // SAFETY: a plain C struct (all zeroes is a valid value) filled in
+        // by statvfs from a valid C string.
+        let st = unsafe {
+            let mut st: libc::statvfs = std::mem::zeroed();
+            assert_eq!(libc::statvfs(c.as_ptr(), &mut st), 0, "statvfs");
+            st
+        };
         st.f_bavail as u64 * st.f_frsize as u64
     }
 
