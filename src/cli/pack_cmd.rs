@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Parser;
-use trigrep::index::storage::locked_temp_file;
+use trigrep::index::temp::locked_temp_file;
 use trigrep::pack::read::PackedFile;
 use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
 

@@ -24,7 +24,7 @@ use super::format::{
 use crate::index::blocks::{Text, cut, index_text};
 use crate::index::build::Progress;
 use crate::index::error::IndexError;
-use crate::index::storage::{locked_temp_file, own_temp_prefix};
+use crate::index::temp::{locked_temp_file, own_temp_prefix};
 use crate::stats::MemorySampler;
 
 /// The default zstd level, and [`DEFAULT_FRAME_SIZE`]: measured on the
