@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use util::faults::{inode, names_except, only_index_dir};
 use util::{Case, Tree};
 
 /// The indexed directory, relative to the tree root.
@@ -143,23 +144,14 @@ fn full_build(tree: &Tree) -> Duration {
     t.elapsed()
 }
 
-/// The index directory of the tree (found by its index file).
+/// The index directory of the tree.
 fn index_dir(tree: &Tree) -> PathBuf {
-    let base = tree.path(".home/.cache/trigrep/indexes");
-    let dirs: Vec<PathBuf> = std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(dirs.len(), 1, "one index directory under {}", base.display());
-    dirs[0].clone()
+    only_index_dir(&tree.path(".home/.cache/trigrep/indexes"))
 }
 
 /// Names in the index directory other than the published files.
 fn strays(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "index.tg" && n != "ROOT")
-        .collect();
-    v.sort();
-    v
+    names_except(dir, &["index.tg", "ROOT"])
 }
 
 /// What a live builder is doing, from its open files and read counter.
@@ -189,11 +181,6 @@ fn phase(pid: u32, index_dir: &Path) -> String {
         "walk/extract".to_string()
     };
     format!("{what}, {:.1} MB read", read as f64 / 1e6)
-}
-
-fn inode(p: &Path) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(p).ok().map(|m| m.ino())
 }
 
 #[test]
@@ -228,7 +215,7 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         &["-n", "frobnicate|quux_", DIR],
     ];
     let mut failures = Vec::new();
-    let mut most_strays = 0;
+    let (mut most_strays, mut killed) = (0, 0);
     for trial in 1..=trials {
         mutate(&tree, &mut files, &mut rng, trial);
         let slice = (trial - 1) as f64 + rng.random::<f64>();
@@ -247,7 +234,10 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         let _ = child.kill();
         let finished = child.wait().unwrap().success();
         let what = match doing {
-            Some(doing) if !finished => format!("killed during {doing}"),
+            Some(doing) if !finished => {
+                killed += 1;
+                format!("killed during {doing}")
+            }
             _ => "finished before the kill".to_string(),
         };
         let published = if inode(&index_file) != before { ", new index published" } else { "" };
@@ -293,7 +283,8 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         }
     }
     eprintln!(
-        "crash test: {trials} trials in {:.1}s, at most {most_strays} stray file(s) at once",
+        "crash test: {trials} trials ({killed} killed mid-build) in {:.1}s, at most \
+         {most_strays} stray file(s) at once",
         started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));

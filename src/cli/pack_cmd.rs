@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Parser;
+use trigrep::index::temp::locked_temp_file;
 use trigrep::pack::read::PackedFile;
 use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
 
@@ -82,7 +83,7 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     let opts = PackOptions { level: args.level, frame_size, budget };
     let bar = Bar::labelled(args.quiet, "packing");
     let s = write::pack(&args.file, &output, &opts, &bar)
-        .with_context(|| format!("packing {}", args.file.display()))?;
+        .with_context(|| format!("packing {} into {}", args.file.display(), output.display()))?;
     bar.finish();
     if !args.quiet {
         let secs = s.elapsed.as_secs_f64();
@@ -129,16 +130,9 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
         "{} exists (replace it with --force)",
         output.display()
     );
-    let dir = write::output_dir(&output)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tg-unpack.").tempfile_in(&dir)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
     let started = std::time::Instant::now();
-    let n = packed.unpack(&mut out).with_context(|| input.display().to_string())?;
-    out.flush()?;
-    drop(out);
-    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(&output).map_err(|e| e.error)?;
+    let n = unpack_into(&packed, &file, &output)
+        .with_context(|| format!("unpacking {} into {}", input.display(), output.display()))?;
     if !args.quiet {
         let checked = if packed.is_tg() { ", checksum verified" } else { "" };
         eprintln!(
@@ -149,6 +143,21 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Unpacks `packed` (read from `file`) into a temporary file beside
+/// `output`, then renames it over `output`; returns the text's length.
+fn unpack_into(packed: &PackedFile, file: &File, output: &Path) -> anyhow::Result<u64> {
+    let dir = write::output_dir(output)?;
+    let mut tmp = locked_temp_file(&dir, ".tg-unpack.", ".tmp")?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+    let n = packed.unpack(&mut out)?;
+    out.flush()?;
+    drop(out);
+    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(output).map_err(|e| e.error)?;
+    Ok(n)
 }
 
 /// `path` with `suffix` appended to its name.

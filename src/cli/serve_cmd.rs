@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use trigrep::index::location;
+use trigrep::index::storage::FsStorage;
 use trigrep::serve::client::Client;
 use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
@@ -155,6 +156,8 @@ fn withdraw_on_signal(index_dir: PathBuf) -> anyhow::Result<()> {
             if let Ok(rv) = Rendezvous::for_index(&index_dir) {
                 rv.withdraw();
             }
+            // A merge may be writing its index.
+            FsStorage::new(&index_dir).remove_own_temp_files();
             std::process::exit(128 + sig);
         }
     });

@@ -26,6 +26,7 @@ pub mod search_plan;
 pub mod sort;
 pub mod storage;
 pub mod table;
+pub mod temp;
 pub mod tree;
 pub mod trigram;
 pub mod writer;

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 
 use super::error::IndexError;
+use super::temp::{locked_temp_file, own_temp_prefix};
 
 /// Name of the index file inside an index directory.
 pub const INDEX_FILE: &str = "index.tg";
@@ -152,10 +153,12 @@ impl FsStorage {
     }
 
     /// Records which tree the index covers ([`ROOT_FILE`], for people and
-    /// tools; queries never read it), written atomically.
+    /// tools; queries never read it), written atomically through a
+    /// temporary file like the index's (swept the same way when its writer
+    /// dies).
     pub fn record_root(&self, root: &Path) -> Result<(), IndexError> {
         use std::os::unix::ffi::OsStrExt;
-        let mut tmp = tempfile::Builder::new().prefix(".ROOT.").tempfile_in(&self.dir)?;
+        let mut tmp = locked_temp_file(&self.dir, TEMP_PREFIX, TEMP_SUFFIX)?;
         tmp.write_all(root.as_os_str().as_bytes())?;
         tmp.persist(self.dir.join(ROOT_FILE)).map_err(|e| e.error)?;
         Ok(())
@@ -216,21 +219,8 @@ impl PendingIndex for FsPending<'_> {
 impl Storage for FsStorage {
     fn begin(&self) -> Result<Box<dyn PendingIndex + '_>, IndexError> {
         self.check(Step::Create)?;
-        remove_dead_temp_files(&self.dir);
-        for _ in 0..3 {
-            let tmp = tempfile::Builder::new()
-                .prefix(&own_temp_prefix())
-                .suffix(TEMP_SUFFIX)
-                .tempfile_in(&self.dir)?;
-            // The lock marks the file as alive. A concurrent build's sweep
-            // may have removed the name between creation and locking; once
-            // locked, check that the name is still ours.
-            tmp.as_file().lock()?;
-            if same_file(tmp.path(), tmp.as_file()) {
-                return Ok(Box::new(FsPending { storage: self, tmp, written: 0 }));
-            }
-        }
-        Err(IndexError::Io(io::Error::other("temporary index file kept disappearing")))
+        let tmp = locked_temp_file(&self.dir, TEMP_PREFIX, TEMP_SUFFIX)?;
+        Ok(Box::new(FsPending { storage: self, tmp, written: 0 }))
     }
 
     fn load(&self) -> Result<IndexBytes, IndexError> {
@@ -256,11 +246,6 @@ impl Storage for FsStorage {
     }
 }
 
-/// The prefix of this process's temporary files: `.index.tg.<pid>.`.
-fn own_temp_prefix() -> String {
-    format!("{TEMP_PREFIX}{}.", std::process::id())
-}
-
 impl FsStorage {
     /// Takes the directory's build lock (a `flock` on `.building`, held
     /// while the returned file lives); `None` when another build holds it.
@@ -278,41 +263,13 @@ impl FsStorage {
     /// Best effort: errors are ignored.
     pub fn remove_own_temp_files(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
-        let prefix = own_temp_prefix();
+        let prefix = own_temp_prefix(TEMP_PREFIX);
         for entry in entries.flatten() {
             let name = entry.file_name();
             if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(TEMP_SUFFIX)) {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
-    }
-}
-
-/// Removes the temporary files of writers that died before publishing:
-/// those no live writer holds a lock on. Best effort: errors are ignored.
-fn remove_dead_temp_files(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) {
-            continue;
-        }
-        let path = entry.path();
-        if let Ok(file) = File::open(&path)
-            && file.try_lock().is_ok()
-        {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-}
-
-/// Whether `path` still names the open `file`.
-fn same_file(path: &Path, file: &File) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(path), file.metadata()) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
     }
 }
 

@@ -5,7 +5,8 @@
 //! are compressed as independent zstd frames on every core and appended in
 //! order. The output is written to a temporary file beside the target,
 //! fsynced and renamed over it: a pack killed midway leaves no partial
-//! file under the target's name.
+//! file under the target's name, and its temporary file is removed by the
+//! next pack into the same directory.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -23,6 +24,7 @@ use super::format::{
 use crate::index::blocks::{Text, cut, index_text};
 use crate::index::build::Progress;
 use crate::index::error::IndexError;
+use crate::index::temp::{locked_temp_file, own_temp_prefix};
 use crate::stats::MemorySampler;
 
 /// The default zstd level, and [`DEFAULT_FRAME_SIZE`]: measured on the
@@ -100,8 +102,7 @@ pub fn pack(
         )));
     }
     let dir = output_dir(output)?;
-    let tmp =
-        tempfile::Builder::new().prefix(&own_temp_prefix()).suffix(".tmp").tempfile_in(&dir)?;
+    let tmp = locked_temp_file(&dir, TEMP_PREFIX, TEMP_SUFFIX)?;
     let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
     let header = encode_header();
     out.write_all(&header)?;
@@ -202,15 +203,14 @@ fn write_frames(
     Ok(crc)
 }
 
-/// The prefix of this process's temporary files (`.tg-pack.PID.`).
-fn own_temp_prefix() -> String {
-    format!(".tg-pack.{}.", std::process::id())
-}
+/// Prefix and suffix of a pack's temporary file (`.tg-pack.PID.XXXXXX.tmp`).
+const TEMP_PREFIX: &str = ".tg-pack.";
+const TEMP_SUFFIX: &str = ".tmp";
 
 /// Removes this process's temporary files from `dir` (a pack interrupted
 /// by a signal: the process exits before dropping them).
 pub fn remove_own_temp_files(dir: &Path) {
-    let prefix = own_temp_prefix();
+    let prefix = own_temp_prefix(TEMP_PREFIX);
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         if e.file_name().to_string_lossy().starts_with(&prefix) {

@@ -110,11 +110,12 @@ pub fn rebuild(server: &Server) {
         server.state().merging = false;
         return;
     };
-    let began = {
+    let (began, walk_changed, created) = {
         let mut st = server.state();
+        let taken = (st.seq, st.walk_changed, st.created);
         st.walk_changed = false;
         st.created = 0;
-        st.seq
+        taken
     };
     let result = build_quietly(&server.opts).and_then(|()| IndexReader::open(&server.index_dir));
     let mut st = server.state();
@@ -132,6 +133,9 @@ pub fn rebuild(server: &Server) {
             *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         Err(e) => {
+            // Still due: retried after the back-off.
+            st.walk_changed |= walk_changed;
+            st.created += created;
             *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some(e.to_string());
         }
@@ -158,11 +162,20 @@ fn published(server: &Server) -> Option<(u64, std::time::SystemTime)> {
     Some((md.ino(), md.modified().ok()?))
 }
 
+/// How long to wait before retrying after `failures` rebuilds in a row
+/// failed (a full disk, say): 5 s, doubling up to a minute, so that a
+/// rebuild is retried soon once space returns but a lasting failure does
+/// not rebuild over and over.
+fn backoff(failures: u32) -> Duration {
+    Duration::from_secs(5u64 << failures.saturating_sub(1).min(4)).min(Duration::from_secs(60))
+}
+
 /// Every second: follow an index published by someone else; start a
 /// rebuild when the overlay is large, an ignore file changed, or private
 /// memory passed the budget; stop an idle server.
 pub fn housekeeping(server: &Arc<Server>) {
     let mut failed_at: Option<std::time::Instant> = None;
+    let mut failures = 0;
     let mut seen = published(server);
     while !server.stopping.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_secs(1));
@@ -186,13 +199,25 @@ pub fn housekeeping(server: &Arc<Server>) {
                     || st.walk_changed
                     || (private > server.opts.max_memory && !st.overlay.is_empty()))
         };
-        let backing_off = failed_at.is_some_and(|t| t.elapsed() < Duration::from_secs(60));
+        let backing_off = failed_at.is_some_and(|t| t.elapsed() < backoff(failures));
         if due && !backing_off {
             server.state().merging = true;
             rebuild(server);
             seen = published(server);
             let failed = server.counters.merge_error.lock().map(|e| e.is_some()).unwrap_or(true);
+            failures = if failed { failures + 1 } else { 0 };
             failed_at = failed.then(std::time::Instant::now);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_rebuilds_back_off_from_5_s_to_a_minute() {
+        let secs: Vec<u64> = (1..=7).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(secs, [5, 10, 20, 40, 60, 60, 60]);
     }
 }

@@ -238,5 +238,8 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     std::thread::Builder::new().name("tg-house".into()).spawn(move || merge::housekeeping(&s))?;
     let result = listeners.run(&server);
     server.rendezvous.withdraw();
+    // Stopped while a merge writes its index: the process exits before
+    // the merge drops its temporary file.
+    crate::index::storage::FsStorage::new(&server.index_dir).remove_own_temp_files();
     result.map_err(ServeError::from)
 }

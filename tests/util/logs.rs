@@ -61,3 +61,23 @@ pub const QUERIES: &[&[&str]] = &[
     &["-n", "XYZZY-NOT-THERE"],
     &["-v", "-c", "e"],
 ];
+
+/// `tg QUERY PACKED` against `rg QUERY TEXT` in `tree`'s root, for the
+/// first four [`QUERIES`] (those that print no file name): the same stdout
+/// and exit code, or what differed.
+pub fn packed_like_rg(tree: &super::Tree, packed: &str, text: &str) -> Result<(), String> {
+    let mut bad = Vec::new();
+    for q in QUERIES.iter().take(4) {
+        let tg = super::tg_command(tree, tree.root()).args(*q).arg(packed).output().unwrap();
+        let rg = super::rg_command(tree, tree.root()).args(*q).arg(text).output().unwrap();
+        if tg.stdout != rg.stdout || tg.status.code() != rg.status.code() {
+            bad.push(format!(
+                "tg {q:?} {packed} differs from rg on {text} (exit {:?} vs {:?}): {}",
+                tg.status.code(),
+                rg.status.code(),
+                String::from_utf8_lossy(&tg.stderr)
+            ));
+        }
+    }
+    if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
+}

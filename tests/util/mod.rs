@@ -23,6 +23,7 @@
 #![allow(dead_code)]
 
 pub mod diff;
+pub mod faults;
 pub mod fixtures;
 pub mod logs;
 pub mod serve;
