@@ -446,17 +446,6 @@ fn a_file_truncated_or_grown_while_read() {
 /// `nobody`: the user the permission cases run as.
 const NOBODY: u32 = 65534;
 
-/// Whether this test runs as root (the permission cases need to switch
-/// users); says it skipped when not.
-fn root_or_skip() -> bool {
-    // SAFETY: getuid has no preconditions.
-    let root = unsafe { libc::getuid() } == 0;
-    if !root {
-        eprintln!("skipped: needs root to run the tools as another user");
-    }
-    root
-}
-
 /// `tg args` in `repo` as `uid`.
 fn tg_as(t: &Tree, uid: u32, args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
@@ -525,7 +514,7 @@ fn check_as_nobody(t: &Tree, label: &str, warnings: usize) {
 
 #[test]
 fn an_index_owned_by_another_user() {
-    if !root_or_skip() {
+    if !util::require_root("running the tools as another user") {
         return;
     }
     let t = shared_tree("other_owner");
@@ -540,7 +529,7 @@ fn an_index_owned_by_another_user() {
 
 #[test]
 fn a_read_only_index_directory() {
-    if !root_or_skip() {
+    if !util::require_root("running the tools as another user") {
         return;
     }
     let t = shared_tree("read_only");

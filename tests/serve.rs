@@ -279,9 +279,7 @@ fn tcp_clients_need_the_token_and_garbage_closes_only_its_connection() {
 /// Another user cannot reach the socket (only testable as root).
 #[test]
 fn other_users_cannot_connect() {
-    // SAFETY: getuid has no preconditions.
-    if unsafe { libc::getuid() } != 0 {
-        eprintln!("skipped: needs root to run a client as another user");
+    if !util::require_root("running a client as another user") {
         return;
     }
     let t = tree("serve_perm");

@@ -800,3 +800,19 @@ pub fn private_bytes(pid: u32) -> Option<u64> {
     let kb: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Whether this process runs as root, for tests that switch users. A test
+/// that needs root fails when it is not, naming `what` (CI runs as root),
+/// unless `TG_ALLOW_NOT_ROOT=1` lets it be skipped, which it then says.
+pub fn require_root(what: &str) -> bool {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var_os("TG_ALLOW_NOT_ROOT").is_some_and(|v| v == "1"),
+        "{what} needs root (CI runs as root); TG_ALLOW_NOT_ROOT=1 skips it"
+    );
+    eprintln!("skipped (TG_ALLOW_NOT_ROOT=1): {what} needs root");
+    false
+}
