@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Makes the seed corpora (never checked in): small real inputs of each
-# parser, written by tg itself.
+# parser, written by tg itself. TG=/path/to/tg uses that binary instead of
+# building one.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
 mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-( cd "$root" && cargo build --quiet --release )
-tg="$root/target/release/tg"
+tg=${TG:-}
+if [ -z "$tg" ]; then
+  ( cd "$root" && cargo build --quiet --release )
+  tg="$root/target/release/tg"
+fi
 mkdir -p "$work/tree/sub"
 printf 'hello world\nfoo bar\n' > "$work/tree/a.txt"
 printf 'fn main() {}\n' > "$work/tree/sub/b.rs"
@@ -40,6 +44,22 @@ for f in "$work"/idx/indexes/*/index.tg; do
   n=$((n + 1))
   cp "$f" "corpus/index_reader/seed$n"
 done
+# The same indexes as sections (index_reader's `SECT` input, framed with
+# correct checksums by the target): [name length][name][length u32][bytes].
+python3 - "$work"/idx/indexes/*/index.tg <<'PY'
+import struct, sys
+for i, p in enumerate(sys.argv[1:]):
+    b = open(p, 'rb').read()
+    toc_offset, toc_len = struct.unpack_from('<QQ', b, len(b) - 52)
+    n = struct.unpack_from('<I', b, toc_offset)[0]
+    out = b'SECT'
+    for k in range(n):
+        at = toc_offset + 8 + 40 * k
+        name = b[at:at + 16].rstrip(b'\0')
+        off, ln = struct.unpack_from('<QQ', b, at + 16)
+        out += bytes([len(name)]) + name + struct.pack('<I', ln) + b[off:off + ln]
+    open(f"corpus/index_reader/sections{i}", "wb").write(out)
+PY
 # The block index's `source` section: the 80 bytes after the "TGBLKSRC" magic's start.
 python3 - "$work"/idx/indexes/*/index.tg <<'PY'
 import sys
@@ -69,5 +89,31 @@ sync = frame(2, json.dumps({"op": "sync"}).encode())
 paths = frame(4, path(0, b"src/a.rs") + path(1, b"gone") + path(0, b"\xff\xfe"))
 open("corpus/serve_protocol/frames", "wb").write(hello + sync + paths)
 open("corpus/serve_protocol/lines", "wb").write(b'{"protocol":1,"token":"ab"}\n{"op":"status"}\n')
+open("corpus/serve_protocol/record", "wb").write(b'pid=4242\nsocket=/run/user/0/trigrep/idx.sock\nlisten=127.0.0.1:7070\n')
 PY
-echo "seeds: $(ls corpus/index_reader | wc -l) index files, $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) pack containers, $(ls corpus/gz_record | wc -l) gz records"
+# The planner: a flags byte, a byte of more flags, patterns (one a line),
+# NUL, a haystack (see fuzz_targets/planner.rs).
+mkdir -p corpus/planner
+python3 - <<'PY'
+seeds = [
+    (0, 0, "foo.*bar", "a FOO then bar"),
+    (1, 0, "(?:abc|Kab)+x?", "xKABKabx"),
+    (2, 1, "hello\nworld", "hello world"),
+    (4, 0, "a.b\nc+d", "x a.b y"),
+    (8 | 16, 0, "foo.bar(baz)?", "foo\nbar"),
+    (32, 2, "[a-c]{2,4}[^x]\\w", "abcz1"),
+    (64, 0, "end$", "the end\r\n"),
+    (128, 4, "ab\\x00?cd", "xxabcd\0yy"),
+    (1, 0, "\u017fk\u212a", "SKK"),
+    (0, 0, "(?i)stra\u00dfe|caf\u00e9", "STRASSE CAF\u00c9"),
+]
+for i, (flags, more, pat, hay) in enumerate(seeds):
+    data = bytes([flags, more]) + pat.encode() + b"\0" + hay.encode()
+    open(f"corpus/planner/seed{i}", "wb").write(data)
+PY
+# The config file: flags, values on their own lines, comments, blanks.
+mkdir -p corpus/config_file
+printf '# defaults\n--smart-case\n  --max-columns=150\n\n-g\n!*.min.js\n--type-add\nweb:*.{html,css}\r\n-j3\n' > corpus/config_file/rc1
+printf -- '--colors=path:fg:magenta\n--context=2\n--sort\npath\n-e\nfoo\n--hyperlink-format=default\n' > corpus/config_file/rc2
+printf -- '-U\n--multiline-dotall\n--pre-glob\n*.gz\n-z\n--no-config\n-M 10\n--index-dir\n/tmp/x\n--chunk-size=1M\n' > corpus/config_file/rc3
+echo "seeds: $(ls corpus/index_reader | wc -l) index files (whole and as sections), $(ls corpus/block_source | wc -l) source records, $(ls corpus/pack_container | wc -l) pack containers, $(ls corpus/gz_record | wc -l) gz records"

@@ -1,11 +1,14 @@
 //! `tg serve`'s wire protocol, from arbitrary bytes (what a hostile client
 //! or a broken server may send): frames, path lists and JSON lines are
 //! errors or values, never a panic, and path lists re-encode to the same
-//! bytes.
+//! bytes. The same bytes as the `server` record a server leaves in its
+//! index directory (how a client finds it): a record with a pid and a
+//! socket, or none, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use trigrep::serve::protocol::{self, Kind};
+use trigrep::serve::rendezvous::parse_record;
 
 fuzz_target!(|data: &[u8]| {
     let mut r = data;
@@ -27,4 +30,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut lines = data;
     while let Ok(Some(_)) = protocol::read_json_line(&mut lines) {}
+    if let Some(r) = parse_record(data) {
+        assert!(r.pid != 0 && !r.socket.as_os_str().is_empty());
+    }
 });

@@ -3,23 +3,34 @@
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
 
-use super::{Boundary, Case, EncodingChoice, SearchOptions};
+use super::{Boundary, Case, EncodingChoice, MatchOptions, SearchOptions};
 use crate::error::{Error, Result};
 
 impl SearchOptions {
     /// Builds the regex matcher; an invalid pattern is an [`Error::Pattern`]
     /// that says where it is invalid.
     pub fn matcher(&self) -> Result<RegexMatcher> {
-        let m = &self.matcher;
+        self.matcher.matcher(
+            self.binary_detection(true) != BinaryDetection::none()
+                || self.binary_detection(false) != BinaryDetection::none(),
+        )
+    }
+}
+
+impl MatchOptions {
+    /// Builds the regex matcher of these options (`ban_nul`: binary
+    /// detection is on, so the matcher never matches a NUL byte); an invalid
+    /// pattern is an [`Error::Pattern`] that says where it is invalid.
+    pub fn matcher(&self, ban_nul: bool) -> Result<RegexMatcher> {
         let mut b = RegexMatcherBuilder::new();
-        b.multi_line(true).unicode(m.unicode).octal(false);
-        b.fixed_strings(m.fixed_strings);
-        match m.case {
+        b.multi_line(true).unicode(self.unicode).octal(false);
+        b.fixed_strings(self.fixed_strings);
+        match self.case {
             Case::Sensitive => b.case_insensitive(false),
             Case::Insensitive => b.case_insensitive(true),
             Case::Smart => b.case_smart(true),
         };
-        match m.boundary {
+        match self.boundary {
             Boundary::Line => {
                 b.whole_line(true);
             }
@@ -28,34 +39,34 @@ impl SearchOptions {
             }
             Boundary::None => {}
         }
-        if m.multiline {
-            b.dot_matches_new_line(m.multiline_dotall);
-            if m.crlf {
+        if self.multiline {
+            b.dot_matches_new_line(self.multiline_dotall);
+            if self.crlf {
                 b.crlf(true).line_terminator(None);
             }
         } else {
             b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
-            if m.crlf {
+            if self.crlf {
                 b.crlf(true);
             }
-            if m.null_data {
+            if self.null_data {
                 b.line_terminator(Some(b'\0'));
             }
         }
-        if let Some(limit) = m.size_limit {
+        if let Some(limit) = self.size_limit {
             b.size_limit(limit);
         }
-        if let Some(limit) = m.dfa_size_limit {
+        if let Some(limit) = self.dfa_size_limit {
             b.dfa_size_limit(limit);
         }
-        if self.binary_detection(true) != BinaryDetection::none()
-            || self.binary_detection(false) != BinaryDetection::none()
-        {
+        if ban_nul {
             b.ban_byte(Some(b'\0'));
         }
-        b.build_many(&m.patterns).map_err(|e| Error::Pattern(suggest_multiline(e.to_string())))
+        b.build_many(&self.patterns).map_err(|e| Error::Pattern(suggest_multiline(e.to_string())))
     }
+}
 
+impl SearchOptions {
     /// Builds a searcher; `mmap` says whether memory maps may be used.
     pub fn searcher(&self, mmap: bool) -> Searcher {
         let r = &self.read;

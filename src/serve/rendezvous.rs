@@ -144,7 +144,13 @@ impl Rendezvous {
 
 /// Reads the record of the server of the index in `index_dir`, if any.
 pub fn read_record(index_dir: &Path) -> Option<Record> {
-    let text = fs::read_to_string(index_dir.join(RECORD)).ok()?;
+    parse_record(&fs::read(index_dir.join(RECORD)).ok()?)
+}
+
+/// A server record from the bytes of its file (`None`: not UTF-8, no pid
+/// or no socket).
+pub fn parse_record(bytes: &[u8]) -> Option<Record> {
+    let text = std::str::from_utf8(bytes).ok()?;
     let mut r = Record::default();
     for line in text.lines() {
         match line.split_once('=') {
