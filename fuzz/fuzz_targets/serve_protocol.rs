@@ -11,8 +11,11 @@ use trigrep::serve::protocol::{self, Kind};
 use trigrep::serve::rendezvous::parse_record;
 
 fuzz_target!(|data: &[u8]| {
+    // The first byte sets the largest frame taken (0 to 4,080 bytes), so
+    // frames over the limit are met too.
+    let Some((&limit, data)) = data.split_first() else { return };
     let mut r = data;
-    while let Ok(Some((kind, body))) = protocol::read_frame(&mut r) {
+    while let Ok(Some((kind, body))) = protocol::read_frame(&mut r, usize::from(limit) * 16) {
         match kind {
             Kind::Paths => {
                 if let Ok(paths) = protocol::decode_paths(&body) {
