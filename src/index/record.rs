@@ -55,3 +55,21 @@ impl<'a> Fields<'a> {
         u64::from_le_bytes(self.0[at..at + 8].try_into().expect("8 bytes"))
     }
 }
+
+/// The CRC32 of `len` bytes of `file` at `offset`, as records store a
+/// file's head and tail to tell it unchanged: read in 64 KiB pieces, so a
+/// long span (a last block that is one huge line, or a crafted record)
+/// never sits in memory whole.
+pub(crate) fn crc_of_range(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<u32> {
+    use std::os::unix::fs::FileExt;
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0; len.min(64 << 10) as usize];
+    let (mut at, end) = (offset, offset + len);
+    while at < end {
+        let n = buf.len().min((end - at) as usize);
+        file.read_exact_at(&mut buf[..n], at)?;
+        crc.update(&buf[..n]);
+        at += n as u64;
+    }
+    Ok(crc.finalize())
+}

@@ -16,7 +16,7 @@
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -350,20 +350,7 @@ impl BlockIndex {
             let same = self.changed_ns != RACY && changed_ns(&md) == self.changed_ns;
             return Ok(if same { Freshness::Fresh } else { Freshness::Stale });
         }
-        // In pieces: the last block is one line when that line is longer
-        // than a block, and a record is bytes from disk.
-        let crc_of = |offset: u64, len: u64| -> std::io::Result<u32> {
-            let mut crc = crc32fast::Hasher::new();
-            let mut buf = vec![0; len.min(64 << 10) as usize];
-            let (mut at, end) = (offset, offset + len);
-            while at < end {
-                let n = buf.len().min((end - at) as usize);
-                file.read_exact_at(&mut buf[..n], at)?;
-                crc.update(&buf[..n]);
-                at += n as u64;
-            }
-            Ok(crc.finalize())
-        };
+        let crc_of = |offset, len| super::record::crc_of_range(file, offset, len);
         if crc_of(0, u64::from(s.head_len))? != s.head_crc
             || crc_of(s.tail_offset, s.len - s.tail_offset)? != s.tail_crc
         {

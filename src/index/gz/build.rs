@@ -6,7 +6,7 @@
 use std::io::{self, Read, Write};
 use std::num::NonZeroU64;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -103,11 +103,7 @@ pub fn build(
     let index = text.finish().map_err(|e| bad(&e))?.index;
     let points = access_points(&index)?;
     let edge = md.len().min(EDGE_LEN) as u32;
-    let crc_at = |offset: u64| -> io::Result<u32> {
-        let mut buf = vec![0; edge as usize];
-        file.read_exact_at(&mut buf, offset)?;
-        Ok(crc32fast::hash(&buf))
-    };
+    let crc_at = |offset| super::super::record::crc_of_range(&file, offset, u64::from(edge));
     let gz = GzFile {
         dev: md.dev(),
         ino: md.ino(),

@@ -31,7 +31,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -113,11 +113,7 @@ impl GzIndex {
         if self.changed_ns == RACY || changed_ns(&md) != self.changed_ns {
             return Ok(false);
         }
-        let crc_of = |offset: u64, len: u32| -> std::io::Result<u32> {
-            let mut buf = vec![0; len as usize];
-            file.read_exact_at(&mut buf, offset)?;
-            Ok(crc32fast::hash(&buf))
-        };
+        let crc_of = |offset, len| super::record::crc_of_range(file, offset, u64::from(len));
         Ok(crc_of(0, f.head_len)? == f.head_crc
             && crc_of(f.gz_len - u64::from(f.tail_len), f.tail_len)? == f.tail_crc)
     }
