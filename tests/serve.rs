@@ -132,6 +132,34 @@ fn ignore_edits_are_followed() {
     check(&t, "ignore_rebuilt", true);
 }
 
+/// An ignore file edited while no server ran: the starting server's
+/// reconcile sees it and rebuilds, and queries are told again.
+#[test]
+fn an_ignore_edit_before_the_server_started_is_rebuilt() {
+    let t = tree("serve_ignore_before");
+    t.write("repo/.gitignore", "*.log\na.txt\n");
+    let _s = Served::start(&t, &[]);
+    wait_for(&t, "the rebuild after the ignore edit", |st| st.contains(", 1 merges"));
+    check(&t, "ignore_before_rebuilt", true);
+}
+
+/// An ignore file above the tree (`../.ignore`) gets no watch: the server
+/// stats it, rebuilds once when it changed, and is not asked again.
+#[test]
+fn an_ignore_file_above_the_tree_is_followed() {
+    let t = tree("serve_ignore_above");
+    let _s = Served::start(&t, &[]);
+    t.write(".ignore", "a.txt\n");
+    let mut r = Report::new("ignore_above");
+    r.check_all(&t, &cases("ignore_above"));
+    r.finish();
+    wait_for(&t, "the rebuild after the edit above the tree", |st| st.contains(", 1 merges"));
+    check(&t, "ignore_above_rebuilt", true);
+    std::thread::sleep(Duration::from_millis(2500));
+    let st = status(&t);
+    assert!(st.contains(", 1 merges"), "rebuilt again for an unchanged file:\n{st}");
+}
+
 #[test]
 fn changes_before_the_server_started_are_reconciled() {
     let t = tree("serve_reconcile");

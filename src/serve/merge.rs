@@ -86,6 +86,12 @@ pub fn reconcile(server: &Server, seq: u64) {
     let mut st = server.state();
     let now = st.seq;
     for rel in differ {
+        // A watched path (an ignore file, a repository marker, git's
+        // configuration) changed while no one watched: what the build
+        // walked may differ, so rebuild (queries walk meanwhile).
+        if changes::is_watched(&reader, &rel) {
+            st.walk_changed = true;
+        }
         let is_dir = lookup(&reader, &rel)
             .and_then(|id| reader.file(id))
             .is_some_and(|f| f.flags & flags::DIR != 0);
@@ -171,18 +177,29 @@ fn backoff(failures: u32) -> Duration {
 }
 
 /// Every second: follow an index published by someone else; start a
-/// rebuild when the overlay is large, an ignore file changed, or private
-/// memory passed the budget; stop an idle server.
+/// rebuild when the overlay is large, an ignore file changed (in the tree,
+/// as events tell, or outside it, as a stat tells), or private memory
+/// passed the budget; stop an idle server.
 pub fn housekeeping(server: &Arc<Server>) {
     let mut failed_at: Option<std::time::Instant> = None;
     let mut failures = 0;
     let mut seen = published(server);
+    let mut outside = changes::outside_watched(&server.state().reader);
+    // The stats of `outside` last acted on: a rebuild is asked for once per
+    // new state, never again and again for a path the build sees otherwise.
+    let mut acted_on = Vec::new();
     while !server.stopping.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_secs(1));
         let now = published(server);
         if now != seen {
             follow_external_rebuild(server);
             seen = now;
+            outside = changes::outside_watched(&server.state().reader);
+        }
+        let stats = changes::stat_each(&outside, &server.opts.root);
+        if stats != acted_on && changes::any_differs(&outside, &stats) {
+            server.state().walk_changed = true;
+            acted_on = stats;
         }
         if let Some(idle) = server.opts.idle_timeout
             && server.idle_for() >= idle
@@ -204,6 +221,7 @@ pub fn housekeeping(server: &Arc<Server>) {
             server.state().merging = true;
             rebuild(server);
             seen = published(server);
+            outside = changes::outside_watched(&server.state().reader);
             let failed = server.counters.merge_error.lock().map(|e| e.is_some()).unwrap_or(true);
             failures = if failed { failures + 1 } else { 0 };
             failed_at = failed.then(std::time::Instant::now);

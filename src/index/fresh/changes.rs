@@ -77,6 +77,39 @@ fn outside_tree(rel: &[u8]) -> bool {
     rel.starts_with(b"/") || rel == b".." || rel.starts_with(b"../")
 }
 
+/// The watched paths outside the tree that `reader`'s table records (a
+/// parent directory's ignore file, the global ignore file, git's
+/// configuration): no watch reports their changes, so a watcher stats them.
+pub fn outside_watched(reader: &IndexReader) -> Vec<(Vec<u8>, Recorded)> {
+    reader
+        .files()
+        .filter(|f| outside_tree(f.path) && f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0)
+        .map(|f| {
+            (f.path.to_vec(), Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns })
+        })
+        .collect()
+}
+
+/// A stat of each of `watched` (from [`outside_watched`]) now; `root` is
+/// the tree's root.
+pub fn stat_each(watched: &[(Vec<u8>, Recorded)], root: &Path) -> Vec<Option<Meta>> {
+    watched.iter().map(|(rel, _)| Meta::of_path(&root.join(OsStr::from_bytes(rel)))).collect()
+}
+
+/// Whether the stats `now` (from [`stat_each`]) show any of `watched`
+/// changed since the table recorded it.
+pub fn any_differs(watched: &[(Vec<u8>, Recorded)], now: &[Option<Meta>]) -> bool {
+    watched.iter().zip(now).any(|((_, e), m)| differs(*e, *m))
+}
+
+/// Whether the table entry `rel` of `reader` is a watched path: its
+/// change alters what a walk yields, so an index must be rebuilt.
+pub fn is_watched(reader: &IndexReader, rel: &[u8]) -> bool {
+    lookup(reader, rel)
+        .and_then(|id| reader.file(id))
+        .is_some_and(|f| f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0)
+}
+
 /// The table entries of `reader` (an index of the tree at `root`) that
 /// differ from the tree now: stats every entry, on every core.
 pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
