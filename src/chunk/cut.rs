@@ -13,6 +13,11 @@ use super::window::{PAGE, ReadBuf, Window};
 /// Extra bytes read past a chunk's nominal end to find its last line end.
 pub(super) const SLACK: u64 = 64 << 10;
 
+/// The most bytes of pieces handed to a thread at once.
+const GROUP_BYTES: u64 = 2 << 20;
+/// The most pieces handed to a thread at once.
+const GROUP_PIECES: usize = 32;
+
 /// Where chunk bytes come from, and how the file is cut.
 pub(super) struct Chunks<'a> {
     pub(super) file: &'a File,
@@ -60,6 +65,29 @@ impl Chunks<'_> {
             Some(p) => p.len(),
             None => self.size.div_ceil(self.chunk_size).max(1) as usize,
         }
+    }
+
+    /// Where the groups of chunks handed out together start, and past the
+    /// last, the chunk count: pieces (given, not decoded) join their
+    /// neighbours up to [`GROUP_BYTES`] and [`GROUP_PIECES`]; anything else
+    /// goes alone.
+    pub(super) fn groups(&self) -> Vec<usize> {
+        let n = self.count();
+        let Some(pieces) = self.pieces.filter(|_| self.decoded.is_none()) else {
+            return (0..=n).collect();
+        };
+        let mut starts = vec![0];
+        let (mut bytes, mut count) = (0, 0);
+        for (i, p) in pieces.iter().enumerate() {
+            if count > 0 && (bytes + p.len > GROUP_BYTES || count == GROUP_PIECES) {
+                starts.push(i);
+                (bytes, count) = (0, 0);
+            }
+            bytes += p.len;
+            count += 1;
+        }
+        starts.push(n);
+        starts
     }
 
     /// Where chunk `i` ends at the latest (for the prefetcher's front).

@@ -217,12 +217,17 @@ impl<'o> ChunkEngine<'o> {
     ) -> io::Result<SearchResult> {
         let HugeFile { path, explicit, file, size } = *huge;
         let (s, n) = (source.chunk_size, source.count());
-        let shared = Shared::new(n, self.opts.read.line_number, 2 * self.threads + 2);
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
-        let buffer_regex = self.buffer_regex;
         // A text made piece by piece holds no NUL (see `search_decoded`):
         // no chunk needs holding back.
         let mut hold = (quit && source.decoded.is_none()).then(Hold::default);
+        // Small pieces are handed out in groups (one claim, one message):
+        // a hand-off per 64 KiB block costs more than searching it. Holding
+        // back decides chunk by chunk, so it keeps groups of one.
+        let groups = if hold.is_none() { source.groups() } else { (0..=n).collect() };
+        let widest = groups.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1).max(1);
+        let shared = Shared::new(n, self.opts.read.line_number, (2 * self.threads + 2) * widest);
+        let buffer_regex = self.buffer_regex;
         if let Some(h) = &hold {
             shared.set_window(h.window(s, self.threads));
         }
@@ -233,27 +238,39 @@ impl<'o> ChunkEngine<'o> {
         let mut replay = false;
         let prefetched = std::thread::scope(|scope| {
             let prefetch = prefetcher.map(|p| scope.spawn(|| p.run(front)));
-            let (tx, rx) = mpsc::channel::<(usize, ChunkOut)>();
+            let (tx, rx) = mpsc::channel::<Vec<(usize, ChunkOut)>>();
             for _ in 0..self.threads {
                 let tx = tx.clone();
-                let (shared, claim) = (&shared, &claim);
+                let (shared, claim, groups) = (&shared, &claim, &groups);
                 let mut worker = self.template.clone();
                 let color = self.color;
                 scope.spawn(move || {
                     let mut buf = ReadBuf::default();
                     loop {
-                        let i = claim.fetch_add(1, Ordering::Relaxed);
-                        if i >= n || !shared.wait_window(i) {
+                        let g = claim.fetch_add(1, Ordering::Relaxed);
+                        if g + 1 >= groups.len() || !shared.wait_window(groups[g]) {
                             break;
                         }
-                        front.advance(i as u64 * s);
-                        front.wait_loaded(source.end_bound(i));
-                        let job =
-                            Job { source, shared, i, path, explicit, color, quit, buffer_regex };
-                        let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
-                            break;
-                        };
-                        if tx.send((i, out)).is_err() {
+                        let mut batch = Vec::with_capacity(groups[g + 1] - groups[g]);
+                        for i in groups[g]..groups[g + 1] {
+                            front.advance(i as u64 * s);
+                            front.wait_loaded(source.end_bound(i));
+                            let job = Job {
+                                source,
+                                shared,
+                                i,
+                                path,
+                                explicit,
+                                color,
+                                quit,
+                                buffer_regex,
+                            };
+                            let Some(out) = search_chunk(&mut worker, &mut buf, job) else {
+                                return;
+                            };
+                            batch.push((i, out));
+                        }
+                        if tx.send(batch).is_err() {
                             break;
                         }
                     }
@@ -263,7 +280,7 @@ impl<'o> ChunkEngine<'o> {
             let mut pending = BTreeMap::new();
             let mut next = 0;
             let mut going = true;
-            for (i, chunk) in rx {
+            for (i, chunk) in rx.into_iter().flatten() {
                 if !going {
                     continue;
                 }

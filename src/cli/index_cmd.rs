@@ -27,7 +27,7 @@ pub struct IndexArgs {
     /// a file to index as blocks.
     pub dir: Option<PathBuf>,
     /// The nominal block size of a file's block index (suffixes K, M, G;
-    /// default 256K).
+    /// default 64K).
     #[arg(long = "block-size", value_name = "SIZE")]
     pub block_size: Option<String>,
     /// The distance between the access points of a `.gz` file's index, in

@@ -27,7 +27,9 @@ pub const MAGIC: [u8; 8] = *b"TRIGRIDX";
 /// Version history (one line per bump; bump when the layout changes):
 /// - 1: first layout — sections `postings`, `trigrams`, `files`, `paths`,
 ///   `docs`, `always`; delta-varint postings with a CRC per list.
-pub const FORMAT_VERSION: u32 = 1;
+/// - 2: lists in at least 1/8 of the documents are bitmaps
+///   ([`super::postings::is_bitmap`]); version 1 files are still read.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The oldest format version this build can read.
 pub const MIN_FORMAT_VERSION: u32 = 1;
@@ -255,6 +257,8 @@ pub struct Layout {
     pub sections: Vec<SectionEntry>,
     /// The feature version written in the footer.
     pub feature_version: u32,
+    /// The format version written in the footer (what encodings it uses).
+    pub format_version: u32,
     /// CRC32 of the body (everything before the footer).
     pub body_crc: u32,
     /// Length of the body (everything before the footer).
@@ -309,7 +313,13 @@ impl Layout {
             return Err(c("TOC checksum mismatch"));
         }
         let sections = parse_toc(toc, f.toc_offset)?;
-        Ok(Layout { sections, feature_version: f.feature_version, body_crc: f.body_crc, body_len })
+        Ok(Layout {
+            sections,
+            feature_version: f.feature_version,
+            format_version: f.format_version,
+            body_crc: f.body_crc,
+            body_len,
+        })
     }
 
     /// The entry of section `name`, if present.

@@ -1,11 +1,21 @@
 //! Posting lists and the trigram table that points at them.
 //!
 //! A posting list holds the sorted, distinct [`DocId`]s of the documents
-//! containing one trigram, encoded as LEB128 varints: the first id as is,
-//! then each gap minus one (gaps are at least 1). Lists are concatenated in
-//! trigram order in the `postings` section. The `trigrams` section is a
-//! sorted array of fixed [`TRIGRAM_ENTRY_LEN`]-byte entries, binary
-//! searchable:
+//! containing one trigram, in one of two encodings, chosen by the list's
+//! density alone (see [`is_bitmap`]), so no tag is stored:
+//!
+//! - **varints** (a list in fewer than 1/8 of the documents): LEB128
+//!   varints, the first id as is, then each gap minus one (gaps are at
+//!   least 1);
+//! - **bitmap** (format version 2 on; a list in at least 1/8 of the
+//!   documents): one bit per document of the index, least significant bit
+//!   first. It is never longer than the varints would be (each takes at
+//!   least a byte), and a log's block index is mostly such lists: 2x
+//!   smaller in all, and an intersection with one is a bit test per id.
+//!
+//! Lists are concatenated in trigram order in the `postings` section. The
+//! `trigrams` section is a sorted array of fixed [`TRIGRAM_ENTRY_LEN`]-byte
+//! entries, binary searchable:
 //!
 //! ```text
 //! +-------------+-----------+------------+---------+
@@ -19,8 +29,9 @@
 //! list's bytes: the reader checks it before decoding a list, so a flipped
 //! byte in the postings surfaces as an error, never as a wrong answer.
 //!
-//! [`PostingEncoder`] writes lists as a stream (constant memory);
-//! [`Postings`] decodes one; [`intersect`] and [`union`] combine sorted sets.
+//! [`PostingEncoder`] writes lists as a stream (memory bounded by the
+//! number of documents); [`Postings`] decodes one; [`intersect`] and
+//! [`union`] combine sorted sets.
 
 use std::io::{self, Write};
 
@@ -95,40 +106,37 @@ impl TrigramEntry {
     }
 }
 
+/// Whether a list of `count` ids among `doc_count` documents is stored as a
+/// bitmap (format version 2 on): when at least 1/8 of the documents hold
+/// the trigram, a bit per document takes no more bytes than the varints.
+pub fn is_bitmap(count: u32, doc_count: u32) -> bool {
+    u64::from(count) * 8 >= u64::from(doc_count)
+}
+
+/// Bytes of a bitmap list of an index of `doc_count` documents.
+pub fn bitmap_len(doc_count: u32) -> u64 {
+    u64::from(doc_count).div_ceil(8)
+}
+
 /// Streams posting lists into a writer, one trigram at a time, and returns
-/// a [`TrigramEntry`] per list. Memory does not depend on list length: the
-/// bytes of the current list are written out (and checksummed) in chunks.
+/// a [`TrigramEntry`] per list. The open list's ids are held until it
+/// ends (its encoding depends on its length), so memory is bounded by the
+/// number of documents, not by the number of postings.
 #[derive(Debug)]
 pub struct PostingEncoder {
-    current: Option<OpenList>,
+    doc_count: u32,
+    current: Option<(Trigram, Vec<DocId>)>,
+    bytes: Vec<u8>,
     written: u64,
-    pending: Vec<u8>,
     /// Total postings written.
     pub postings: u64,
 }
 
-#[derive(Debug)]
-struct OpenList {
-    trigram: Trigram,
-    count: u32,
-    prev: DocId,
-    hasher: crc32fast::Hasher,
-    offset: u64,
-}
-
-/// Bytes of a list buffered before they are written out.
-const ENCODER_CHUNK: usize = 64 << 10;
-
-impl Default for PostingEncoder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl PostingEncoder {
-    /// A fresh encoder at offset 0 of the postings section.
-    pub fn new() -> Self {
-        PostingEncoder { current: None, written: 0, pending: Vec::new(), postings: 0 }
+    /// A fresh encoder at offset 0 of the postings section of an index of
+    /// `doc_count` documents (every id pushed must be below it).
+    pub fn new(doc_count: u32) -> Self {
+        PostingEncoder { doc_count, current: None, bytes: Vec::new(), written: 0, postings: 0 }
     }
 
     /// Adds `(trigram, doc)`; pairs must come sorted by trigram then doc.
@@ -140,55 +148,44 @@ impl PostingEncoder {
         trigram: Trigram,
         doc: DocId,
     ) -> io::Result<Option<TrigramEntry>> {
-        let mut done = None;
-        match &mut self.current {
-            Some(l) if l.trigram == trigram => {
-                if doc == l.prev {
-                    return Ok(None);
-                }
-                debug_assert!(doc > l.prev, "pairs out of order");
-                put_varint(&mut self.pending, doc.wrapping_sub(l.prev).wrapping_sub(1));
-                l.count += 1;
-                l.prev = doc;
-                if self.pending.len() >= ENCODER_CHUNK {
-                    self.flush_pending(out)?;
-                }
+        debug_assert!(doc < self.doc_count, "doc id past the documents");
+        if let Some((t, ids)) = &mut self.current
+            && *t == trigram
+        {
+            if ids.last() != Some(&doc) {
+                debug_assert!(ids.last() < Some(&doc), "pairs out of order");
+                ids.push(doc);
+                self.postings += 1;
             }
-            _ => {
-                done = self.close(out)?;
-                put_varint(&mut self.pending, doc);
-                self.current = Some(OpenList {
-                    trigram,
-                    count: 1,
-                    prev: doc,
-                    hasher: crc32fast::Hasher::new(),
-                    offset: self.written,
-                });
-            }
+            return Ok(None);
         }
+        let done = self.close(out)?;
+        self.current = Some((trigram, vec![doc]));
         self.postings += 1;
         Ok(done)
     }
 
-    fn flush_pending(&mut self, out: &mut impl Write) -> io::Result<()> {
-        if let Some(l) = &mut self.current {
-            l.hasher.update(&self.pending);
-        }
-        out.write_all(&self.pending)?;
-        self.written += self.pending.len() as u64;
-        self.pending.clear();
-        Ok(())
-    }
-
-    /// Ends the open list, writing its last bytes, and returns its entry.
+    /// Ends the open list, writing its bytes, and returns its entry.
     pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
-        self.flush_pending(out)?;
-        Ok(self.current.take().map(|l| TrigramEntry {
-            trigram: l.trigram,
-            count: l.count,
-            offset: l.offset,
-            crc: l.hasher.finalize(),
-        }))
+        let Some((trigram, ids)) = self.current.take() else { return Ok(None) };
+        let count = ids.len() as u32;
+        self.bytes.clear();
+        if is_bitmap(count, self.doc_count) {
+            self.bytes.resize(bitmap_len(self.doc_count) as usize, 0);
+            for d in ids {
+                self.bytes[(d / 8) as usize] |= 1 << (d % 8);
+            }
+        } else {
+            let mut prev = None;
+            for d in ids {
+                put_varint(&mut self.bytes, prev.map_or(d, |p: DocId| d - p - 1));
+                prev = Some(d);
+            }
+        }
+        out.write_all(&self.bytes)?;
+        let offset = self.written;
+        self.written += self.bytes.len() as u64;
+        Ok(Some(TrigramEntry { trigram, count, offset, crc: crc32fast::hash(&self.bytes) }))
     }
 
     /// Bytes written so far.
@@ -203,22 +200,45 @@ impl PostingEncoder {
 /// bounds-checked anyway, and stops at the first malformed byte.
 #[derive(Clone, Debug)]
 pub struct Postings<'a> {
-    bytes: &'a [u8],
-    pos: usize,
     left: u32,
-    prev: Option<DocId>,
+    list: List<'a>,
+}
+
+#[derive(Clone, Debug)]
+enum List<'a> {
+    Varints { bytes: &'a [u8], pos: usize, prev: Option<DocId> },
+    Bitmap { bits: &'a [u8], at: u64 },
 }
 
 impl<'a> Postings<'a> {
-    /// Decodes `count` ids from `bytes`.
+    /// Decodes `count` ids from varint `bytes`.
     pub fn new(bytes: &'a [u8], count: u32) -> Self {
-        Postings { bytes, pos: 0, left: count, prev: None }
+        Postings { left: count, list: List::Varints { bytes, pos: 0, prev: None } }
+    }
+
+    /// The `count` ids set in bitmap `bits`.
+    pub fn bitmap(bits: &'a [u8], count: u32) -> Self {
+        Postings { left: count, list: List::Bitmap { bits, at: 0 } }
     }
 
     /// An empty list.
     pub fn empty() -> Self {
         Postings::new(&[], 0)
     }
+
+    /// The ids of the sorted set `a` that this list holds: a bit test per
+    /// id for a bitmap, a merge for varints.
+    pub fn intersect(self, a: &[DocId]) -> Vec<DocId> {
+        match self.list {
+            List::Bitmap { bits, .. } => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
+            List::Varints { .. } => intersect(a, self),
+        }
+    }
+}
+
+/// Whether bit `d` of `bits` is set (false past its end).
+fn bit(bits: &[u8], d: DocId) -> bool {
+    bits.get((d / 8) as usize).is_some_and(|b| b & (1 << (d % 8)) != 0)
 }
 
 impl Iterator for Postings<'_> {
@@ -229,21 +249,29 @@ impl Iterator for Postings<'_> {
         if self.left == 0 {
             return None;
         }
-        let Some(v) = get_varint(self.bytes, &mut self.pos) else {
-            self.left = 0;
-            return None;
+        let doc = match &mut self.list {
+            List::Varints { bytes, pos, prev } => {
+                let v = get_varint(bytes, pos);
+                let doc = match (*prev, v) {
+                    (_, None) => None,
+                    (None, Some(v)) => Some(v),
+                    (Some(p), Some(v)) => p.checked_add(v).and_then(|d| d.checked_add(1)),
+                };
+                *prev = doc;
+                doc
+            }
+            List::Bitmap { bits, at } => next_set_bit(bits, at),
         };
-        let doc = match self.prev {
-            None => Some(v),
-            Some(p) => p.checked_add(v).and_then(|d| d.checked_add(1)),
-        };
-        let Some(doc) = doc else {
-            self.left = 0;
-            return None;
-        };
-        self.left -= 1;
-        self.prev = Some(doc);
-        Some(doc)
+        match doc {
+            Some(d) => {
+                self.left -= 1;
+                Some(d)
+            }
+            None => {
+                self.left = 0;
+                None
+            }
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -251,9 +279,42 @@ impl Iterator for Postings<'_> {
     }
 }
 
-/// Checks that `bytes` decode to exactly `count` strictly increasing ids,
-/// all below `doc_count`, with no bytes left over.
-pub fn validate_list(bytes: &[u8], count: u32, doc_count: u32) -> Result<(), IndexError> {
+/// The first set bit of `bits` at or after `*at`, moving `*at` past it.
+#[inline]
+fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
+    loop {
+        let byte = *bits.get((*at / 8) as usize)? >> (*at % 8);
+        if byte == 0 {
+            *at = (*at / 8 + 1) * 8;
+            continue;
+        }
+        let d = *at + u64::from(byte.trailing_zeros());
+        *at = d + 1;
+        return DocId::try_from(d).ok();
+    }
+}
+
+/// Checks that a list decodes to exactly `count` strictly increasing ids,
+/// all below `doc_count`, with no bytes left over; `bitmap` says how it is
+/// encoded (see [`is_bitmap`]).
+pub fn validate_list(
+    bytes: &[u8],
+    count: u32,
+    doc_count: u32,
+    bitmap: bool,
+) -> Result<(), IndexError> {
+    if bitmap {
+        if bytes.len() as u64 != bitmap_len(doc_count) {
+            return Err(IndexError::corrupt("bitmap list of the wrong length"));
+        }
+        let set: u64 = bytes.iter().map(|b| u64::from(b.count_ones())).sum();
+        let tail_bits = doc_count % 8;
+        let past_end = tail_bits != 0 && bytes.last().is_some_and(|b| b >> tail_bits != 0);
+        if set != u64::from(count) || past_end {
+            return Err(IndexError::corrupt("bitmap list does not hold its count"));
+        }
+        return Ok(());
+    }
     let mut pos = 0;
     let mut prev: Option<u32> = None;
     for _ in 0..count {
@@ -319,64 +380,4 @@ pub fn union(a: &[DocId], b: &[DocId]) -> Vec<DocId> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn varint_round_trip_and_truncation() {
-        for v in [0u32, 1, 127, 128, 16383, 16384, u32::MAX] {
-            let mut b = Vec::new();
-            put_varint(&mut b, v);
-            let mut pos = 0;
-            assert_eq!(get_varint(&b, &mut pos), Some(v));
-            assert_eq!(pos, b.len());
-            let mut pos = 0;
-            assert_eq!(get_varint(&b[..b.len() - 1], &mut pos), None);
-        }
-        let mut pos = 0;
-        assert_eq!(get_varint(&[0xff; 6], &mut pos), None);
-        // A 5th byte carrying bits beyond u32 is rejected.
-        let mut pos = 0;
-        assert_eq!(get_varint(&[0xff, 0xff, 0xff, 0xff, 0x7f], &mut pos), None);
-    }
-
-    #[test]
-    fn encoder_streams_lists() {
-        let pairs = [(1, 0), (1, 5), (1, 5), (1, 300), (2, 7), (9, u32::MAX)];
-        let mut out = Vec::new();
-        let mut enc = PostingEncoder::new();
-        let mut entries = Vec::new();
-        for (t, d) in pairs {
-            entries.extend(enc.push(&mut out, t, d).unwrap());
-        }
-        entries.extend(enc.close(&mut out).unwrap());
-        assert_eq!(entries.len(), 3);
-        assert_eq!(enc.postings, 5);
-        let ends: Vec<u64> =
-            entries.iter().skip(1).map(|e| e.offset).chain([out.len() as u64]).collect();
-        let lists: Vec<Vec<u32>> = entries
-            .iter()
-            .zip(&ends)
-            .map(|(e, &end)| {
-                let bytes = &out[e.offset as usize..end as usize];
-                assert_eq!(crc32fast::hash(bytes), e.crc);
-                Postings::new(bytes, e.count).collect()
-            })
-            .collect();
-        assert_eq!(lists, vec![vec![0, 5, 300], vec![7], vec![u32::MAX]]);
-        let mut t = Vec::new();
-        entries[0].encode(&mut t);
-        assert_eq!(TrigramEntry::decode(&t, 0), Some(entries[0]));
-        assert_eq!(TrigramEntry::decode(&t, 1), None);
-        assert!(validate_list(&out[..ends[0] as usize], 3, 301).is_ok());
-        assert!(validate_list(&out[..ends[0] as usize], 3, 300).is_err());
-        assert!(validate_list(&out[..ends[0] as usize], 2, 301).is_err());
-    }
-
-    #[test]
-    fn set_operations() {
-        assert_eq!(intersect(&[1, 3, 5, 7], [0, 3, 4, 7, 9].into_iter()), vec![3, 7]);
-        assert_eq!(union(&[1, 3, 5], &[2, 3, 9]), vec![1, 2, 3, 5, 9]);
-        assert_eq!(intersect(&[], [1].into_iter()), Vec::<u32>::new());
-    }
-}
+mod tests;

@@ -29,11 +29,14 @@ use std::sync::Arc;
 
 use super::error::IndexError;
 use super::format::{FEATURE_VERSION, Layout, read_u32};
-use super::postings::{Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list};
+use super::postings::{
+    Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, is_bitmap, union, validate_list,
+};
 use super::query::Query;
 use super::storage::{FsStorage, IndexBytes, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileRef};
 use super::trigram::Trigram;
+use validate::{check_list, trigram_count, validate_always, validate_trigrams};
 
 /// Counts describing an open index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -242,7 +245,7 @@ impl IndexReader {
         let table = &self.bytes[self.trigrams.clone()];
         let postings = &self.bytes[self.postings.clone()];
         let end = TrigramEntry::decode(table, i + 1).map_or(postings.len() as u64, |n| n.offset);
-        check_list(e, end, self.stats.documents)?;
+        check_list(e, end, self.stats.documents, self.is_bitmap(e))?;
         postings
             .get(e.offset as usize..end as usize)
             .ok_or_else(|| IndexError::corrupt("posting list past the postings section"))
@@ -272,7 +275,16 @@ impl IndexReader {
                 "posting list of trigram {trigram:#08x} checksum mismatch"
             )));
         }
-        Ok(Postings::new(bytes, e.count))
+        Ok(if self.is_bitmap(&e) {
+            Postings::bitmap(bytes, e.count)
+        } else {
+            Postings::new(bytes, e.count)
+        })
+    }
+
+    /// Whether list `e` is a bitmap (format version 2 on, dense lists).
+    fn is_bitmap(&self, e: &TrigramEntry) -> bool {
+        self.layout.format_version >= 2 && is_bitmap(e.count, self.stats.documents)
     }
 
     /// Checks everything: the CRC of the whole body and of every section,
@@ -292,7 +304,8 @@ impl IndexReader {
             }
         }
         let table = &self.bytes[self.trigrams.clone()];
-        validate_trigrams(table, self.postings.len() as u64, self.stats.documents)?;
+        let bitmaps = self.layout.format_version >= 2;
+        validate_trigrams(table, self.postings.len() as u64, self.stats.documents, bitmaps)?;
         for i in 0..self.stats.trigrams as usize {
             let e = TrigramEntry::decode(table, i)
                 .ok_or_else(|| IndexError::corrupt("trigram table"))?;
@@ -300,7 +313,7 @@ impl IndexReader {
             if crc32fast::hash(bytes) != e.crc {
                 return Err(IndexError::corrupt("posting list checksum mismatch"));
             }
-            validate_list(bytes, e.count, self.stats.documents)?;
+            validate_list(bytes, e.count, self.stats.documents, self.is_bitmap(&e))?;
         }
         Ok(())
     }
@@ -348,7 +361,7 @@ impl IndexReader {
                 for c in cs {
                     acc = match (c, acc) {
                         (_, Some(a)) if a.is_empty() => return Ok(Set::Docs(a)),
-                        (Query::Trigram(t), Some(a)) => Some(intersect(&a, self.postings(*t)?)),
+                        (Query::Trigram(t), Some(a)) => Some(self.postings(*t)?.intersect(&a)),
                         (c, a) => match (self.eval(c)?, a) {
                             (Set::All, a) => a,
                             (Set::Docs(d), None) => Some(d),
@@ -382,67 +395,7 @@ fn unsatisfiable(q: &Query) -> bool {
     }
 }
 
-fn validate_always(always: &[u8], ndocs: u32) -> Result<(), IndexError> {
-    if !always.len().is_multiple_of(4) {
-        return Err(IndexError::corrupt("always section has a partial id"));
-    }
-    let mut prev: Option<u32> = None;
-    for c in always.chunks_exact(4) {
-        let d = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        if d >= ndocs || prev.is_some_and(|p| p >= d) {
-            return Err(IndexError::corrupt("always section: bad doc id"));
-        }
-        prev = Some(d);
-    }
-    Ok(())
-}
-
-/// The number of entries of a trigram table.
-fn trigram_count(table: &[u8]) -> Result<u32, IndexError> {
-    let c = IndexError::corrupt;
-    if !table.len().is_multiple_of(TRIGRAM_ENTRY_LEN) {
-        return Err(c("trigram table has a partial entry"));
-    }
-    u32::try_from(table.len() / TRIGRAM_ENTRY_LEN).map_err(|_| c("too many trigrams"))
-}
-
-/// Checks that the trigram table is sorted and its lists tile the postings.
-fn validate_trigrams(table: &[u8], postings_len: u64, ndocs: u32) -> Result<(), IndexError> {
-    let c = IndexError::corrupt;
-    let n = trigram_count(table)?;
-    let mut prev: Option<TrigramEntry> = None;
-    for i in 0..n as usize {
-        let e = TrigramEntry::decode(table, i).ok_or_else(|| c("trigram table"))?;
-        if let Some(p) = prev {
-            if p.trigram >= e.trigram {
-                return Err(c("trigram table not sorted"));
-            }
-            check_list(&p, e.offset, ndocs)?;
-        } else if e.offset != 0 {
-            return Err(c("first posting list does not start at 0"));
-        }
-        prev = Some(e);
-    }
-    match prev {
-        Some(p) => check_list(&p, postings_len, ndocs),
-        None if postings_len != 0 => Err(c("postings without trigrams")),
-        None => Ok(()),
-    }
-}
-
-/// A list of `e.count` varints (1 to 5 bytes each) ending at `end`.
-fn check_list(e: &TrigramEntry, end: u64, ndocs: u32) -> Result<(), IndexError> {
-    let len =
-        end.checked_sub(e.offset).ok_or_else(|| IndexError::corrupt("posting offsets decrease"))?;
-    let count = u64::from(e.count);
-    if e.count == 0 || e.count > ndocs || len < count || len > 5 * count {
-        return Err(IndexError::corrupt(&format!(
-            "posting list of {:#08x} has bad bounds",
-            e.trigram
-        )));
-    }
-    Ok(())
-}
+mod validate;
 
 #[cfg(test)]
 mod tests;

@@ -214,7 +214,9 @@ impl IndexWriter {
             spool.write_all(&entry)
         };
         fw.begin_section("postings");
-        let mut enc = PostingEncoder::new();
+        let doc_count = u32::try_from(docs.len())
+            .map_err(|_| IndexError::Io(io::Error::other("more than 2^32 documents")))?;
+        let mut enc = PostingEncoder::new(doc_count);
         while let Some((t, d)) = pairs.next_pair()? {
             if let Some(e) = enc.push(&mut fw, t, d)? {
                 spool_entry(e)?;

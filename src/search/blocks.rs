@@ -14,7 +14,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use crate::chunk::{HugeFile, Piece};
-use crate::index::blocks::{BlockIndex, Freshness, cut};
+use crate::index::blocks::{Block, BlockIndex, Freshness, cut};
 use crate::index::query::Query;
 use crate::index::search_plan::{lists_misses, query_for, unusable_for};
 use crate::options::SearchOptions;
@@ -24,6 +24,12 @@ use crate::stats::RunStats;
 /// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the indexed
 /// bytes, the file is scanned instead.
 const SCAN_ABOVE: u64 = 2;
+
+/// Candidate blocks at most this far apart are searched as one piece: the
+/// bytes between them hold no match (they would be candidates), and
+/// searching them costs less than a piece's own handling (a hand-off
+/// between threads, a searcher set up, an ordered write).
+const JOIN_GAP: u64 = 64 << 10;
 
 /// A run's block-index lookups.
 pub struct BlockLookup<'o> {
@@ -100,19 +106,20 @@ impl<'o> BlockLookup<'o> {
             // read-ahead in file order, reads it faster than block by block.
             return None;
         }
-        let mut pieces: Vec<Piece> = candidates
-            .iter()
-            .map(|b| Piece { offset: b.offset, len: b.len, first_line: b.first_line })
-            .collect();
         run.block_indexes += 1;
         run.blocks_total += u64::from(index.block_count());
-        run.blocks_searched += pieces.len() as u64;
+        run.blocks_searched += candidates.len() as u64;
+        let mut pieces = joined(&candidates, opts.run.chunk_size(huge.size), JOIN_GAP);
         if freshness == Freshness::Grown {
             // The new bytes may continue the last indexed line: search the
             // last block again together with them.
             let last = index.last_block();
             let (from, line) = last.map_or((0, 1), |b| (b.offset, b.first_line));
             pieces.retain(|p| p.offset < from);
+            if let Some(p) = pieces.last_mut() {
+                // A joined piece may reach into the last block.
+                p.len = p.len.min(from - p.offset);
+            }
             pieces.extend(self.tail(huge.file, from, huge.size, line)?);
         }
         Some(pieces)
@@ -135,5 +142,45 @@ impl<'o> BlockLookup<'o> {
             }
         }
         Some(pieces)
+    }
+}
+
+/// `blocks` (in text order) as pieces: blocks at most `gap` bytes apart are
+/// joined, with the bytes between them, while the piece stays within
+/// `size` bytes (a longer block stands alone).
+pub fn joined(blocks: &[Block], size: u64, gap: u64) -> Vec<Piece> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    for b in blocks {
+        match pieces.last_mut() {
+            Some(p)
+                if b.offset - (p.offset + p.len) <= gap && b.offset + b.len - p.offset <= size =>
+            {
+                p.len = b.offset + b.len - p.offset;
+            }
+            _ => pieces.push(Piece { offset: b.offset, len: b.len, first_line: b.first_line }),
+        }
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_blocks_join_up_to_the_size() {
+        let b = |offset, len, first_line| Block { offset, len, first_line };
+        let p = |offset, len, first_line| Piece { offset, len, first_line };
+        let blocks = [b(0, 10, 1), b(10, 10, 3), b(20, 10, 5), b(40, 10, 9), b(50, 30, 11)];
+        assert_eq!(
+            joined(&blocks, 20, 0),
+            vec![p(0, 20, 1), p(20, 10, 5), p(40, 10, 9), p(50, 30, 11)]
+        );
+        assert_eq!(joined(&blocks, 100, 0), vec![p(0, 30, 1), p(40, 40, 9)]);
+        // A gap of 10 bytes is joined with a gap of 10 allowed, not 9.
+        assert_eq!(joined(&blocks, 100, 10), vec![p(0, 80, 1)]);
+        assert_eq!(joined(&blocks, 100, 9), vec![p(0, 30, 1), p(40, 40, 9)]);
+        assert_eq!(joined(&blocks, 60, 10), vec![p(0, 50, 1), p(50, 30, 11)]);
+        assert_eq!(joined(&[], 100, 10), vec![]);
     }
 }

@@ -20,12 +20,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::chunk::{self, Piece, PieceSource};
-use crate::index::blocks::Block;
 use crate::index::gz::{AUTO_INDEX_MIN, GzIndex, TextReader};
 use crate::index::query::Query;
 use crate::index::search_plan::{lists_misses, query_for, text_unusable_for};
 use crate::options::SearchOptions;
 use crate::report::Messages;
+use crate::search::blocks::joined;
 use crate::stats::RunStats;
 
 /// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the text,
@@ -155,7 +155,7 @@ impl<'o> GzLookup<'o> {
         } else {
             candidates
         };
-        let pieces = merged(&blocks, opts.run.chunk_size(text.len));
+        let pieces = joined(&blocks, opts.run.chunk_size(text.len), 0);
         run.block_indexes += 1;
         run.blocks_total += u64::from(index.block_count());
         run.blocks_searched += blocks.len() as u64;
@@ -169,36 +169,5 @@ impl<'o> GzLookup<'o> {
             self.unindexed.push(path.to_path_buf());
         }
         None
-    }
-}
-
-/// `blocks` (in text order) as pieces: runs of adjacent blocks joined up to
-/// `size` bytes (a block longer than that alone).
-fn merged(blocks: &[Block], size: u64) -> Vec<Piece> {
-    let mut pieces: Vec<Piece> = Vec::new();
-    for b in blocks {
-        match pieces.last_mut() {
-            Some(p) if p.offset + p.len == b.offset && p.len + b.len <= size => p.len += b.len,
-            _ => pieces.push(Piece { offset: b.offset, len: b.len, first_line: b.first_line }),
-        }
-    }
-    pieces
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn adjacent_blocks_join_up_to_the_size() {
-        let b = |offset, len, first_line| Block { offset, len, first_line };
-        let p = |offset, len, first_line| Piece { offset, len, first_line };
-        let blocks = [b(0, 10, 1), b(10, 10, 3), b(20, 10, 5), b(40, 10, 9), b(50, 30, 11)];
-        assert_eq!(
-            merged(&blocks, 20),
-            vec![p(0, 20, 1), p(20, 10, 5), p(40, 10, 9), p(50, 30, 11)]
-        );
-        assert_eq!(merged(&blocks, 100), vec![p(0, 30, 1), p(40, 40, 9)]);
-        assert_eq!(merged(&[], 100), vec![]);
     }
 }

@@ -282,6 +282,39 @@ fn every_truncation_is_an_error() {
     assert!(IndexReader::from_bytes(b).is_err());
 }
 
+/// Format version 1 (varints only) is still read: an index with no dense
+/// list is the same bytes in both versions, so relabelled as version 1 it
+/// must answer as before; and a dense list is a bitmap in version 2.
+#[test]
+fn version_1_lists_are_read_as_varints() {
+    // 64 documents; trigram 1000 + i/4 is in 4 of them (4 * 8 < 64: varints).
+    let file =
+        |i| FileMeta { path: format!("f{i:02}").into_bytes(), size: 1, changed_ns: 1, flags: 0 };
+    let doc = |i: u32| DocMeta { file: i, offset: 0, len: 10, first_line: 1 };
+    let set = |i: u32| [i * 3, i * 3 + 1, i * 3 + 2, 1000 + i / 4].into_iter().collect();
+    let mut c = Corpus { files: (0..64).map(file).collect(), docs: Vec::new() };
+    c.docs = (0..64u32).map(|i| (0, doc(i), set(i))).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0;
+    let footer = bytes.len() - FOOTER_LEN;
+    bytes[footer + 40..footer + 44].copy_from_slice(&1u32.to_le_bytes());
+    let crc = crc32fast::hash(&bytes[footer..footer + 36]);
+    bytes[footer + 36..footer + 40].copy_from_slice(&crc.to_le_bytes());
+    let r = IndexReader::from_bytes(bytes).unwrap();
+    r.verify().unwrap();
+    for q in (0..200).chain(1000..1020).map(Query::Trigram) {
+        assert_eq!(r.candidates(&q).unwrap().into_vec(), naive(&c, &q), "{q:?}");
+    }
+    for (_, _, set) in &mut c.docs {
+        set.insert(5000);
+    }
+    let r = IndexReader::from_bytes(build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0);
+    let r = r.unwrap();
+    assert_eq!(r.postings(5000).unwrap().count(), 64);
+    let q = Query::And(vec![Query::Trigram(5000), Query::Trigram(1003)]);
+    assert_eq!(r.candidates(&q).unwrap().into_vec(), naive(&c, &q));
+}
+
 #[test]
 fn foreign_magic_and_other_versions_are_errors() {
     let (bytes, _) = small_index();
