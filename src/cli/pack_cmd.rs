@@ -30,7 +30,7 @@ pub struct PackArgs {
           value_parser = clap::value_parser!(i32).range(1..=19))]
     pub level: i32,
     /// Nominal frame size: every frame is a block of the index, ending at
-    /// the first line end past it (suffixes K, M; default 2M).
+    /// the first line end past it (suffixes K, M; default 1M).
     #[arg(long = "frame-size", value_name = "SIZE")]
     pub frame_size: Option<String>,
     /// Memory budget of the block index's sort (suffixes K, M, G).
