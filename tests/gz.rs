@@ -204,6 +204,9 @@ fn indexed_gz_prints_what_rg_prints() {
         assert_eq!(check_all(&tree, file), 0, "{file}: an index before any was built");
         let (ok, err) = index(&tree, file);
         assert!(ok, "tg index {file}: {err}");
+        let status = run(&util::tg_bin(), &tree, &["status", file]);
+        let said = String::from_utf8_lossy(&status.stdout);
+        assert!(status.code == Some(0) && said.contains("documents:"), "tg status {file}: {said}");
         // Context and -m are searched as a stream (and every query still
         // prints rg's bytes); the rest go through the index.
         let used = check_all(&tree, file);

@@ -283,7 +283,12 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     if let Err(err) = dir.symlink_metadata() {
         anyhow::bail!("{}: {err}", dir.display());
     }
-    let Some(found) = location::find(&args.index_dir.base(), &dir) else {
+    let base = args.index_dir.base();
+    // A `.gz` file's index is kept under its own key (`index::gz::index_dir`).
+    let gz = dir.canonicalize().ok().filter(|_| gz::has_index(&base, &dir)).map(|canonical| {
+        location::Located { dir: gz::index_dir(&base, &canonical), root: canonical }
+    });
+    let Some(found) = gz.or_else(|| location::find(&base, &dir)) else {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };
     let storage = FsStorage::new(&found.dir);
