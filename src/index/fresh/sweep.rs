@@ -91,21 +91,26 @@ impl IndexFilter {
         }
         DirStat::new(&self.root)?;
         let n = self.reader.stats().files;
-        let verdicts: Vec<(FileId, Verdict)> = (0..n)
-            .into_par_iter()
-            .with_min_len(1024)
-            .map_init(
-                || DirStat::new(&self.root),
-                |stat, id| {
-                    let f = self.reader.file(id)?;
-                    let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-                    let v = self.judge(stat.as_mut()?, &f, id, in_scope, changes)?;
-                    Some((id, v))
-                },
-            )
-            .flatten()
-            .filter(|(_, v)| *v != Verdict::Skip || self.lists_misses())
-            .collect();
+        let judge = |stat: &mut Option<DirStat>, id: FileId| {
+            let f = self.reader.file(id)?;
+            let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
+            let v = self.judge(stat.as_mut()?, &f, id, in_scope, changes)?;
+            Some((id, v)).filter(|(_, v)| *v != Verdict::Skip || self.lists_misses())
+        };
+        // Stat-ing every entry is worth every core; taking a server's word
+        // for most of them is a pass over the table, cheaper than starting
+        // the thread pool.
+        let verdicts: Vec<(FileId, Verdict)> = if matches!(changes, Changes::Unknown) {
+            (0..n)
+                .into_par_iter()
+                .with_min_len(1024)
+                .map_init(|| DirStat::new(&self.root), judge)
+                .flatten()
+                .collect()
+        } else {
+            let mut stat = DirStat::new(&self.root);
+            (0..n).filter_map(|id| judge(&mut stat, id)).collect()
+        };
         if verdicts.iter().any(|(_, v)| *v == Verdict::GiveUp) {
             return None;
         }
