@@ -18,7 +18,8 @@
 //!   sweep gives up and the search walks (see [`super`]).
 //!
 //! A server watching the tree tells which entries may have changed
-//! ([`Changes`]); only those are stat-ed then.
+//! ([`Changes`]); only those are stat-ed then, and the pass over the table
+//! runs on one thread (starting the pool would cost more than the pass).
 //!
 //! The files come out in the walker's order (`--sort path`: by path
 //! components), so the output is the scan's.
