@@ -214,13 +214,16 @@ fn candidate_blocks_include_every_block_with_a_match() {
         let index = BlockIndex::open(&base, &path).unwrap().expect("an index");
         for p in patterns {
             let m = MatchOptions::new(vec![p.to_string()]);
-            let candidates = index.candidates(&query_for(&m)).unwrap();
+            // Exact, and stopping early at 8 blocks (what a search asks).
+            let exact = index.candidates(&query_for(&m), 0).unwrap();
+            let early = index.candidates(&query_for(&m), 8).unwrap();
+            assert!(exact.iter().all(|b| early.contains(b)), "{p:?}: early stop lost a block");
             let re = regex::bytes::Regex::new(&format!("(?m){p}")).unwrap();
             for (offset, len) in cut(&text, block_size) {
                 let block = &text[offset as usize..(offset + len) as usize];
                 if re.is_match(block) {
                     assert!(
-                        candidates.iter().any(|b| b.offset == offset),
+                        exact.iter().any(|b| b.offset == offset),
                         "round {round}: {p:?} matches the block at {offset}, not a candidate"
                     );
                 }

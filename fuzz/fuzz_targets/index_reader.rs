@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(n, blocks.block_count() as usize);
         assert_eq!(blocks.last_block().is_some(), n > 0);
         for q in &queries {
-            let _ = blocks.candidates(q);
+            let _ = blocks.candidates(q, 8);
         }
     }
 });

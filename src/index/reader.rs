@@ -318,12 +318,26 @@ impl IndexReader {
         Ok(())
     }
 
-    /// The candidate documents of `query`, sorted.
+    /// The candidate documents of `query`, sorted: exactly the documents
+    /// holding what it asks for.
     pub fn candidates(&self, query: &Query) -> Result<Candidates, IndexError> {
+        self.candidates_within(query, 0)
+    }
+
+    /// The candidate documents of `query`, sorted, where an intersection
+    /// stops once at most `enough` documents are left: a superset of
+    /// [`IndexReader::candidates`]. Each list read is a disk read when the
+    /// index is cold; when searching a few more documents costs less than
+    /// reading the remaining lists (a huge file's small blocks), stop early.
+    pub fn candidates_within(
+        &self,
+        query: &Query,
+        enough: usize,
+    ) -> Result<Candidates, IndexError> {
         if unsatisfiable(query) {
             return Ok(Candidates::default());
         }
-        let docs = match self.eval(query)? {
+        let docs = match self.eval(query, enough)? {
             Set::All => (0..self.stats.documents).collect(),
             Set::Docs(d) => union(&d, &self.always_docs()),
         };
@@ -349,7 +363,7 @@ impl IndexReader {
         }
     }
 
-    fn eval(&self, q: &Query) -> Result<Set, IndexError> {
+    fn eval(&self, q: &Query, enough: usize) -> Result<Set, IndexError> {
         Ok(match q {
             Query::All => Set::All,
             Query::Nothing => Set::Docs(Vec::new()),
@@ -360,9 +374,11 @@ impl IndexReader {
                 let mut acc: Option<Vec<DocId>> = None;
                 for c in cs {
                     acc = match (c, acc) {
-                        (_, Some(a)) if a.is_empty() => return Ok(Set::Docs(a)),
+                        (_, Some(a)) if a.len() <= enough || a.is_empty() => {
+                            return Ok(Set::Docs(a));
+                        }
                         (Query::Trigram(t), Some(a)) => Some(self.postings(*t)?.intersect(&a)),
-                        (c, a) => match (self.eval(c)?, a) {
+                        (c, a) => match (self.eval(c, enough)?, a) {
                             (Set::All, a) => a,
                             (Set::Docs(d), None) => Some(d),
                             (Set::Docs(d), Some(a)) => Some(intersect(&a, d.into_iter())),
@@ -374,7 +390,7 @@ impl IndexReader {
             Query::Or(cs) => {
                 let mut acc = Vec::new();
                 for c in cs {
-                    match self.eval(c)? {
+                    match self.eval(c, enough)? {
                         Set::All => return Ok(Set::All),
                         Set::Docs(d) => acc = union(&acc, &d),
                     }

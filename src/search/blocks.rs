@@ -31,6 +31,12 @@ const SCAN_ABOVE: u64 = 2;
 /// between threads, a searcher set up, an ordered write).
 const JOIN_GAP: u64 = 64 << 10;
 
+/// An intersection of posting lists stops once this many candidate blocks
+/// are left: searching a few 64 KiB blocks more costs less than reading
+/// the remaining lists, each a disk read when the index is cold (a needle
+/// on the cold 8 GiB log: 11 → 5 page faults from disk, 70 → 30 ms).
+const ENOUGH_BLOCKS: usize = 8;
+
 /// A run's block-index lookups.
 pub struct BlockLookup<'o> {
     opts: &'o SearchOptions,
@@ -90,7 +96,7 @@ impl<'o> BlockLookup<'o> {
         if *query == Query::All {
             return None;
         }
-        let candidates = match index.candidates(query) {
+        let candidates = match index.candidates(query, ENOUGH_BLOCKS) {
             Ok(c) => c,
             Err(err) => {
                 self.msgs.warn(format!(

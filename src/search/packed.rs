@@ -152,7 +152,8 @@ impl<'o> PackedSearch<'o> {
         if query == Query::All {
             return (all, Some(lines));
         }
-        let candidates = match index.candidates(&query) {
+        // Exact: a frame more costs an inflate, more than a list read.
+        let candidates = match index.candidates(&query, 0) {
             Ok(c) => c,
             Err(err) => {
                 self.msgs.warn(format!(

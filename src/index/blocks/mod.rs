@@ -282,12 +282,14 @@ pub(crate) fn sourced(reader: IndexReader, what: &str) -> Result<(IndexReader, i
 }
 
 /// The documents of `reader` that can hold a match of `query`, as blocks
-/// in file order.
+/// in file order; an intersection stops at `enough` blocks
+/// ([`IndexReader::candidates_within`]).
 pub(crate) fn candidate_blocks(
     reader: &IndexReader,
     query: &Query,
+    enough: usize,
 ) -> Result<Vec<Block>, IndexError> {
-    let docs = reader.candidates(query)?;
+    let docs = reader.candidates_within(query, enough)?;
     let mut blocks: Vec<Block> = docs
         .as_slice()
         .iter()
@@ -361,9 +363,12 @@ impl BlockIndex {
         Ok(Freshness::Grown)
     }
 
-    /// The blocks that can hold a match of `query`, in file order.
-    pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
-        candidate_blocks(&self.reader, query)
+    /// The blocks that can hold a match of `query`, in file order: exactly
+    /// those holding its trigrams, or, with `enough` above 0, a superset
+    /// once at most that many are left (see
+    /// [`IndexReader::candidates_within`]).
+    pub fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
+        candidate_blocks(&self.reader, query, enough)
     }
 
     /// The last indexed block (`None`: the file was empty).

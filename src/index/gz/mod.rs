@@ -120,7 +120,7 @@ impl GzIndex {
 
     /// The blocks of text that can hold a match of `query`, in text order.
     pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
-        candidate_blocks(&self.reader, query)
+        candidate_blocks(&self.reader, query, 0)
     }
 
     /// How many blocks the index holds.

@@ -122,12 +122,10 @@ fn check_against_model(
 ) {
     assert_eq!(r.stats().documents as usize, c.docs.len());
     assert_eq!(r.stats().files as usize, c.files.len());
-    let files: Vec<FileMeta> = r.files().map(|f| f.to_meta()).collect();
-    assert_eq!(files, c.files);
+    assert_eq!(r.files().map(|f| f.to_meta()).collect::<Vec<FileMeta>>(), c.files);
     let docs: Vec<DocMeta> = r.documents().collect();
     assert_eq!(docs, c.docs.iter().map(|d| d.1).collect::<Vec<_>>());
-    assert_eq!(r.doc(c.docs.len() as u32), None);
-    assert!(r.file(c.files.len() as u32).is_none());
+    assert!(r.doc(c.docs.len() as u32).is_none() && r.file(c.files.len() as u32).is_none());
     for t in 0..universe as Trigram + 3 {
         let want: Vec<DocId> =
             (0..c.docs.len() as u32).filter(|&d| c.docs[d as usize].2.contains(&t)).collect();
@@ -136,7 +134,9 @@ fn check_against_model(
     }
     for _ in 0..queries {
         let q = random_query(rng, c, universe, 4);
+        let early = r.candidates_within(&q, rng.random_range(1..6)).unwrap().into_vec();
         assert_eq!(r.candidates(&q).unwrap().into_vec(), naive(c, &q), "{q:?}");
+        assert!(naive(c, &q).iter().all(|d| early.contains(d)), "{q:?}: early stop lost one");
     }
     r.verify().unwrap();
 }
