@@ -223,4 +223,38 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn pieces_are_handed_out_in_groups_by_count_and_bytes() {
+        let file = File::open("/dev/null").unwrap();
+        let piece = |offset, len| Piece { offset, len, first_line: 1 };
+        let groups = |pieces: &[Piece]| {
+            let chunks = Chunks {
+                file: &file,
+                map: None,
+                size: 1 << 40,
+                chunk_size: 1 << 20,
+                pieces: Some(pieces),
+                decoded: None,
+            };
+            chunks.groups()
+        };
+        // 70 small pieces: groups of 32, 32 and 6.
+        let small: Vec<Piece> = (0..70).map(|i| piece(i << 16, 1 << 16)).collect();
+        assert_eq!(groups(&small), vec![0, 32, 64, 70]);
+        // 1.5 MiB pieces: one each (two would pass 2 MiB); a bigger one alone.
+        let big = [piece(0, 3 << 19), piece(2 << 20, 3 << 19), piece(4 << 20, 8 << 20)];
+        assert_eq!(groups(&big), vec![0, 1, 2, 3]);
+        assert_eq!(groups(&[]), vec![0, 0]);
+        // Without pieces (a whole file cut in chunks), each chunk alone.
+        let whole = Chunks {
+            file: &file,
+            map: None,
+            size: 5 << 20,
+            chunk_size: 1 << 20,
+            pieces: None,
+            decoded: None,
+        };
+        assert_eq!(whole.groups(), vec![0, 1, 2, 3, 4, 5]);
+    }
 }
