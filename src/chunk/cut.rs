@@ -68,12 +68,12 @@ impl Chunks<'_> {
     }
 
     /// Where the groups of chunks handed out together start, and past the
-    /// last, the chunk count: pieces (given, not decoded) join their
-    /// neighbours up to [`GROUP_BYTES`] and [`GROUP_PIECES`]; anything else
-    /// goes alone.
-    pub(super) fn groups(&self) -> Vec<usize> {
+    /// last, the chunk count: with `join`, pieces (given, not decoded) join
+    /// their neighbours up to [`GROUP_BYTES`] and [`GROUP_PIECES`]; anything
+    /// else goes alone.
+    pub(super) fn groups(&self, join: bool) -> Vec<usize> {
         let n = self.count();
-        let Some(pieces) = self.pieces.filter(|_| self.decoded.is_none()) else {
+        let Some(pieces) = self.pieces.filter(|_| join && self.decoded.is_none()) else {
             return (0..=n).collect();
         };
         let mut starts = vec![0];
@@ -237,7 +237,7 @@ mod tests {
                 pieces: Some(pieces),
                 decoded: None,
             };
-            chunks.groups()
+            chunks.groups(true)
         };
         // 70 small pieces: groups of 32, 32 and 6.
         let small: Vec<Piece> = (0..70).map(|i| piece(i << 16, 1 << 16)).collect();
@@ -255,6 +255,6 @@ mod tests {
             pieces: None,
             decoded: None,
         };
-        assert_eq!(whole.groups(), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(whole.groups(true), vec![0, 1, 2, 3, 4, 5]);
     }
 }

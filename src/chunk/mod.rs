@@ -224,7 +224,7 @@ impl<'o> ChunkEngine<'o> {
         // Small pieces are handed out in groups (one claim, one message):
         // a hand-off per 64 KiB block costs more than searching it. Holding
         // back decides chunk by chunk, so it keeps groups of one.
-        let groups = if hold.is_none() { source.groups() } else { (0..=n).collect() };
+        let groups = source.groups(hold.is_none());
         let widest = groups.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1).max(1);
         let shared = Shared::new(n, self.opts.read.line_number, (2 * self.threads + 2) * widest);
         let buffer_regex = self.buffer_regex;

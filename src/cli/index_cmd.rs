@@ -285,9 +285,11 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     }
     let base = args.index_dir.base();
     // A `.gz` file's index is kept under its own key (`index::gz::index_dir`).
-    let gz = dir.canonicalize().ok().filter(|_| gz::has_index(&base, &dir)).map(|canonical| {
-        location::Located { dir: gz::index_dir(&base, &canonical), root: canonical }
-    });
+    let gz = dir
+        .canonicalize()
+        .ok()
+        .map(|root| location::Located { dir: gz::index_dir(&base, &root), root })
+        .filter(|found| FsStorage::new(&found.dir).has_index());
     let Some(found) = gz.or_else(|| location::find(&base, &dir)) else {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };

@@ -282,9 +282,14 @@ impl IndexReader {
         })
     }
 
-    /// Whether list `e` is a bitmap (format version 2 on, dense lists).
+    /// Whether the format stores dense lists as bitmaps (version 2 on).
+    fn has_bitmaps(&self) -> bool {
+        self.layout.format_version >= 2
+    }
+
+    /// Whether list `e` is a bitmap.
     fn is_bitmap(&self, e: &TrigramEntry) -> bool {
-        self.layout.format_version >= 2 && is_bitmap(e.count, self.stats.documents)
+        self.has_bitmaps() && is_bitmap(e.count, self.stats.documents)
     }
 
     /// Checks everything: the CRC of the whole body and of every section,
@@ -304,8 +309,8 @@ impl IndexReader {
             }
         }
         let table = &self.bytes[self.trigrams.clone()];
-        let bitmaps = self.layout.format_version >= 2;
-        validate_trigrams(table, self.postings.len() as u64, self.stats.documents, bitmaps)?;
+        let (len, docs) = (self.postings.len() as u64, self.stats.documents);
+        validate_trigrams(table, len, docs, self.has_bitmaps())?;
         for i in 0..self.stats.trigrams as usize {
             let e = TrigramEntry::decode(table, i)
                 .ok_or_else(|| IndexError::corrupt("trigram table"))?;
@@ -374,7 +379,7 @@ impl IndexReader {
                 let mut acc: Option<Vec<DocId>> = None;
                 for c in cs {
                     acc = match (c, acc) {
-                        (_, Some(a)) if a.len() <= enough || a.is_empty() => {
+                        (_, Some(a)) if a.len() <= enough => {
                             return Ok(Set::Docs(a));
                         }
                         (Query::Trigram(t), Some(a)) => Some(self.postings(*t)?.intersect(&a)),

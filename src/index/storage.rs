@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 
 use super::error::IndexError;
-use super::temp::{locked_temp_file, own_temp_prefix};
+use super::temp::{locked_temp_file, remove_own_temp_files};
 
 /// Name of the index file inside an index directory.
 pub const INDEX_FILE: &str = "index.tg";
@@ -262,14 +262,7 @@ impl FsStorage {
     /// build interrupted by a signal, which will not get to drop them.
     /// Best effort: errors are ignored.
     pub fn remove_own_temp_files(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
-        let prefix = own_temp_prefix(TEMP_PREFIX);
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(TEMP_SUFFIX)) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
+        remove_own_temp_files(&self.dir, TEMP_PREFIX, TEMP_SUFFIX);
     }
 }
 

@@ -10,8 +10,22 @@ use std::io;
 use std::path::Path;
 
 /// The prefix of this process's temporary files named `prefix…`: `prefix<pid>.`.
-pub fn own_temp_prefix(prefix: &str) -> String {
+fn own_temp_prefix(prefix: &str) -> String {
     format!("{prefix}{}.", std::process::id())
+}
+
+/// Removes this process's temporary files `prefix<pid>.…suffix` from `dir`:
+/// for a writer interrupted by a signal, which exits before dropping them.
+/// Best effort: errors are ignored.
+pub fn remove_own_temp_files(dir: &Path, prefix: &str, suffix: &str) {
+    let own = own_temp_prefix(prefix);
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name.to_str().is_some_and(|n| n.starts_with(&own) && n.ends_with(suffix)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A new temporary file `prefix<pid>.XXXXXX suffix` in `dir`, locked

@@ -24,7 +24,7 @@ use super::format::{
 use crate::index::blocks::{Text, cut, index_text};
 use crate::index::build::Progress;
 use crate::index::error::IndexError;
-use crate::index::temp::{locked_temp_file, own_temp_prefix};
+use crate::index::temp::locked_temp_file;
 use crate::stats::MemorySampler;
 
 /// The default zstd level, and [`DEFAULT_FRAME_SIZE`]: measured on the
@@ -211,13 +211,7 @@ const TEMP_SUFFIX: &str = ".tmp";
 /// Removes this process's temporary files from `dir` (a pack interrupted
 /// by a signal: the process exits before dropping them).
 pub fn remove_own_temp_files(dir: &Path) {
-    let prefix = own_temp_prefix(TEMP_PREFIX);
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().starts_with(&prefix) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    crate::index::temp::remove_own_temp_files(dir, TEMP_PREFIX, TEMP_SUFFIX);
 }
 
 /// The directory `output` is written in.

@@ -115,17 +115,15 @@ impl<'o> BlockLookup<'o> {
         run.block_indexes += 1;
         run.blocks_total += u64::from(index.block_count());
         run.blocks_searched += candidates.len() as u64;
-        let mut pieces = joined(&candidates, opts.run.chunk_size(huge.size), JOIN_GAP);
-        if freshness == Freshness::Grown {
-            // The new bytes may continue the last indexed line: search the
-            // last block again together with them.
-            let last = index.last_block();
-            let (from, line) = last.map_or((0, 1), |b| (b.offset, b.first_line));
-            pieces.retain(|p| p.offset < from);
-            if let Some(p) = pieces.last_mut() {
-                // A joined piece may reach into the last block.
-                p.len = p.len.min(from - p.offset);
-            }
+        // Grown: the new bytes may continue the last indexed line, so the
+        // last block is searched again together with them, as the tail.
+        let grown = (freshness == Freshness::Grown)
+            .then(|| index.last_block().map_or((0, 1), |b| (b.offset, b.first_line)));
+        let indexed_end = grown.map_or(u64::MAX, |(from, _)| from);
+        let before_tail: Vec<Block> =
+            candidates.into_iter().filter(|b| b.offset < indexed_end).collect();
+        let mut pieces = joined(&before_tail, opts.run.chunk_size(huge.size), JOIN_GAP);
+        if let Some((from, line)) = grown {
             pieces.extend(self.tail(huge.file, from, huge.size, line)?);
         }
         Some(pieces)

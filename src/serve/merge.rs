@@ -86,16 +86,14 @@ pub fn reconcile(server: &Server, seq: u64) {
     let mut st = server.state();
     let now = st.seq;
     for rel in differ {
+        let entry = lookup(&reader, &rel).and_then(|id| reader.file(id)).map_or(0, |f| f.flags);
         // A watched path (an ignore file, a repository marker, git's
         // configuration) changed while no one watched: what the build
         // walked may differ, so rebuild (queries walk meanwhile).
-        if changes::is_watched(&reader, &rel) {
+        if entry & (flags::WATCH | flags::WATCH_EXISTS) != 0 {
             st.walk_changed = true;
         }
-        let is_dir = lookup(&reader, &rel)
-            .and_then(|id| reader.file(id))
-            .is_some_and(|f| f.flags & flags::DIR != 0);
-        if is_dir {
+        if entry & flags::DIR != 0 {
             // New directories below it are not watched yet.
             watch_new_tree(server, &mut st, &rel);
         }
@@ -184,9 +182,10 @@ pub fn housekeeping(server: &Arc<Server>) {
     let mut failed_at: Option<std::time::Instant> = None;
     let mut failures = 0;
     let mut seen = published(server);
-    let mut outside = changes::outside_watched(&server.state().reader);
-    // The stats of `outside` last acted on: a rebuild is asked for once per
+    // The watched paths outside the tree of the index in use (by its table
+    // id), and their stats last acted on: a rebuild is asked for once per
     // new state, never again and again for a path the build sees otherwise.
+    let (mut outside_of, mut outside) = (None, Vec::new());
     let mut acted_on = Vec::new();
     while !server.stopping.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_secs(1));
@@ -194,8 +193,13 @@ pub fn housekeeping(server: &Arc<Server>) {
         if now != seen {
             follow_external_rebuild(server);
             seen = now;
-            outside = changes::outside_watched(&server.state().reader);
         }
+        let reader = Arc::clone(&server.state().reader);
+        if outside_of != Some(reader.stats().table_id) {
+            outside_of = Some(reader.stats().table_id);
+            outside = changes::outside_watched(&reader);
+        }
+        drop(reader);
         let stats = changes::stat_each(&outside, &server.opts.root);
         if stats != acted_on && changes::any_differs(&outside, &stats) {
             server.state().walk_changed = true;
@@ -221,7 +225,6 @@ pub fn housekeeping(server: &Arc<Server>) {
             server.state().merging = true;
             rebuild(server);
             seen = published(server);
-            outside = changes::outside_watched(&server.state().reader);
             let failed = server.counters.merge_error.lock().map(|e| e.is_some()).unwrap_or(true);
             failures = if failed { failures + 1 } else { 0 };
             failed_at = failed.then(std::time::Instant::now);

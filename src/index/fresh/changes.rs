@@ -102,14 +102,6 @@ pub fn any_differs(watched: &[(Vec<u8>, Recorded)], now: &[Option<Meta>]) -> boo
     watched.iter().zip(now).any(|((_, e), m)| differs(*e, *m))
 }
 
-/// Whether the table entry `rel` of `reader` is a watched path: its
-/// change alters what a walk yields, so an index must be rebuilt.
-pub fn is_watched(reader: &IndexReader, rel: &[u8]) -> bool {
-    lookup(reader, rel)
-        .and_then(|id| reader.file(id))
-        .is_some_and(|f| f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0)
-}
-
 /// The table entries of `reader` (an index of the tree at `root`) that
 /// differ from the tree now: stats every entry, on every core.
 pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
