@@ -31,9 +31,14 @@ impl Source for Listed {
     }
 
     fn visit_parallel(&self, threads: usize, make: &mut MakeVisit<'_>) -> Result<bool> {
+        // A thread per subject at most; one is the calling thread.
+        let threads = threads.min(self.subjects.len());
+        if threads <= 1 {
+            return self.visit(&mut make());
+        }
         let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
         std::thread::scope(|scope| {
-            for _ in 0..threads.max(1) {
+            for _ in 0..threads {
                 let (next, stop, list) = (&next, &stop, &self.subjects);
                 let mut visit = make();
                 scope.spawn(move || {

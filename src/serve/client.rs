@@ -21,6 +21,9 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Client {
     r: BufReader<UnixStream>,
     w: UnixStream,
+    /// The reply to the hello is still to be read: it is read after the
+    /// first request is sent, so both travel in one round trip.
+    greeting: bool,
     /// The server's record.
     pub record: Record,
 }
@@ -55,17 +58,19 @@ impl Client {
         })?;
         w.set_read_timeout(Some(REPLY_TIMEOUT))?;
         w.set_write_timeout(Some(REPLY_TIMEOUT))?;
-        let mut c = Client { r: BufReader::new(w.try_clone()?), w, record };
+        let mut c = Client { r: BufReader::new(w.try_clone()?), w, greeting: true, record };
         let hello = json!({"protocol": protocol::VERSION});
         protocol::write_json(&mut c.w, Kind::Hello, &hello)?;
-        c.reply()?;
         Ok(c)
     }
 
-    /// Sends a request.
+    /// Sends a request (after the hello, whose reply is then read).
     fn request(&mut self, op: &str) -> Result<(), NoServer> {
         protocol::write_json(&mut self.w, Kind::Request, &json!({ "op": op }))?;
         self.w.flush()?;
+        if std::mem::take(&mut self.greeting) {
+            self.reply()?;
+        }
         Ok(())
     }
 

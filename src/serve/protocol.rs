@@ -59,9 +59,12 @@ fn bad(what: impl Into<String>) -> io::Error {
 /// Writes one frame.
 pub fn write_frame(w: &mut impl Write, kind: Kind, body: &[u8]) -> io::Result<()> {
     let len = u32::try_from(body.len() + 1).map_err(|_| bad("frame too large"))?;
-    w.write_all(&len.to_le_bytes())?;
-    w.write_all(&[kind as u8])?;
-    w.write_all(body)
+    // One write per frame: one system call, one message on a socket.
+    let mut frame = Vec::with_capacity(body.len() + 5);
+    frame.extend_from_slice(&len.to_le_bytes());
+    frame.push(kind as u8);
+    frame.extend_from_slice(body);
+    w.write_all(&frame)
 }
 
 /// Writes a JSON control frame.

@@ -43,19 +43,77 @@ pub struct Touched {
 }
 
 impl Changes {
-    /// Whether the table entry `rel` may differ from the tree (and must be
-    /// stat-ed). Paths outside the tree (ignore files of parent
-    /// directories, global ignore files) are never watched.
-    pub fn may_have_changed(&self, rel: &[u8]) -> bool {
+    /// The ids of the table entries that may differ from the tree (and
+    /// must be stat-ed), for a table of `n` entries sorted by path, whose
+    /// entry `id` has path `path_of(id)`. Paths outside the tree (ignore
+    /// files of parent directories, global ignore files) are never watched.
+    pub fn may_differ<'p>(&self, n: u32, path_of: impl Fn(u32) -> &'p [u8]) -> MayDiffer {
+        let Changes::Watched(t) = self else { return MayDiffer::All };
+        let mut bits = vec![0u64; n as usize / 64 + 1];
+        let mut set = |ids: std::ops::Range<u32>| {
+            for id in ids {
+                bits[id as usize / 64] |= 1 << (id % 64);
+            }
+        };
+        // A path's entries are the path itself and the range under `path/`.
+        let exact = |p: &[u8]| {
+            let lo = first_at_least(n, &path_of, p);
+            lo..if lo < n && path_of(lo) == p { lo + 1 } else { lo }
+        };
+        let below = |p: &[u8]| {
+            let mut prefix = p.to_vec();
+            prefix.push(b'/');
+            let lo = first_at_least(n, &path_of, &prefix);
+            *prefix.last_mut().expect("pushed") += 1;
+            lo..first_at_least(n, &path_of, &prefix)
+        };
+        for p in &t.paths {
+            set(exact(p));
+        }
+        for s in &t.subtrees {
+            if s.is_empty() {
+                return MayDiffer::All;
+            }
+            set(exact(s));
+            set(below(s));
+        }
+        set(exact(b".."));
+        set(below(b".."));
+        set(below(b""));
+        MayDiffer::Some(bits)
+    }
+}
+
+/// Which table entries may differ from the tree ([`Changes::may_differ`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MayDiffer {
+    /// Any entry may.
+    All,
+    /// Bit `id % 64` of word `id / 64` set: entry `id` may.
+    Some(Vec<u64>),
+}
+
+impl MayDiffer {
+    /// Whether entry `id` may differ from the tree.
+    pub fn contains(&self, id: u32) -> bool {
         match self {
-            Changes::Unknown => true,
-            Changes::Watched(t) => {
-                outside_tree(rel)
-                    || t.paths.contains(rel)
-                    || t.subtrees.iter().any(|s| crate::index::tree::under(rel, s))
+            MayDiffer::All => true,
+            MayDiffer::Some(bits) => {
+                bits.get(id as usize / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
             }
         }
     }
+}
+
+/// The first id of a table of `n` entries sorted by path whose path is at
+/// least `p` (`n` when none is).
+fn first_at_least<'p>(n: u32, path_of: &impl Fn(u32) -> &'p [u8], p: &[u8]) -> u32 {
+    let (mut lo, mut hi) = (0u32, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if path_of(mid) < p { lo = mid + 1 } else { hi = mid }
+    }
+    lo
 }
 
 /// The id of the table entry of `reader` with path `rel` (ids follow path order).
@@ -140,16 +198,44 @@ mod tests {
 
     #[test]
     fn watched_changes_name_paths_and_subtrees() {
+        let table: Vec<&[u8]> = vec![
+            b"../.gitignore",
+            b"/home/u/.config/git/ignore",
+            b"a",
+            b"a/b.c",
+            b"a/b.cc",
+            b"gone",
+            b"gone-not",
+            b"gone/x",
+            b"gone/x/y",
+            b"gonex",
+        ];
+        let mut sorted = table.clone();
+        sorted.sort();
         let mut t = Touched::default();
         t.paths.insert(b"a/b.c".to_vec());
+        t.paths.insert(b"not/in/the/table".to_vec());
         t.subtrees.push(b"gone".to_vec());
-        let c = Changes::Watched(t);
-        assert!(c.may_have_changed(b"a/b.c"));
-        assert!(!c.may_have_changed(b"a/b.cc"));
-        assert!(c.may_have_changed(b"gone/x/y"));
-        assert!(!c.may_have_changed(b"gonex"));
-        assert!(c.may_have_changed(b"../.gitignore"));
-        assert!(c.may_have_changed(b"/home/u/.config/git/ignore"));
-        assert!(Changes::Unknown.may_have_changed(b"anything"));
+        let ids = Changes::Watched(t).may_differ(sorted.len() as u32, |id| sorted[id as usize]);
+        let differing: Vec<&[u8]> = (0..sorted.len() as u32)
+            .filter(|&id| ids.contains(id))
+            .map(|id| sorted[id as usize])
+            .collect();
+        let want: Vec<&[u8]> = vec![
+            b"../.gitignore",
+            b"/home/u/.config/git/ignore",
+            b"a/b.c",
+            b"gone",
+            b"gone/x",
+            b"gone/x/y",
+        ];
+        let mut want_sorted = want.clone();
+        want_sorted.sort();
+        assert_eq!(differing, want_sorted);
+        let all = Changes::Unknown.may_differ(3, |id| sorted[id as usize]);
+        assert!((0..3).all(|id| all.contains(id)));
+        let mut root = Touched::default();
+        root.subtrees.push(Vec::new());
+        assert_eq!(Changes::Watched(root).may_differ(3, |id| sorted[id as usize]), MayDiffer::All);
     }
 }

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::changes::Changes;
+use super::changes::{Changes, MayDiffer};
 use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use super::{IndexFilter, maybe_packed};
@@ -92,26 +92,44 @@ impl IndexFilter {
         }
         DirStat::new(&self.root)?;
         let n = self.reader.stats().files;
+        let may_differ =
+            changes.may_differ(n, |id| self.reader.file(id).map_or(&[][..], |f| f.path));
+        // Entries not read and not listed are only counted.
+        let keep = |v: &Verdict| *v != Verdict::Skip || self.lists_misses();
         let judge = |stat: &mut Option<DirStat>, id: FileId| {
             let f = self.reader.file(id)?;
             let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-            let v = self.judge(stat.as_mut()?, &f, id, in_scope, changes)?;
-            Some((id, v)).filter(|(_, v)| *v != Verdict::Skip || self.lists_misses())
+            Some((id, self.judge(stat.as_mut()?, &f, id, in_scope, &may_differ)?))
+        };
+        let tally = |(mut kept, mut skipped): (Vec<(FileId, Verdict)>, u64), judged| {
+            match judged {
+                Some((id, v)) if keep(&v) => kept.push((id, v)),
+                Some(_) => skipped += 1,
+                None => {}
+            }
+            (kept, skipped)
         };
         // Stat-ing every entry is worth every core; taking a server's word
         // for most of them is a pass over the table, cheaper than starting
         // the thread pool.
-        let verdicts: Vec<(FileId, Verdict)> = if matches!(changes, Changes::Unknown) {
+        let (verdicts, skipped) = if matches!(changes, Changes::Unknown) {
             (0..n)
                 .into_par_iter()
                 .with_min_len(1024)
                 .map_init(|| DirStat::new(&self.root), judge)
-                .flatten()
-                .collect()
+                .fold(|| (Vec::new(), 0), tally)
+                .reduce(
+                    || (Vec::new(), 0),
+                    |(mut a, m), (b, k)| {
+                        a.extend(b);
+                        (a, m + k)
+                    },
+                )
         } else {
             let mut stat = DirStat::new(&self.root);
-            (0..n).filter_map(|id| judge(&mut stat, id)).collect()
+            (0..n).map(|id| judge(&mut stat, id)).fold((Vec::new(), 0), tally)
         };
+        self.count(&verdicts, skipped);
         if verdicts.iter().any(|(_, v)| *v == Verdict::GiveUp) {
             return None;
         }
@@ -151,15 +169,15 @@ impl IndexFilter {
         Some((out, any_file))
     }
 
-    /// Stats one table entry and counts its verdict; `None` when it needs
-    /// nothing (out of scope, vanished).
+    /// Stats one table entry (when it may differ from the tree) and judges
+    /// it; `None` when it needs nothing (out of scope, vanished).
     fn judge(
         &self,
         stat: &mut DirStat,
         f: &FileRef<'_>,
         id: FileId,
         in_scope: bool,
-        changes: &Changes,
+        may_differ: &MayDiffer,
     ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
         if !in_scope && !is_watch {
@@ -167,7 +185,7 @@ impl IndexFilter {
         }
         let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if !changes.may_have_changed(f.path) {
+        let now = if !may_differ.contains(id) {
             as_recorded(entry)
         } else if is_watch {
             Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
@@ -183,15 +201,17 @@ impl IndexFilter {
         let candidate = self.is_candidate(id)
             || self.binary_needs_search(f.flags, false)
             || maybe_packed(f.path);
-        let v = verdict(entry, now, candidate)?;
+        verdict(entry, now, candidate)
+    }
+
+    /// Counts the verdicts of a sweep, and `skipped` entries judged
+    /// [`Verdict::Skip`] and left out of them.
+    fn count(&self, verdicts: &[(FileId, Verdict)], skipped: u64) {
         let c = &self.counters;
-        match v {
-            Verdict::Changed => c.changed.fetch_add(1, Ordering::Relaxed),
-            Verdict::Candidate => c.candidates.fetch_add(1, Ordering::Relaxed),
-            Verdict::Skip => c.pruned.fetch_add(1, Ordering::Relaxed),
-            Verdict::DirChanged | Verdict::GiveUp => 0,
-        };
-        Some(v)
+        let of = |want: Verdict| verdicts.iter().filter(|(_, v)| *v == want).count() as u64;
+        c.changed.fetch_add(of(Verdict::Changed), Ordering::Relaxed);
+        c.candidates.fetch_add(of(Verdict::Candidate), Ordering::Relaxed);
+        c.pruned.fetch_add(of(Verdict::Skip) + skipped, Ordering::Relaxed);
     }
 
     /// The files a walk would find in the changed directory `dir` (printed
