@@ -140,11 +140,11 @@ fn synthetic_index() -> IndexReader {
         tris.clear();
         for &(_, t, per) in &LISTS {
             if (rng.random::<u64>() % u64::from(DOCS)) < u64::from(per) {
-                tris.push(t);
+                tris.push((t, 1));
             }
         }
         for _ in 0..30 {
-            tris.push(0x10_0000 + (rng.random::<u64>() % 20_000) as u32);
+            tris.push((0x10_0000 + (rng.random::<u64>() % 20_000) as u32, 1));
         }
         w.add_document(f, 0, 1000, 1, &tris).unwrap();
     }
@@ -184,7 +184,7 @@ fn candidates(c: &mut Criterion) {
 /// The summed lengths of the lists `q` names.
 fn count_postings(r: &IndexReader, q: &Query, n: &mut u64) {
     match q {
-        Query::Trigram(t) => *n += u64::from(r.posting_len(*t)),
+        Query::Trigram(t) | Query::Followed(t, _) => *n += u64::from(r.posting_len(*t)),
         Query::And(qs) | Query::Or(qs) => qs.iter().for_each(|q| count_postings(r, q, n)),
         Query::All | Query::Nothing => {}
     }

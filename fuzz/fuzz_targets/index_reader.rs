@@ -131,8 +131,13 @@ fn table_trigrams(bytes: &[u8]) -> Vec<u32> {
 
 /// Queries over `trigrams` (and two the index is unlikely to hold).
 fn queries(trigrams: &[u32]) -> Vec<Query> {
-    let t = |i: usize| Query::Trigram(trigrams.get(i).copied().unwrap_or(0x61_62_63 + i as u32));
+    let tri = |i: usize| trigrams.get(i).copied().unwrap_or(0x61_62_63 + i as u32);
+    let t = |i: usize| Query::Trigram(tri(i));
+    // A trigram followed by a byte reads the follow masks of dense lists.
+    let f = |i: usize| Query::Followed(tri(i), b"etaoin"[i % 6]);
     vec![
+        f(0),
+        Query::And(vec![f(1), t(0), f(2)]),
         Query::All,
         Query::Nothing,
         t(0),

@@ -29,10 +29,19 @@ pub const MAGIC: [u8; 8] = *b"TRIGRIDX";
 ///   `docs`, `always`; delta-varint postings with a CRC per list.
 /// - 2: lists in at least 1/8 of the documents are bitmaps
 ///   ([`super::postings::is_bitmap`]); version 1 files are still read.
-pub const FORMAT_VERSION: u32 = 2;
+/// - 4: a bitmap list is followed by its follow masks
+///   ([`super::postings::ListKind::BitmapMasks`]); versions 1 and 2 are
+///   still read (their lists keep no masks). 3 is skipped: the version
+///   field has no checksum of its own, so every version read differs from
+///   every other in at least two bits (3 is one flip from 1 and from 2,
+///   and a version-4 file read as version 1 would decode bitmaps as varints).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this build can read.
 pub const MIN_FORMAT_VERSION: u32 = 1;
+
+/// Every format version this build reads: no two one bit apart.
+pub const READ_FORMAT_VERSIONS: [u32; 3] = [1, 2, 4];
 
 /// Bumped when the layout stays the same but indexes must be rebuilt
 /// (e.g. trigram folding changed). Readers open older values and report
@@ -280,7 +289,7 @@ impl Layout {
             return Err(c("bad magic (not a trigrep index)"));
         }
         let version = read_u32(footer, 40).ok_or_else(|| c("footer"))?;
-        if !(MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
+        if !READ_FORMAT_VERSIONS.contains(&version) {
             return Err(IndexError::UnsupportedVersion {
                 found: version,
                 min: MIN_FORMAT_VERSION,
@@ -401,8 +410,15 @@ mod tests {
             Layout::parse(&file),
             Err(IndexError::UnsupportedVersion { found, .. }) if found == FORMAT_VERSION + 1
         ));
-        file[n - 12..n - 8].copy_from_slice(&0u32.to_le_bytes());
-        assert!(matches!(Layout::parse(&file), Err(IndexError::UnsupportedVersion { .. })));
+        for v in [0, 3] {
+            file[n - 12..n - 8].copy_from_slice(&u32::to_le_bytes(v));
+            assert!(matches!(Layout::parse(&file), Err(IndexError::UnsupportedVersion { .. })));
+        }
+        for (i, a) in READ_FORMAT_VERSIONS.iter().enumerate() {
+            for b in &READ_FORMAT_VERSIONS[i + 1..] {
+                assert!((a ^ b).count_ones() >= 2, "versions {a} and {b} are one flip apart");
+            }
+        }
     }
 
     #[test]

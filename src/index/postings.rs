@@ -12,6 +12,14 @@
 //!   first. It is never longer than the varints would be (each takes at
 //!   least a byte), and a log's block index is mostly such lists: 2x
 //!   smaller in all, and an intersection with one is a bit test per id.
+//!   From format version 4, a bitmap is followed by its **follow masks**:
+//!   per document of the list, in id order, 4 bits saying which bytes
+//!   follow the trigram in that document ([`follow_bit`](super::trigram::follow_bit)), two documents
+//!   to a byte, the first in the low half. A query for `abcd` then admits
+//!   only documents where `abc` is followed by a byte of `d`'s bit: a
+//!   trigram in many documents acts almost as a 4-gram. Sparse lists carry
+//!   no masks: their ids already narrow a query, and masks there would
+//!   cost a byte per posting for little.
 //!
 //! Lists are concatenated in trigram order in the `postings` section. The
 //! `trigrams` section is a sorted array of fixed [`TRIGRAM_ENTRY_LEN`]-byte
@@ -42,35 +50,6 @@ use super::trigram::Trigram;
 
 /// Length of one trigram table entry.
 pub const TRIGRAM_ENTRY_LEN: usize = 20;
-
-/// Appends `v` as an LEB128 varint.
-#[inline]
-pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// Decodes a varint at `*pos`, advancing it; `None` when truncated or longer
-/// than 5 bytes.
-#[inline]
-pub fn get_varint(b: &[u8], pos: &mut usize) -> Option<u32> {
-    let mut v: u32 = 0;
-    for shift in (0..35).step_by(7) {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        if shift == 28 && byte & 0x70 != 0 {
-            return None; // bits beyond u32
-        }
-        v |= u32::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
 
 /// One entry of the trigram table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +97,50 @@ pub fn bitmap_len(doc_count: u32) -> u64 {
     u64::from(doc_count).div_ceil(8)
 }
 
+/// How one posting list is encoded, which follows from the index's format
+/// version, the list's length and the document count alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    /// Delta varints.
+    Varints,
+    /// A bitmap over the documents (format version 2).
+    Bitmap,
+    /// A bitmap followed by its follow masks (format version 4 on).
+    BitmapMasks,
+}
+
+impl ListKind {
+    /// The encoding of a list of `count` ids among `doc_count` documents
+    /// in an index of format version `format`.
+    pub fn of(format: u32, count: u32, doc_count: u32) -> ListKind {
+        match format {
+            _ if !is_bitmap(count, doc_count) => ListKind::Varints,
+            0..=1 => ListKind::Varints,
+            2..=3 => ListKind::Bitmap,
+            _ => ListKind::BitmapMasks,
+        }
+    }
+
+    /// Whether `len` bytes can hold such a list of `count` ids: exactly the
+    /// bitmap (and masks), or 1 to 5 bytes per varint.
+    pub fn fits(self, len: u64, count: u32, doc_count: u32) -> bool {
+        let count = u64::from(count);
+        match self {
+            ListKind::Varints => len >= count && len <= 5 * count,
+            ListKind::Bitmap => len == bitmap_len(doc_count),
+            ListKind::BitmapMasks => len == bitmap_len(doc_count) + masks_len(count as u32),
+        }
+    }
+}
+
+/// The list being written: its trigram, ids and their follow masks.
+#[derive(Debug)]
+struct OpenList {
+    trigram: Trigram,
+    ids: Vec<DocId>,
+    masks: Vec<u8>,
+}
+
 /// Streams posting lists into a writer, one trigram at a time, and returns
 /// a [`TrigramEntry`] per list. The open list's ids are held until it
 /// ends (its encoding depends on its length), so memory is bounded by the
@@ -125,7 +148,7 @@ pub fn bitmap_len(doc_count: u32) -> u64 {
 #[derive(Debug)]
 pub struct PostingEncoder {
     doc_count: u32,
-    current: Option<(Trigram, Vec<DocId>)>,
+    current: Option<OpenList>,
     bytes: Vec<u8>,
     written: u64,
     /// Total postings written.
@@ -139,35 +162,40 @@ impl PostingEncoder {
         PostingEncoder { doc_count, current: None, bytes: Vec::new(), written: 0, postings: 0 }
     }
 
-    /// Adds `(trigram, doc)`; pairs must come sorted by trigram then doc.
-    /// Duplicate pairs are ignored. Returns the entry of the previous list
-    /// when this pair starts a new one.
+    /// Adds `(trigram, doc)` with the follow mask of the trigram in the
+    /// document (the [`follow_bit`](super::trigram::follow_bit)s of the bytes after it); pairs must
+    /// come sorted by trigram then doc. A repeated pair adds its mask.
+    /// Returns the entry of the previous list when this pair starts a new one.
     pub fn push(
         &mut self,
         out: &mut impl Write,
         trigram: Trigram,
         doc: DocId,
+        follow: u8,
     ) -> io::Result<Option<TrigramEntry>> {
         debug_assert!(doc < self.doc_count, "doc id past the documents");
-        if let Some((t, ids)) = &mut self.current
-            && *t == trigram
+        if let Some(list) = &mut self.current
+            && list.trigram == trigram
         {
-            if ids.last() != Some(&doc) {
-                debug_assert!(ids.last() < Some(&doc), "pairs out of order");
-                ids.push(doc);
+            if list.ids.last() == Some(&doc) {
+                *list.masks.last_mut().expect("a mask per id") |= follow;
+            } else {
+                debug_assert!(list.ids.last() < Some(&doc), "pairs out of order");
+                list.ids.push(doc);
+                list.masks.push(follow);
                 self.postings += 1;
             }
             return Ok(None);
         }
         let done = self.close(out)?;
-        self.current = Some((trigram, vec![doc]));
+        self.current = Some(OpenList { trigram, ids: vec![doc], masks: vec![follow] });
         self.postings += 1;
         Ok(done)
     }
 
     /// Ends the open list, writing its bytes, and returns its entry.
     pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
-        let Some((trigram, ids)) = self.current.take() else { return Ok(None) };
+        let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };
         let count = ids.len() as u32;
         self.bytes.clear();
         if is_bitmap(count, self.doc_count) {
@@ -175,6 +203,7 @@ impl PostingEncoder {
             for d in ids {
                 self.bytes[(d / 8) as usize] |= 1 << (d % 8);
             }
+            pack_masks(&masks, &mut self.bytes);
         } else {
             let mut prev = None;
             for d in ids {
@@ -207,7 +236,7 @@ pub struct Postings<'a> {
 #[derive(Clone, Debug)]
 enum List<'a> {
     Varints { bytes: &'a [u8], pos: usize, prev: Option<DocId> },
-    Bitmap { bits: &'a [u8], at: u64 },
+    Bitmap { bits: &'a [u8], at: u64, masks: Option<&'a [u8]> },
 }
 
 impl<'a> Postings<'a> {
@@ -218,7 +247,22 @@ impl<'a> Postings<'a> {
 
     /// The `count` ids set in bitmap `bits`.
     pub fn bitmap(bits: &'a [u8], count: u32) -> Self {
-        Postings { left: count, list: List::Bitmap { bits, at: 0 } }
+        Postings { left: count, list: List::Bitmap { bits, at: 0, masks: None } }
+    }
+
+    /// The list of `count` ids in `bytes`, encoded as `kind` for an index
+    /// of `doc_count` documents (the length was checked by
+    /// [`ListKind::fits`]).
+    pub fn of_kind(kind: ListKind, bytes: &'a [u8], count: u32, doc_count: u32) -> Self {
+        match kind {
+            ListKind::Varints => Postings::new(bytes, count),
+            ListKind::Bitmap => Postings::bitmap(bytes, count),
+            ListKind::BitmapMasks => {
+                let (bits, masks) =
+                    bytes.split_at(bitmap_len(doc_count).min(bytes.len() as u64) as usize);
+                Postings { left: count, list: List::Bitmap { bits, at: 0, masks: Some(masks) } }
+            }
+        }
     }
 
     /// An empty list.
@@ -226,19 +270,36 @@ impl<'a> Postings<'a> {
         Postings::new(&[], 0)
     }
 
-    /// The ids of the sorted set `a` that this list holds: a bit test per
-    /// id for a bitmap, a merge for varints.
-    pub fn intersect(self, a: &[DocId]) -> Vec<DocId> {
-        match self.list {
-            List::Bitmap { bits, .. } => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
-            List::Varints { .. } => intersect(a, self),
+    /// The ids of the sorted set `a` that this list holds, and in which
+    /// the trigram is followed by a byte with follow bit `follow` when
+    /// given and the list keeps masks: a bit test per id for a bitmap, a
+    /// merge for varints.
+    pub fn intersect(self, a: &[DocId], follow: Option<u8>) -> Vec<DocId> {
+        match (self.list, follow) {
+            (List::Bitmap { bits, masks: Some(masks), .. }, Some(want)) => {
+                let mut rank = Rank::new(bits);
+                a.iter()
+                    .copied()
+                    .filter(|&d| rank.of(d).is_some_and(|k| nibble(masks, k) & want != 0))
+                    .collect()
+            }
+            (List::Bitmap { bits, .. }, _) => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
+            (list @ List::Varints { .. }, _) => intersect(a, Postings { left: self.left, list }),
         }
     }
-}
 
-/// Whether bit `d` of `bits` is set (false past its end).
-fn bit(bits: &[u8], d: DocId) -> bool {
-    bits.get((d / 8) as usize).is_some_and(|b| b & (1 << (d % 8)) != 0)
+    /// The ids of this list in which the trigram is followed by a byte
+    /// with follow bit `follow` (every id when the list keeps no masks).
+    pub fn followed_by(self, follow: u8) -> Vec<DocId> {
+        match self.list {
+            List::Bitmap { masks: Some(masks), .. } => self
+                .enumerate()
+                .filter(|&(k, _)| nibble(masks, k as u64) & follow != 0)
+                .map(|(_, d)| d)
+                .collect(),
+            _ => self.collect(),
+        }
+    }
 }
 
 impl Iterator for Postings<'_> {
@@ -260,7 +321,7 @@ impl Iterator for Postings<'_> {
                 *prev = doc;
                 doc
             }
-            List::Bitmap { bits, at } => next_set_bit(bits, at),
+            List::Bitmap { bits, at, .. } => next_set_bit(bits, at),
         };
         match doc {
             Some(d) => {
@@ -295,23 +356,27 @@ fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
 }
 
 /// Checks that a list decodes to exactly `count` strictly increasing ids,
-/// all below `doc_count`, with no bytes left over; `bitmap` says how it is
-/// encoded (see [`is_bitmap`]).
+/// all below `doc_count`, with no bytes left over, encoded as `kind`.
 pub fn validate_list(
     bytes: &[u8],
     count: u32,
     doc_count: u32,
-    bitmap: bool,
+    kind: ListKind,
 ) -> Result<(), IndexError> {
-    if bitmap {
-        if bytes.len() as u64 != bitmap_len(doc_count) {
-            return Err(IndexError::corrupt("bitmap list of the wrong length"));
-        }
-        let set: u64 = bytes.iter().map(|b| u64::from(b.count_ones())).sum();
+    if !kind.fits(bytes.len() as u64, count, doc_count) {
+        return Err(IndexError::corrupt("posting list of the wrong length"));
+    }
+    if kind != ListKind::Varints {
+        let bits = &bytes[..bitmap_len(doc_count) as usize];
+        let set: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
         let tail_bits = doc_count % 8;
-        let past_end = tail_bits != 0 && bytes.last().is_some_and(|b| b >> tail_bits != 0);
+        let past_end = tail_bits != 0 && bits.last().is_some_and(|b| b >> tail_bits != 0);
         if set != u64::from(count) || past_end {
             return Err(IndexError::corrupt("bitmap list does not hold its count"));
+        }
+        let masks = &bytes[bits.len()..];
+        if count % 2 == 1 && masks.last().is_some_and(|b| b >> 4 != 0) {
+            return Err(IndexError::corrupt("follow masks past the last document"));
         }
         return Ok(());
     }
@@ -334,50 +399,13 @@ pub fn validate_list(
     Ok(())
 }
 
-/// The intersection of a sorted set with a sorted stream, in order.
-pub fn intersect(a: &[DocId], b: impl Iterator<Item = DocId>) -> Vec<DocId> {
-    let mut out = Vec::with_capacity(a.len());
-    let mut i = 0;
-    for d in b {
-        while i < a.len() && a[i] < d {
-            i += 1;
-        }
-        if i == a.len() {
-            break;
-        }
-        if a[i] == d {
-            out.push(d);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The union of two sorted sets, sorted and without duplicates.
-pub fn union(a: &[DocId], b: &[DocId]) -> Vec<DocId> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}
-
+mod follow;
+mod sets;
 #[cfg(test)]
 mod tests;
+mod varint;
+
+pub use follow::masks_len;
+use follow::{Rank, bit, nibble, pack_masks};
+pub use sets::{intersect, union};
+pub use varint::{get_varint, put_varint};

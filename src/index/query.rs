@@ -2,8 +2,9 @@
 //!
 //! A [`Query`] is a boolean tree over [`Trigram`]s. A document is a
 //! *candidate* for a query when the query accepts the document's set of
-//! trigrams. The planner guarantees that every document containing a match
-//! of the regex is a candidate; the index may admit more, never fewer.
+//! trigrams and their follow masks. The planner guarantees that every
+//! document containing a match of the regex is a candidate; the index may
+//! admit more, never fewer.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -19,6 +20,11 @@ pub enum Query {
     Nothing,
     /// Documents that contain this trigram.
     Trigram(Trigram),
+    /// Documents that contain this trigram followed by this (folded) byte:
+    /// the index admits those whose follow mask for the trigram has the
+    /// byte's [`follow_bit`](super::trigram::follow_bit), or that hold the
+    /// trigram when its list keeps no masks.
+    Followed(Trigram, u8),
     /// Documents accepted by every sub-query.
     And(Vec<Query>),
     /// Documents accepted by at least one sub-query.
@@ -64,22 +70,25 @@ impl Query {
         }
     }
 
-    /// Whether a document whose trigram set is described by `has` is a
-    /// candidate: `has(t)` answers "does the document contain trigram `t`?".
+    /// Whether a document whose trigrams are described by `has` is a
+    /// candidate: `has(t, None)` answers "does the document contain trigram
+    /// `t`?", `has(t, Some(b))` "... followed by byte `b`?" (see
+    /// [`grams_have`] for what an index answers).
     ///
     /// ```
-    /// use trigrep::index::query::Query;
-    /// use trigrep::index::trigram::{pack, trigrams};
-    /// let q = Query::Trigram(pack(*b"foo")).and(Query::Trigram(pack(*b"bar")));
-    /// let doc = trigrams(b"Foo and BAR");
-    /// assert!(q.accepts(&|t| doc.binary_search(&t).is_ok()));
-    /// assert!(!q.accepts(&|t| t == pack(*b"foo")));
+    /// use trigrep::index::query::{Query, grams_have};
+    /// use trigrep::index::trigram::{grams, pack};
+    /// let q = Query::Trigram(pack(*b"foo")).and(Query::Followed(pack(*b"bar"), b'!'));
+    /// let doc = grams(b"Foo and BAR!");
+    /// assert!(q.accepts(&grams_have(&doc)));
+    /// assert!(!q.accepts(&|t, _| t == pack(*b"foo")));
     /// ```
-    pub fn accepts(&self, has: &impl Fn(Trigram) -> bool) -> bool {
+    pub fn accepts(&self, has: &impl Fn(Trigram, Option<u8>) -> bool) -> bool {
         match self {
             Query::All => true,
             Query::Nothing => false,
-            Query::Trigram(t) => has(*t),
+            Query::Trigram(t) => has(*t, None),
+            Query::Followed(t, b) => has(*t, Some(*b)),
             Query::And(qs) => qs.iter().all(|q| q.accepts(has)),
             Query::Or(qs) => qs.iter().any(|q| q.accepts(has)),
         }
@@ -88,7 +97,7 @@ impl Query {
     /// The number of nodes in the tree (a size measure for caps).
     pub fn node_count(&self) -> usize {
         match self {
-            Query::All | Query::Nothing | Query::Trigram(_) => 1,
+            Query::All | Query::Nothing | Query::Trigram(_) | Query::Followed(..) => 1,
             Query::And(qs) | Query::Or(qs) => 1 + qs.iter().map(Query::node_count).sum::<usize>(),
         }
     }
@@ -103,6 +112,16 @@ impl Query {
             Query::Or(qs) => simplify_node(qs, false),
             q => q,
         }
+    }
+}
+
+/// What an index answers for a document with trigrams and follow masks
+/// `grams` (sorted, as [`super::trigram::grams`] makes them), as
+/// [`Query::accepts`] asks it.
+pub fn grams_have(grams: &[(Trigram, u8)]) -> impl Fn(Trigram, Option<u8>) -> bool + '_ {
+    move |t, next| match grams.binary_search_by_key(&t, |&(g, _)| g) {
+        Ok(i) => next.is_none_or(|b| grams[i].1 & super::trigram::follow_bit(b) != 0),
+        Err(_) => false,
     }
 }
 
@@ -129,18 +148,58 @@ fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
             q => add(q),
         }
     }
-    // Absorption: drop a child of the opposite kind that has a sibling as
-    // one of its own children.
-    out.retain(|q| match q {
-        Query::Or(sub) if is_and => !sub.iter().any(|s| seen.contains(s)),
-        Query::And(sub) if !is_and => !sub.iter().any(|s| seen.contains(s)),
-        _ => true,
-    });
+    // Absorption: in an AND, drop a child that a kept sibling implies
+    // (`abc` beside `abc`+d, `(a | b)` beside `a`); in an OR, drop a child
+    // that implies a kept sibling (`abc`+d beside `abc`, `(a & b)` beside
+    // `a`). A dropped child no longer absorbs others, so of two children
+    // that imply each other one stays.
+    let mut i = 0;
+    while i < out.len() {
+        let absorbed = out.iter().enumerate().any(|(j, x)| {
+            let mut budget = IMPLIES_BUDGET;
+            j != i
+                && if is_and {
+                    implies(x, &out[i], &mut budget)
+                } else {
+                    implies(&out[i], x, &mut budget)
+                }
+        });
+        if absorbed {
+            out.remove(i);
+        } else {
+            i += 1;
+        }
+    }
     match out.len() {
         0 => neutral,
         1 => out.into_iter().next().unwrap_or(neutral),
         _ if is_and => Query::And(out),
         _ => factor_or(out),
+    }
+}
+
+/// Node visits one [`implies`] check may spend before it answers `false`.
+const IMPLIES_BUDGET: u32 = 256;
+
+/// Whether every document `a` accepts is accepted by `b`, as far as the
+/// trees' shapes show (`false` when unsure, or past `budget` visits):
+/// `a` is `b`; `a` is trigram `t` followed by a byte and `b` is `t`; some
+/// term of an AND `a`, or every alternative of an OR `a`, implies `b`;
+/// `a` implies an alternative of an OR `b`, or every term of an AND `b`.
+fn implies(a: &Query, b: &Query, budget: &mut u32) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    if a == b || matches!((a, b), (Query::Followed(t, _), Query::Trigram(u)) if t == u) {
+        return true;
+    }
+    match (a, b) {
+        (Query::Or(r#as), _) => r#as.iter().all(|x| implies(x, b, budget)),
+        (_, Query::And(bs)) => bs.iter().all(|y| implies(a, y, budget)),
+        (Query::And(r#as), _) if r#as.iter().any(|x| implies(x, b, budget)) => true,
+        (_, Query::Or(bs)) => bs.iter().any(|y| implies(a, y, budget)),
+        _ => false,
     }
 }
 
@@ -174,7 +233,8 @@ fn factor_or(alts: Vec<Query>) -> Query {
 
 impl fmt::Display for Query {
     /// Writes the tree compactly: trigrams quoted (`"foo"`, bytes escaped),
-    /// `(a & b)`, `(a | b)`, `ALL`, `NONE`.
+    /// a trigram and the byte after it `"foo"+d`, `(a & b)`, `(a | b)`,
+    /// `ALL`, `NONE`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Query::All => f.write_str("ALL"),
@@ -186,6 +246,7 @@ impl fmt::Display for Query {
                 }
                 f.write_str("\"")
             }
+            Query::Followed(t, b) => write!(f, "{}+{}", Query::Trigram(*t), b.escape_ascii()),
             Query::And(qs) | Query::Or(qs) => {
                 let sep = if matches!(self, Query::And(_)) { " & " } else { " | " };
                 f.write_str("(")?;

@@ -30,12 +30,12 @@ use std::sync::Arc;
 use super::error::IndexError;
 use super::format::{FEATURE_VERSION, Layout, read_u32};
 use super::postings::{
-    Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, is_bitmap, union, validate_list,
+    ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
 };
 use super::query::Query;
 use super::storage::{FsStorage, IndexBytes, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileRef};
-use super::trigram::Trigram;
+use super::trigram::{Trigram, follow_bit};
 use validate::{check_list, trigram_count, validate_always, validate_trigrams};
 
 /// Counts describing an open index.
@@ -245,7 +245,7 @@ impl IndexReader {
         let table = &self.bytes[self.trigrams.clone()];
         let postings = &self.bytes[self.postings.clone()];
         let end = TrigramEntry::decode(table, i + 1).map_or(postings.len() as u64, |n| n.offset);
-        check_list(e, end, self.stats.documents, self.is_bitmap(e))?;
+        check_list(e, end, self.stats.documents, self.kind(e))?;
         postings
             .get(e.offset as usize..end as usize)
             .ok_or_else(|| IndexError::corrupt("posting list past the postings section"))
@@ -275,21 +275,12 @@ impl IndexReader {
                 "posting list of trigram {trigram:#08x} checksum mismatch"
             )));
         }
-        Ok(if self.is_bitmap(&e) {
-            Postings::bitmap(bytes, e.count)
-        } else {
-            Postings::new(bytes, e.count)
-        })
+        Ok(Postings::of_kind(self.kind(&e), bytes, e.count, self.stats.documents))
     }
 
-    /// Whether the format stores dense lists as bitmaps (version 2 on).
-    fn has_bitmaps(&self) -> bool {
-        self.layout.format_version >= 2
-    }
-
-    /// Whether list `e` is a bitmap.
-    fn is_bitmap(&self, e: &TrigramEntry) -> bool {
-        self.has_bitmaps() && is_bitmap(e.count, self.stats.documents)
+    /// How list `e` is encoded.
+    fn kind(&self, e: &TrigramEntry) -> ListKind {
+        ListKind::of(self.layout.format_version, e.count, self.stats.documents)
     }
 
     /// Checks everything: the CRC of the whole body and of every section,
@@ -310,7 +301,7 @@ impl IndexReader {
         }
         let table = &self.bytes[self.trigrams.clone()];
         let (len, docs) = (self.postings.len() as u64, self.stats.documents);
-        validate_trigrams(table, len, docs, self.has_bitmaps())?;
+        validate_trigrams(table, len, docs, self.layout.format_version)?;
         for i in 0..self.stats.trigrams as usize {
             let e = TrigramEntry::decode(table, i)
                 .ok_or_else(|| IndexError::corrupt("trigram table"))?;
@@ -318,7 +309,7 @@ impl IndexReader {
             if crc32fast::hash(bytes) != e.crc {
                 return Err(IndexError::corrupt("posting list checksum mismatch"));
             }
-            validate_list(bytes, e.count, self.stats.documents, self.is_bitmap(&e))?;
+            validate_list(bytes, e.count, self.stats.documents, self.kind(&e))?;
         }
         Ok(())
     }
@@ -362,7 +353,7 @@ impl IndexReader {
         match q {
             Query::All => u64::MAX,
             Query::Nothing => 0,
-            Query::Trigram(t) => u64::from(self.posting_len(*t)),
+            Query::Trigram(t) | Query::Followed(t, _) => u64::from(self.posting_len(*t)),
             Query::And(cs) => cs.iter().map(|c| self.cost(c)).min().unwrap_or(u64::MAX),
             Query::Or(cs) => cs.iter().map(|c| self.cost(c)).fold(0, u64::saturating_add),
         }
@@ -373,6 +364,7 @@ impl IndexReader {
             Query::All => Set::All,
             Query::Nothing => Set::Docs(Vec::new()),
             Query::Trigram(t) => Set::Docs(self.postings(*t)?.collect()),
+            Query::Followed(t, b) => Set::Docs(self.postings(*t)?.followed_by(follow_bit(*b))),
             Query::And(cs) => {
                 let mut cs: Vec<&Query> = cs.iter().filter(|c| !matches!(c, Query::All)).collect();
                 cs.sort_by_cached_key(|c| self.cost(c));
@@ -382,7 +374,12 @@ impl IndexReader {
                         (_, Some(a)) if a.len() <= enough => {
                             return Ok(Set::Docs(a));
                         }
-                        (Query::Trigram(t), Some(a)) => Some(self.postings(*t)?.intersect(&a)),
+                        (Query::Trigram(t), Some(a)) => {
+                            Some(self.postings(*t)?.intersect(&a, None))
+                        }
+                        (Query::Followed(t, b), Some(a)) => {
+                            Some(self.postings(*t)?.intersect(&a, Some(follow_bit(*b))))
+                        }
                         (c, a) => match (self.eval(c, enough)?, a) {
                             (Set::All, a) => a,
                             (Set::Docs(d), None) => Some(d),
@@ -410,7 +407,7 @@ impl IndexReader {
 fn unsatisfiable(q: &Query) -> bool {
     match q {
         Query::Nothing => true,
-        Query::All | Query::Trigram(_) => false,
+        Query::All | Query::Trigram(_) | Query::Followed(..) => false,
         Query::And(cs) => cs.iter().any(unsatisfiable),
         Query::Or(cs) => cs.iter().all(unsatisfiable),
     }

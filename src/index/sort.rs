@@ -1,10 +1,11 @@
 //! External sort of `(trigram, doc)` pairs within a memory budget.
 //!
 //! [`ExternalSorter`] fills a buffer of `budget / 8` pairs (each packed in a
-//! `u64` as `trigram << 32 | doc`), sorts it and spills it as a *run* to an
+//! `u64` as `trigram << 40 | doc << 8 | follow`, the trigram's 24 bits, the
+//! doc's 32 and the follow mask's 8), sorts it and spills it as a *run* to an
 //! anonymous temporary file in the spill directory. [`ExternalSorter::finish`]
 //! then k-way merges the runs with a binary heap, into [`SortedPairs`]:
-//! sorted, duplicates removed. The merge's read buffers are carved out of
+//! sorted, each pair once (the follow masks of a repeated pair joined). The merge's read buffers are carved out of
 //! the same budget, so peak memory stays near the budget whatever the
 //! number of runs: the fan-in is `budget / 64 KiB` (at least 2), and with
 //! more runs than that, groups of runs are first merged into longer runs
@@ -18,15 +19,15 @@
 //! use trigrep::index::sort::ExternalSorter;
 //! let dir = std::env::temp_dir();
 //! let mut s = ExternalSorter::new(&dir, 64 << 10);
-//! for (t, d) in [(3, 1), (1, 2), (3, 1), (1, 0)] {
-//!     s.push(t, d)?;
+//! for (t, d, f) in [(3, 1, 1), (1, 2, 0), (3, 1, 4), (1, 0, 2)] {
+//!     s.push(t, d, f)?;
 //! }
 //! let mut out = s.finish()?;
 //! let mut all = Vec::new();
 //! while let Some(p) = out.next_pair()? {
 //!     all.push(p);
 //! }
-//! assert_eq!(all, vec![(1, 0), (1, 2), (3, 1)]);
+//! assert_eq!(all, vec![(1, 0, 2), (1, 2, 0), (3, 1, 5)]);
 //! # Ok(()) }
 //! ```
 
@@ -64,7 +65,8 @@ struct Run {
     len: u64,
 }
 
-/// Sorts `(trigram, doc)` pairs in bounded memory; see the module docs.
+/// Sorts `(trigram, doc)` pairs and their follow masks in bounded memory;
+/// see the module docs.
 #[derive(Debug)]
 pub struct ExternalSorter {
     dir: PathBuf,
@@ -89,16 +91,18 @@ impl ExternalSorter {
         }
     }
 
-    /// Adds one pair, spilling a run when the buffer is full.
+    /// Adds one pair (`trigram` below 2^24) and the trigram's follow mask
+    /// in the document, spilling a run when the buffer is full.
     #[inline]
-    pub fn push(&mut self, trigram: u32, doc: u32) -> io::Result<()> {
+    pub fn push(&mut self, trigram: u32, doc: u32, follow: u8) -> io::Result<()> {
+        debug_assert!(trigram < 1 << 24, "a trigram has 24 bits");
         if self.buf.len() == self.cap {
             self.spill()?;
         }
         if self.buf.capacity() == 0 {
             self.buf.reserve_exact(self.cap);
         }
-        self.buf.push((u64::from(trigram) << 32) | u64::from(doc));
+        self.buf.push((u64::from(trigram) << 40) | (u64::from(doc) << 8) | u64::from(follow));
         self.stats.pairs += 1;
         Ok(())
     }
@@ -127,7 +131,7 @@ impl ExternalSorter {
             let stats = self.stats;
             return Ok(SortedPairs {
                 source: Source::Memory(std::mem::take(&mut self.buf).into_iter()),
-                last: None,
+                next: None,
                 stats,
             });
         }
@@ -157,7 +161,7 @@ impl ExternalSorter {
         }
         let buf_size = read_buf_size(self.budget, runs.len());
         let stats = self.stats;
-        Ok(SortedPairs { source: Source::Merge(Merger::new(runs, buf_size)?), last: None, stats })
+        Ok(SortedPairs { source: Source::Merge(Merger::new(runs, buf_size)?), next: None, stats })
     }
 }
 
@@ -231,30 +235,38 @@ enum Source {
     Merge(Merger),
 }
 
-/// The output of [`ExternalSorter::finish`]: pairs in increasing order of
-/// `(trigram, doc)`, each once.
+/// The output of [`ExternalSorter::finish`]: `(trigram, doc, follow)` in
+/// increasing order of `(trigram, doc)`, each pair once.
 #[derive(Debug)]
 pub struct SortedPairs {
     source: Source,
-    last: Option<u64>,
+    /// The key read ahead: the next pair, its masks not all joined yet.
+    next: Option<u64>,
     stats: SortStats,
 }
 
 impl SortedPairs {
-    /// The next pair, or `None` at the end.
+    /// The next pair and its follow mask, or `None` at the end.
     #[inline]
-    pub fn next_pair(&mut self) -> io::Result<Option<(u32, u32)>> {
-        loop {
-            let k = match &mut self.source {
-                Source::Memory(it) => it.next(),
-                Source::Merge(m) => m.next()?,
-            };
-            let Some(k) = k else { return Ok(None) };
-            if self.last == Some(k) {
-                continue;
+    pub fn next_pair(&mut self) -> io::Result<Option<(u32, u32, u8)>> {
+        let Some(mut k) = self.next.take().map_or_else(|| self.read(), |k| Ok(Some(k)))? else {
+            return Ok(None);
+        };
+        // Keys of one pair are adjacent (sorted); their masks join.
+        while let Some(n) = self.read()? {
+            if n >> 8 != k >> 8 {
+                self.next = Some(n);
+                break;
             }
-            self.last = Some(k);
-            return Ok(Some(((k >> 32) as u32, k as u32)));
+            k |= n;
+        }
+        Ok(Some(((k >> 40) as u32, (k >> 8) as u32, k as u8)))
+    }
+
+    fn read(&mut self) -> io::Result<Option<u64>> {
+        match &mut self.source {
+            Source::Memory(it) => Ok(it.next()),
+            Source::Merge(m) => m.next(),
         }
     }
 
@@ -273,20 +285,20 @@ mod tests {
         *seed >> 33
     }
 
-    type Pairs = Vec<(u32, u32)>;
+    type Pairs = Vec<(u32, u32, u8)>;
 
     fn sort_with(budget: usize, n: usize, seed: u64) -> (Pairs, Pairs, SortStats) {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ExternalSorter::new(dir.path(), budget);
-        let mut reference = Vec::new();
+        let mut reference = std::collections::BTreeMap::new();
         let mut seed = seed;
         for _ in 0..n {
             let p = ((lcg(&mut seed) % 5000) as u32, (lcg(&mut seed) % 3000) as u32);
-            s.push(p.0, p.1).unwrap();
-            reference.push(p);
+            let follow = 1 << (lcg(&mut seed) % 4);
+            s.push(p.0, p.1, follow).unwrap();
+            *reference.entry(p).or_insert(0) |= follow;
         }
-        reference.sort_unstable();
-        reference.dedup();
+        let reference: Pairs = reference.into_iter().map(|((t, d), f)| (t, d, f)).collect();
         let mut out = s.finish().unwrap();
         let mut got = Vec::new();
         while let Some(p) = out.next_pair().unwrap() {

@@ -6,11 +6,14 @@
 //! queries: the planner folds its required strings the same way, so a
 //! document containing a string always contains the folded trigrams of it.
 //!
+//! Each trigram of a text also has a *follow mask*: the
+//! [`follow_bit`](follow_bit)s of the bytes that follow it
+//! there, so an index can tell `abc` followed by `d` from `abc` alone.
+//!
 //! ```
-//! use trigrep::index::trigram::{pack, trigrams};
-//! let mut seen = trigrams(b"Abcd");
-//! seen.sort();
-//! assert_eq!(seen, vec![pack(*b"abc"), pack(*b"bcd")]);
+//! use trigrep::index::trigram::{follow_bit, grams, pack, trigrams};
+//! assert_eq!(trigrams(b"Abcd"), vec![pack(*b"abc"), pack(*b"bcd")]);
+//! assert_eq!(grams(b"Abcd"), vec![(pack(*b"abc"), follow_bit(b'd')), (pack(*b"bcd"), 0)]);
 //! ```
 
 /// A case-folded trigram packed as `b0 << 16 | b1 << 8 | b2`.
@@ -22,30 +25,45 @@ pub fn fold(b: u8) -> u8 {
     b.to_ascii_lowercase()
 }
 
+/// The bit (of 4) that byte `b`, folded, sets in the follow mask of the
+/// trigram before it: the top two bits of a multiplicative hash, so that
+/// the bytes of identifiers and words spread over all four.
+#[inline]
+pub fn follow_bit(b: u8) -> u8 {
+    1 << (u32::from(fold(b)).wrapping_mul(0x9E37_79B1) >> 30)
+}
+
 /// Packs three bytes, folding each, into a [`Trigram`].
 #[inline]
 pub fn pack(t: [u8; 3]) -> Trigram {
     (u32::from(fold(t[0])) << 16) | (u32::from(fold(t[1])) << 8) | u32::from(fold(t[2]))
 }
 
-/// Calls `f` with every trigram of `bytes`, in order, repeats included.
+/// Calls `f` with every trigram of `bytes`, in order, repeats included,
+/// and the byte after it (`None` for the last).
 #[inline]
-pub fn for_each_trigram(bytes: &[u8], mut f: impl FnMut(Trigram)) {
+pub fn for_each_trigram(bytes: &[u8], mut f: impl FnMut(Trigram, Option<u8>)) {
     if bytes.len() < 3 {
         return;
     }
     let mut t = (u32::from(fold(bytes[0])) << 8) | u32::from(fold(bytes[1]));
-    for &b in &bytes[2..] {
+    for (i, &b) in bytes[2..].iter().enumerate() {
         t = ((t << 8) | u32::from(fold(b))) & 0x00ff_ffff;
-        f(t);
+        f(t, bytes.get(i + 3).copied());
     }
 }
 
-/// The distinct trigrams of `bytes`, in no particular order.
+/// The distinct trigrams of `bytes`, sorted.
 pub fn trigrams(bytes: &[u8]) -> Vec<Trigram> {
-    let mut out = Vec::new();
-    for_each_trigram(bytes, |t| out.push(t));
-    out.sort_unstable();
-    out.dedup();
-    out
+    grams(bytes).into_iter().map(|(t, _)| t).collect()
+}
+
+/// The distinct trigrams of `bytes`, sorted, each with its follow mask
+/// (the follow bits of every byte after it in `bytes`).
+pub fn grams(bytes: &[u8]) -> Vec<(Trigram, u8)> {
+    let mut all = std::collections::BTreeMap::new();
+    for_each_trigram(bytes, |t, next| {
+        *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
+    });
+    all.into_iter().collect()
 }

@@ -1,8 +1,9 @@
 //! Building an index: [`IndexWriter`], configured by [`IndexWriterBuilder`].
 //!
 //! The caller adds files ([`IndexWriter::add_file`]) and their documents with
-//! each document's trigrams ([`IndexWriter::add_document`]). Trigrams go
-//! straight into an [`ExternalSorter`] as `(trigram, doc)` pairs, so memory
+//! each document's trigrams and their follow masks
+//! ([`IndexWriter::add_document`]). Trigrams go straight into an
+//! [`ExternalSorter`] as `(trigram, doc, follow)`, so memory
 //! stays near the budget however many pairs there are; the file and
 //! document tables (32 bytes per document plus paths) are kept in memory.
 //! [`IndexWriter::finish`] merges the pairs into posting lists and
@@ -14,12 +15,12 @@
 //! use trigrep::index::query::Query;
 //! use trigrep::index::reader::IndexReader;
 //! use trigrep::index::table::FileMeta;
-//! use trigrep::index::trigram::{pack, trigrams};
+//! use trigrep::index::trigram::{grams, pack};
 //! use trigrep::index::writer::IndexWriterBuilder;
 //!
 //! let mut w = IndexWriterBuilder::new().memory_budget(1 << 20).build();
 //! let f = w.add_file(FileMeta { path: b"a.txt".to_vec(), size: 5, ..Default::default() });
-//! let d = w.add_document(f, 0, 5, 1, &trigrams(b"hello"))?;
+//! let d = w.add_document(f, 0, 5, 1, &grams(b"hello"))?;
 //! let (bytes, _summary) = w.finish_to_vec()?;
 //! let r = IndexReader::from_bytes(bytes)?;
 //! assert_eq!(r.candidates(&Query::Trigram(pack(*b"ell")))?.as_slice(), &[d]);
@@ -142,8 +143,9 @@ impl IndexWriter {
     }
 
     /// Adds the byte range `offset..offset + len` of `file`, whose first line
-    /// is line `first_line` (1-based), containing `trigrams` (any order,
-    /// repeats allowed), and returns its id (ids count up from 0).
+    /// is line `first_line` (1-based), containing `trigrams`, each with its
+    /// follow mask in the document (any order; a trigram repeated adds its
+    /// masks), and returns its id (ids count up from 0).
     ///
     /// Documents of a file flagged [`flags::ALWAYS_CANDIDATE`] may pass no
     /// trigrams: they are candidates for every satisfiable query.
@@ -156,7 +158,7 @@ impl IndexWriter {
         offset: u64,
         len: u64,
         first_line: u64,
-        trigrams: &[Trigram],
+        trigrams: &[(Trigram, u8)],
     ) -> Result<DocId, IndexError> {
         let Some(meta) = self.files.get(file as usize) else {
             return Err(IndexError::InvalidInput(format!("unknown file id {file}")));
@@ -168,8 +170,8 @@ impl IndexWriter {
         if meta.flags & flags::ALWAYS_CANDIDATE != 0 {
             self.always.push(doc);
         }
-        for &t in trigrams {
-            self.sorter.push(t, doc)?;
+        for &(t, follow) in trigrams {
+            self.sorter.push(t, doc, follow)?;
         }
         self.docs.push(DocMeta { file, offset, len, first_line });
         Ok(doc)
@@ -217,8 +219,8 @@ impl IndexWriter {
         let doc_count = u32::try_from(docs.len())
             .map_err(|_| IndexError::Io(io::Error::other("more than 2^32 documents")))?;
         let mut enc = PostingEncoder::new(doc_count);
-        while let Some((t, d)) = pairs.next_pair()? {
-            if let Some(e) = enc.push(&mut fw, t, d)? {
+        while let Some((t, d, follow)) = pairs.next_pair()? {
+            if let Some(e) = enc.push(&mut fw, t, d, follow)? {
                 spool_entry(e)?;
             }
         }

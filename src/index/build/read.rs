@@ -17,8 +17,8 @@ pub(super) struct Extracted {
     pub(super) meta: FileMeta,
     /// Its length in bytes (the document's).
     pub(super) len: u64,
-    /// Its distinct trigrams, sorted.
-    pub(super) trigrams: Vec<Trigram>,
+    /// Its distinct trigrams, sorted, with their follow masks.
+    pub(super) trigrams: Vec<(Trigram, u8)>,
 }
 
 /// Reads one file and collects its distinct trigrams. The size and time

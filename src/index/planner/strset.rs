@@ -8,10 +8,11 @@
 //! implies ([`StrSet::query`]) and trimming a prefix or suffix set to short
 //! strings ([`StrSet::trim`]). The empty set means "cannot match at all".
 
+use regex_syntax::hir::Class;
 use std::collections::{BTreeSet, HashSet};
 
 use crate::index::query::Query;
-use crate::index::trigram::{self, Trigram};
+use crate::index::trigram;
 
 /// Which end of the strings a prefix/suffix set describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +38,37 @@ impl StrSet {
         let mut set = StrSet::empty();
         set.insert(s);
         set
+    }
+
+    /// The characters of `class` (each its UTF-8 bytes, folded), when the
+    /// class has at most `scan` characters and folds to at most `cap`
+    /// strings.
+    pub(super) fn of_class(class: &Class, scan: u64, cap: usize) -> Option<StrSet> {
+        let mut set = StrSet::empty();
+        match class {
+            Class::Unicode(c) => {
+                let size: u64 =
+                    c.ranges().iter().map(|r| u64::from(r.end()) - u64::from(r.start()) + 1).sum();
+                if size > scan {
+                    return None;
+                }
+                let mut buf = [0; 4];
+                for ch in c.ranges().iter().flat_map(|r| r.start()..=r.end()) {
+                    set.insert(ch.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+            Class::Bytes(c) => {
+                let size: u64 =
+                    c.ranges().iter().map(|r| u64::from(r.end()) - u64::from(r.start()) + 1).sum();
+                if size > scan {
+                    return None;
+                }
+                for b in c.ranges().iter().flat_map(|r| r.start()..=r.end()) {
+                    set.insert(&[b]);
+                }
+            }
+        }
+        (set.len() <= cap).then_some(set)
     }
 
     /// Adds `s`, folded.
@@ -101,13 +133,15 @@ impl StrSet {
 
     /// Shortens a prefix or suffix set so it stays small, keeping the end of
     /// each string named by `side`: first every string is cut to at most
-    /// two bytes (two bytes are all a trigram across a concatenation can
-    /// use), then to one and zero bytes while more than `max` strings
-    /// remain. Finally strings made redundant by a shorter one (`"ab"` when
-    /// `"a"` is a prefix already) are dropped. The caller must have taken
-    /// the set's [`query`](StrSet::query) first: trimming loses it.
-    pub(super) fn trim(&mut self, side: Side, max: usize) {
-        let mut keep = 2;
+    /// `longest` bytes (2 for a prefix: all a trigram across a
+    /// concatenation can use; 3 for a suffix: a trigram ending there and the
+    /// byte after it across the next concatenation, [`Query::Followed`]),
+    /// then shorter while more than `max` strings remain. Finally strings
+    /// made redundant by a shorter one (`"ab"` when `"a"` is a prefix
+    /// already) are dropped. The caller must have taken the set's
+    /// [`query`](StrSet::query) first: trimming loses it.
+    pub(super) fn trim(&mut self, side: Side, max: usize, longest: usize) {
+        let mut keep = longest;
         loop {
             if self.0.iter().any(|s| s.len() > keep) {
                 let cut = std::mem::take(&mut self.0);
@@ -135,38 +169,47 @@ impl StrSet {
             *self = StrSet::single(b"");
             return;
         }
-        // Strings are at most two bytes now: drop the two-byte ones whose
-        // one-byte end is present.
-        let ones: Vec<u8> = self.0.iter().filter(|s| s.len() == 1).map(|s| s[0]).collect();
-        if !ones.is_empty() {
-            self.0.retain(|s| {
-                s.len() < 2
-                    || !ones.contains(match side {
-                        Side::Prefix => &s[0],
-                        Side::Suffix => &s[s.len() - 1],
-                    })
-            });
-        }
+        // A string whose shorter end is in the set says nothing more.
+        let all = self.0.clone();
+        self.0.retain(|s| {
+            !all.iter().any(|t| {
+                t.len() < s.len()
+                    && match side {
+                        Side::Prefix => s.starts_with(t),
+                        Side::Suffix => s.ends_with(t),
+                    }
+            })
+        });
     }
 }
 
 /// The trigrams of the folded string `s` that a text containing `s` must
-/// contain, ANDed: every trigram of `s` except those containing `\n`.
+/// contain, ANDed: every trigram of `s` except those containing `\n`, each
+/// with the byte after it in `s` ([`Query::Followed`]) unless it is the
+/// last, or the byte after it is a `\n` or a NUL.
 ///
 /// Newlines are left out because the searcher may see a `\n` where the
 /// document holds another byte (NUL bytes are turned into line terminators
-/// in binary files), so a trigram spanning a newline is no proof.
+/// in binary files), so a trigram spanning a newline is no proof; and a
+/// binary file's document ends before its first NUL.
 pub(super) fn string_query(s: &[u8]) -> Query {
     let mut seen = HashSet::new();
-    let ts: Vec<Trigram> = s
+    let ts: Vec<Query> = s
         .windows(3)
-        .filter(|w| !w.contains(&b'\n'))
-        .map(|w| trigram::pack([w[0], w[1], w[2]]))
-        .filter(|&t| seen.insert(t))
+        .enumerate()
+        .filter(|(_, w)| !w.contains(&b'\n'))
+        .map(|(i, w)| {
+            let t = trigram::pack([w[0], w[1], w[2]]);
+            match s.get(i + 3) {
+                Some(&b) if b != b'\n' && b != 0 => Query::Followed(t, trigram::fold(b)),
+                _ => Query::Trigram(t),
+            }
+        })
+        .filter(|q| seen.insert(q.clone()))
         .collect();
     match ts.len() {
         0 => Query::All,
-        1 => Query::Trigram(ts[0]),
-        _ => Query::And(ts.into_iter().map(Query::Trigram).collect()),
+        1 => ts.into_iter().next().unwrap_or(Query::All),
+        _ => Query::And(ts),
     }
 }

@@ -3,7 +3,7 @@
 //! and compare with a naive model; corrupt the bytes and inject failures
 //! into publishing.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,10 +16,10 @@ use crate::index::writer::IndexWriterBuilder;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-/// The naive model of an index: each document's trigram set.
+/// The naive model of an index: each document's trigrams and their follow masks.
 struct Corpus {
     files: Vec<FileMeta>,
-    docs: Vec<(u32, DocMeta, BTreeSet<Trigram>)>,
+    docs: Vec<(u32, DocMeta, BTreeMap<Trigram, u8>)>,
 }
 
 /// Random files, each cut into 1–3 documents with skewed trigram sets
@@ -39,11 +39,11 @@ fn random_corpus(rng: &mut StdRng, nfiles: usize, universe: u64, max_trigrams: u
         let mut line = 1;
         for _ in 0..1 + rng.random_range(0..3) {
             let n = rng.random_range(0..max_trigrams.max(1));
-            let set: BTreeSet<Trigram> = (0..n)
+            let set: BTreeMap<Trigram, u8> = (0..n)
                 .map(|_| {
                     let r = rng.random_range(0..universe.max(1));
                     // Squaring skews towards small values: common trigrams.
-                    ((r * r) / universe) as Trigram
+                    (((r * r) / universe) as Trigram, rng.random_range(0..16) as u8)
                 })
                 .collect();
             let len = 1 + rng.random_range(0..5000);
@@ -62,9 +62,9 @@ fn build(c: &Corpus, budget: usize, spill: &std::path::Path) -> crate::index::wr
         w.add_file(f.clone());
     }
     for (i, (_, d, set)) in c.docs.iter().enumerate() {
-        // Shuffled order and repeats are allowed.
-        let mut ts: Vec<Trigram> = set.iter().rev().copied().collect();
-        ts.extend(set.iter().take(2));
+        // Shuffled order and repeats (their masks joined) are allowed.
+        let mut ts: Vec<(Trigram, u8)> = set.iter().rev().map(|(&t, &m)| (t, m & 0b0101)).collect();
+        ts.extend(set.iter().map(|(&t, &m)| (t, m & 0b1010)));
         let id = w.add_document(d.file, d.offset, d.len, d.first_line, &ts).unwrap();
         assert_eq!(id as usize, i);
     }
@@ -72,20 +72,19 @@ fn build(c: &Corpus, budget: usize, spill: &std::path::Path) -> crate::index::wr
 }
 
 fn naive(c: &Corpus, q: &Query) -> Vec<DocId> {
-    fn accepts(q: &Query, set: &BTreeSet<Trigram>) -> bool {
-        match q {
-            Query::All => true,
-            Query::Nothing => false,
-            Query::Trigram(t) => set.contains(t),
-            Query::And(cs) => cs.iter().all(|c| accepts(c, set)),
-            Query::Or(cs) => cs.iter().any(|c| accepts(c, set)),
-        }
-    }
+    // Only bitmap lists keep follow masks.
+    let count = |t| c.docs.iter().filter(|d| d.2.contains_key(&t)).count() as u32;
+    let masked = |t| crate::index::postings::is_bitmap(count(t), c.docs.len() as u32);
+    let accepts = |set: &BTreeMap<Trigram, u8>| {
+        q.accepts(&|t, next: Option<u8>| {
+            set.get(&t).is_some_and(|m| next.is_none_or(|b| !masked(t) || m & follow_bit(b) != 0))
+        })
+    };
     let sat = !unsatisfiable(q);
     c.docs
         .iter()
         .enumerate()
-        .filter(|(_, (fl, _, set))| accepts(q, set) || (sat && fl & flags::ALWAYS_CANDIDATE != 0))
+        .filter(|(_, (fl, _, set))| accepts(set) || (sat && fl & flags::ALWAYS_CANDIDATE != 0))
         .map(|(i, _)| i as DocId)
         .collect()
 }
@@ -96,12 +95,13 @@ fn random_query(rng: &mut StdRng, c: &Corpus, universe: u64, depth: u32) -> Quer
         return match rng.random_range(0..20) {
             0 => Query::All,
             1 => Query::Nothing,
-            2..=9 => Query::Trigram(rng.random_range(0..(universe + 10).max(1)) as Trigram),
+            2..=7 => Query::Trigram(rng.random_range(0..(universe + 10).max(1)) as Trigram),
+            8..=9 => Query::Followed(rng.random_range(0..universe.max(1)) as Trigram, rng.random()),
             _ => {
                 // A trigram that some document has, so answers are not all empty.
                 let (_, _, set) =
                     &c.docs[rng.random_range(0..(c.docs.len() as u64).max(1)) as usize];
-                let v: Vec<_> = set.iter().collect();
+                let v: Vec<_> = set.keys().collect();
                 Query::Trigram(
                     v.get(rng.random_range(0..(v.len() as u64).max(1)) as usize).map_or(0, |t| **t),
                 )
@@ -128,7 +128,7 @@ fn check_against_model(
     assert!(r.doc(c.docs.len() as u32).is_none() && r.file(c.files.len() as u32).is_none());
     for t in 0..universe as Trigram + 3 {
         let want: Vec<DocId> =
-            (0..c.docs.len() as u32).filter(|&d| c.docs[d as usize].2.contains(&t)).collect();
+            (0..c.docs.len() as u32).filter(|&d| c.docs[d as usize].2.contains_key(&t)).collect();
         assert_eq!(r.postings(t).unwrap().collect::<Vec<_>>(), want, "trigram {t}");
         assert_eq!(r.posting_len(t) as usize, want.len());
     }
@@ -201,9 +201,9 @@ fn edge_queries_and_empty_index() {
         ..Default::default()
     });
     assert!(matches!(w.add_document(9, 0, 1, 1, &[]), Err(IndexError::InvalidInput(_))));
-    let d0 = w.add_document(f, 0, 10, 1, &[1, 2, 3]).unwrap();
+    let d0 = w.add_document(f, 0, 10, 1, &[(1, 0), (2, 0), (3, 0)]).unwrap();
     let d1 = w.add_document(u, 0, 10, 1, &[]).unwrap();
-    let d2 = w.add_document(f, 10, 10, 2, &[3, 4]).unwrap();
+    let d2 = w.add_document(f, 10, 10, 2, &[(3, 0), (4, 0)]).unwrap();
     let r = IndexReader::from_bytes(w.finish_to_vec().unwrap().0).unwrap();
     let cand = |q: Query| r.candidates(&q).unwrap().into_vec();
     assert_eq!(cand(Query::All), vec![d0, d1, d2]);
@@ -277,21 +277,20 @@ fn every_truncation_is_an_error() {
         assert!(matches!(r, Err(IndexError::Corrupt(_))), "cut at {cut}");
     }
     // Junk appended after the footer is an error too.
-    let mut b = bytes.clone();
-    b.extend_from_slice(b"junk");
+    let b = [&bytes[..], b"junk"].concat();
     assert!(IndexReader::from_bytes(b).is_err());
 }
 
 /// Format version 1 (varints only) is still read: an index with no dense
-/// list is the same bytes in both versions, so relabelled as version 1 it
-/// must answer as before; and a dense list is a bitmap in version 2.
+/// list is the same bytes in all versions, so relabelled as version 1 it
+/// must answer as before; a dense list is a bitmap with masks in version 3.
 #[test]
 fn version_1_lists_are_read_as_varints() {
     // 64 documents; trigram 1000 + i/4 is in 4 of them (4 * 8 < 64: varints).
     let file =
         |i| FileMeta { path: format!("f{i:02}").into_bytes(), size: 1, changed_ns: 1, flags: 0 };
     let doc = |i: u32| DocMeta { file: i, offset: 0, len: 10, first_line: 1 };
-    let set = |i: u32| [i * 3, i * 3 + 1, i * 3 + 2, 1000 + i / 4].into_iter().collect();
+    let set = |i: u32| [i * 3, i * 3 + 1, i * 3 + 2, 1000 + i / 4].map(|t| (t, 1)).into();
     let mut c = Corpus { files: (0..64).map(file).collect(), docs: Vec::new() };
     c.docs = (0..64u32).map(|i| (0, doc(i), set(i))).collect();
     let dir = tempfile::tempdir().unwrap();
@@ -306,7 +305,7 @@ fn version_1_lists_are_read_as_varints() {
         assert_eq!(r.candidates(&q).unwrap().into_vec(), naive(&c, &q), "{q:?}");
     }
     for (_, _, set) in &mut c.docs {
-        set.insert(5000);
+        set.insert(5000, 1);
     }
     let r = IndexReader::from_bytes(build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0);
     let r = r.unwrap();
@@ -437,8 +436,9 @@ fn posting_compression() {
     let mut w = IndexWriterBuilder::new().build();
     let f = w.add_file(FileMeta::default());
     for _ in 0..20_000 {
-        let ts: Vec<Trigram> = (0..100u32)
+        let ts: Vec<(Trigram, u8)> = (0..100u32)
             .filter(|&t| rng.random_range(0..(if t < 50 { 4 } else { 200 }).max(1)) == 0)
+            .map(|t| (t, 1))
             .collect();
         w.add_document(f, 0, 0, 1, &ts).unwrap();
     }

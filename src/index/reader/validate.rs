@@ -1,6 +1,6 @@
 //! Checks of an index's sections that the reader runs before trusting them.
 
-use super::super::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry, bitmap_len, is_bitmap};
+use super::super::postings::{ListKind, TRIGRAM_ENTRY_LEN, TrigramEntry};
 use crate::index::error::IndexError;
 
 pub(super) fn validate_always(always: &[u8], ndocs: u32) -> Result<(), IndexError> {
@@ -33,9 +33,9 @@ pub(super) fn validate_trigrams(
     table: &[u8],
     postings_len: u64,
     ndocs: u32,
-    bitmaps: bool,
+    format: u32,
 ) -> Result<(), IndexError> {
-    let dense = |e: &TrigramEntry| bitmaps && is_bitmap(e.count, ndocs);
+    let dense = |e: &TrigramEntry| ListKind::of(format, e.count, ndocs);
     let c = IndexError::corrupt;
     let n = trigram_count(table)?;
     let mut prev: Option<TrigramEntry> = None;
@@ -58,19 +58,18 @@ pub(super) fn validate_trigrams(
     }
 }
 
-/// A list of `e.count` ids ending at `end`: a bitmap of one bit per
-/// document, or varints of 1 to 5 bytes each.
+/// A list of `e.count` ids ending at `end`, encoded as `kind`: a bitmap
+/// of one bit per document (and its follow masks), or varints of 1 to 5
+/// bytes each.
 pub(super) fn check_list(
     e: &TrigramEntry,
     end: u64,
     ndocs: u32,
-    bitmap: bool,
+    kind: ListKind,
 ) -> Result<(), IndexError> {
     let len =
         end.checked_sub(e.offset).ok_or_else(|| IndexError::corrupt("posting offsets decrease"))?;
-    let count = u64::from(e.count);
-    let bad_len = if bitmap { len != bitmap_len(ndocs) } else { len < count || len > 5 * count };
-    if e.count == 0 || e.count > ndocs || bad_len {
+    if e.count == 0 || e.count > ndocs || !kind.fits(len, e.count, ndocs) {
         return Err(IndexError::corrupt(&format!(
             "posting list of {:#08x} has bad bounds",
             e.trigram

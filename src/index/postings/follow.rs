@@ -1,0 +1,62 @@
+//! Follow masks: which bytes follow a trigram in a document, 4 bits per
+//! document of a bitmap list (see the [`super`] docs).
+
+use crate::index::table::DocId;
+
+/// Bytes of the follow masks of a bitmap list of `count` ids.
+pub fn masks_len(count: u32) -> u64 {
+    u64::from(count).div_ceil(2)
+}
+
+/// Appends `masks` (one per id, low 4 bits), two to a byte, the first in
+/// the low half.
+pub(super) fn pack_masks(masks: &[u8], out: &mut Vec<u8>) {
+    for pair in masks.chunks(2) {
+        let high = pair.get(1).map_or(0, |m| m & 0x0f);
+        out.push((pair[0] & 0x0f) | (high << 4));
+    }
+}
+
+/// Follow mask `k` of a list's masks (0 past their end).
+pub(super) fn nibble(masks: &[u8], k: u64) -> u8 {
+    masks.get((k / 2) as usize).map_or(0, |b| if k.is_multiple_of(2) { b & 0x0f } else { b >> 4 })
+}
+
+/// Ranks in a bitmap for increasing ids: how many bits are set before
+/// each, counted a word at a time from where the last id left off.
+pub(super) struct Rank<'a> {
+    bits: &'a [u8],
+    /// Bytes already counted, a multiple of 8.
+    counted: usize,
+    /// Set bits in them.
+    before: u64,
+}
+
+impl<'a> Rank<'a> {
+    pub(super) fn new(bits: &'a [u8]) -> Self {
+        Rank { bits, counted: 0, before: 0 }
+    }
+
+    /// The number of set bits before `d` when bit `d` is set; ids must
+    /// come in increasing order.
+    pub(super) fn of(&mut self, d: DocId) -> Option<u64> {
+        if !bit(self.bits, d) {
+            return None;
+        }
+        let byte = (d / 8) as usize;
+        while self.counted + 8 <= byte {
+            let word = &self.bits[self.counted..self.counted + 8];
+            self.before += u64::from(u64::from_le_bytes(word.try_into().ok()?).count_ones());
+            self.counted += 8;
+        }
+        let whole: u64 =
+            self.bits[self.counted..byte].iter().map(|b| u64::from(b.count_ones())).sum();
+        let low = self.bits[byte] & ((1u8 << (d % 8)) - 1);
+        Some(self.before + whole + u64::from(low.count_ones()))
+    }
+}
+
+/// Whether bit `d` of `bits` is set (false past its end).
+pub(super) fn bit(bits: &[u8], d: DocId) -> bool {
+    bits.get((d / 8) as usize).is_some_and(|b| b & (1 << (d % 8)) != 0)
+}
