@@ -125,12 +125,21 @@ pub struct FormatWriter<W: Write> {
     out: CrcWriter<W>,
     sections: Vec<SectionEntry>,
     open: Option<(String, u64, crc32fast::Hasher)>,
+    format_version: u32,
 }
 
 impl<W: Write> FormatWriter<W> {
-    /// Starts a file on `out` (which should be buffered).
+    /// Starts a [`FORMAT_VERSION`] file on `out` (which should be buffered).
     pub fn new(out: W) -> Self {
-        FormatWriter { out: CrcWriter::new(out), sections: Vec::new(), open: None }
+        FormatWriter::of_version(out, FORMAT_VERSION)
+    }
+
+    /// Starts a file of format version `version` (one of
+    /// [`READ_FORMAT_VERSIONS`]: the caller writes that version's lists).
+    pub fn of_version(out: W, version: u32) -> Self {
+        debug_assert!(READ_FORMAT_VERSIONS.contains(&version), "version {version}");
+        let sections = Vec::new();
+        FormatWriter { out: CrcWriter::new(out), sections, open: None, format_version: version }
     }
 
     /// Opens a section; every byte written until [`end_section`](Self::end_section)
@@ -178,7 +187,7 @@ impl<W: Write> FormatWriter<W> {
             body_crc: self.out.crc(),
             toc_crc: crc32fast::hash(&toc),
             feature_version: FEATURE_VERSION,
-            format_version: FORMAT_VERSION,
+            format_version: self.format_version,
         });
         self.out.write_all(&footer)?;
         self.out.flush()?;

@@ -148,6 +148,7 @@ struct OpenList {
 #[derive(Debug)]
 pub struct PostingEncoder {
     doc_count: u32,
+    masks: bool,
     current: Option<OpenList>,
     bytes: Vec<u8>,
     written: u64,
@@ -157,9 +158,12 @@ pub struct PostingEncoder {
 
 impl PostingEncoder {
     /// A fresh encoder at offset 0 of the postings section of an index of
-    /// `doc_count` documents (every id pushed must be below it).
-    pub fn new(doc_count: u32) -> Self {
-        PostingEncoder { doc_count, current: None, bytes: Vec::new(), written: 0, postings: 0 }
+    /// `doc_count` documents (every id pushed must be below it); bitmap
+    /// lists carry follow masks when `masks` (format version 4), else
+    /// not (format version 2).
+    pub fn new(doc_count: u32, masks: bool) -> Self {
+        let bytes = Vec::new();
+        PostingEncoder { doc_count, masks, current: None, bytes, written: 0, postings: 0 }
     }
 
     /// Adds `(trigram, doc)` with the follow mask of the trigram in the
@@ -203,7 +207,9 @@ impl PostingEncoder {
             for d in ids {
                 self.bytes[(d / 8) as usize] |= 1 << (d % 8);
             }
-            pack_masks(&masks, &mut self.bytes);
+            if self.masks {
+                pack_masks(&masks, &mut self.bytes);
+            }
         } else {
             let mut prev = None;
             for d in ids {

@@ -32,7 +32,7 @@ use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::IndexError;
-use super::format::FormatWriter;
+use super::format::{FORMAT_VERSION, FormatWriter};
 use super::postings::PostingEncoder;
 use super::sort::{ExternalSorter, SortStats};
 use super::storage::{FsStorage, MemStorage, Storage};
@@ -47,6 +47,7 @@ pub const DEFAULT_MEMORY_BUDGET: usize = 64 << 20;
 pub struct IndexWriterBuilder {
     budget: usize,
     spill_dir: Option<PathBuf>,
+    follow_masks: bool,
 }
 
 impl Default for IndexWriterBuilder {
@@ -59,7 +60,7 @@ impl IndexWriterBuilder {
     /// Default options: a [`DEFAULT_MEMORY_BUDGET`] budget, spilling into
     /// the system temporary directory.
     pub fn new() -> Self {
-        IndexWriterBuilder { budget: DEFAULT_MEMORY_BUDGET, spill_dir: None }
+        IndexWriterBuilder { budget: DEFAULT_MEMORY_BUDGET, spill_dir: None, follow_masks: true }
     }
 
     /// Memory budget in bytes for sorting `(trigram, doc)` pairs and for the
@@ -77,6 +78,15 @@ impl IndexWriterBuilder {
         self
     }
 
+    /// Whether dense lists carry follow masks (the default; format version
+    /// 4). Without, the index is written in format version 2: a block
+    /// index of a log, whose dense lists are most of it and whose blocks
+    /// hold most bytes after most trigrams, stays small.
+    pub fn follow_masks(mut self, on: bool) -> Self {
+        self.follow_masks = on;
+        self
+    }
+
     /// A writer with these options.
     pub fn build(self) -> IndexWriter {
         let spill_dir = self.spill_dir.unwrap_or_else(std::env::temp_dir);
@@ -87,6 +97,7 @@ impl IndexWriterBuilder {
             docs: Vec::new(),
             always: Vec::new(),
             source: None,
+            follow_masks: self.follow_masks,
         }
     }
 }
@@ -119,6 +130,7 @@ pub struct IndexWriter {
     docs: Vec<DocMeta>,
     always: Vec<DocId>,
     source: Option<Vec<u8>>,
+    follow_masks: bool,
 }
 
 impl IndexWriter {
@@ -200,8 +212,10 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, files, docs, always, source } = self;
-        let mut fw = FormatWriter::new(BufWriter::with_capacity(256 << 10, out));
+        let IndexWriter { sorter, spill_dir, files, docs, always, source, follow_masks } = self;
+        let version = if follow_masks { FORMAT_VERSION } else { 2 };
+        let out = BufWriter::with_capacity(256 << 10, out);
+        let mut fw = FormatWriter::of_version(out, version);
         let mut pairs = sorter.finish()?;
 
         // Postings stream out while the trigram table is spooled to a
@@ -218,7 +232,7 @@ impl IndexWriter {
         fw.begin_section("postings");
         let doc_count = u32::try_from(docs.len())
             .map_err(|_| IndexError::Io(io::Error::other("more than 2^32 documents")))?;
-        let mut enc = PostingEncoder::new(doc_count);
+        let mut enc = PostingEncoder::new(doc_count, follow_masks);
         while let Some((t, d, follow)) = pairs.next_pair()? {
             if let Some(e) = enc.push(&mut fw, t, d, follow)? {
                 spool_entry(e)?;

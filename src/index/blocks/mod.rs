@@ -165,7 +165,11 @@ pub(crate) fn index_text(
 ) -> Result<(IndexWriter, BlockSource), IndexError> {
     let Text { path, md, data, blocks, block_size } = *text;
     progress.start(data.len() as u64);
-    let mut writer = writer_for(budget, spill);
+    // No follow masks: on the 8 GiB generated log they grew the index
+    // from 2.68 % to 4.70 % of the log, against a 5 % ceiling, for a
+    // third fewer blocks read by case-insensitive phrases and little else
+    // (64 KiB of log text follows most trigrams with most bytes).
+    let mut writer = writer_for(budget, spill, false);
     let meta = FileMeta {
         path: path.as_os_str().as_bytes().to_vec(),
         size: md.len(),

@@ -91,7 +91,7 @@ pub fn build(
     let n_files = files.iter().filter(|f| f.flags == 0).count();
     progress.start(total);
 
-    let mut writer = writer_for(budget, &out);
+    let mut writer = writer_for(budget, &out, true);
     let mut skipped = 0u64;
     let sizes: Vec<u64> = files.iter().map(|f| f.size).collect();
     for range in batches(&sizes, budget) {
@@ -126,9 +126,11 @@ pub fn build(
 }
 
 /// A writer whose external sort holds three quarters of `budget`, spilling
-/// into `dir` (extraction batches take an eighth: [`batches`]).
-pub(crate) fn writer_for(budget: usize, dir: &Path) -> IndexWriter {
-    IndexWriterBuilder::new().memory_budget(budget - budget / 4).spill_dir(dir).build()
+/// into `dir` (extraction batches take an eighth: [`batches`]), with follow
+/// masks or not ([`IndexWriterBuilder::follow_masks`]).
+pub(crate) fn writer_for(budget: usize, dir: &Path, masks: bool) -> IndexWriter {
+    let builder = IndexWriterBuilder::new().memory_budget(budget - budget / 4);
+    builder.spill_dir(dir).follow_masks(masks).build()
 }
 
 /// Consecutive ranges of items of `sizes` bytes, each holding at most an

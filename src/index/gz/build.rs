@@ -71,7 +71,7 @@ pub fn build(
     let mut text = decoder.reader_with_index(file.try_clone()?, options).map_err(|e| bad(&e))?;
     progress.start(md.len());
 
-    let mut writer = writer_for(budget, &out);
+    let mut writer = writer_for(budget, &out, false);
     let id = writer.add_file(FileMeta {
         path: canonical.as_os_str().as_bytes().to_vec(),
         size: md.len(),

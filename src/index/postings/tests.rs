@@ -25,7 +25,7 @@ fn varint_round_trip_and_truncation() {
 /// list back, checking CRCs and validation on the way.
 fn round_trip(pairs: &[(Trigram, DocId)], docs: u32) -> (Vec<TrigramEntry>, Vec<Vec<u32>>) {
     let mut out = Vec::new();
-    let mut enc = PostingEncoder::new(docs);
+    let mut enc = PostingEncoder::new(docs, true);
     let mut entries = Vec::new();
     for &(t, d) in pairs {
         // Each document's mask has the bit of its id's parity.
