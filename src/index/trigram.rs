@@ -6,9 +6,9 @@
 //! queries: the planner folds its required strings the same way, so a
 //! document containing a string always contains the folded trigrams of it.
 //!
-//! Each trigram of a text also has a *follow mask*: the
-//! [`follow_bit`](follow_bit)s of the bytes that follow it
-//! there, so an index can tell `abc` followed by `d` from `abc` alone.
+//! Each trigram of a text also has a *follow mask*: the follow bits
+//! ([`follow_bit`]) of the bytes that follow it there, so an index can
+//! tell `abc` followed by `d` from `abc` alone.
 //!
 //! ```
 //! use trigrep::index::trigram::{follow_bit, grams, pack, trigrams};
