@@ -140,11 +140,11 @@ fn synthetic_index() -> IndexReader {
         tris.clear();
         for &(_, t, per) in &LISTS {
             if (rng.random::<u64>() % u64::from(DOCS)) < u64::from(per) {
-                tris.push((t, 1));
+                tris.push(t << 8);
             }
         }
         for _ in 0..30 {
-            tris.push((0x10_0000 + (rng.random::<u64>() % 20_000) as u32, 1));
+            tris.push((0x10_0000 + (rng.random::<u64>() % 20_000) as u32) << 8);
         }
         w.add_document(f, 0, 1000, 1, &tris).unwrap();
     }

@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x ^= x >> 7;
             x ^= x << 17;
             let r = (x >> 40) & 0xff_ffff; // uniform 24 bits
-            ts.push((((r * r) >> 24) as u32 & 0x3_ffff, 1)); // skewed over 256k trigrams
+            ts.push((((r * r) >> 24) as u32 & 0x3_ffff) << 8); // skewed over 256k trigrams
         }
         w.add_document((d / 1000) as u32, 0, 4096, 1, &ts)?;
     }

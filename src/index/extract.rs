@@ -1,31 +1,31 @@
-//! Fast extraction of a document's distinct trigrams.
+//! Fast extraction of a document's distinct trigrams and their follow masks.
 //!
-//! [`TrigramSet`] is a reusable 16 MiB table of a byte per trigram (a
-//! "seen" bit and the trigram's follow mask, see [`follow_bit`]) plus a list
-//! of the trigrams seen, so collecting a document's distinct trigrams costs
-//! one byte update per byte of text and a sort of the distinct ones only,
-//! and clearing costs one byte per distinct trigram. One set per thread;
-//! pages of the table are touched only as trigrams land on them.
+//! [`TrigramSet`] is a reusable table over all 2^24 trigrams: a 2 MiB
+//! bitmap of those seen and 8 MiB of follow masks, 4 bits each (see
+//! [`follow_bit`]), plus a list of the trigrams seen, so collecting a
+//! document's distinct trigrams costs one bit test and one mask update per
+//! byte of text and a sort of the distinct ones only, and clearing costs a
+//! word and half a byte per distinct trigram. One set per extraction
+//! thread ([`TrigramSet::BYTES`], which a build takes out of its memory
+//! budget); pages are touched only as trigrams land on them.
 //!
 //! ```
 //! use trigrep::index::extract::TrigramSet;
-//! use trigrep::index::trigram::{follow_bit, pack};
+//! use trigrep::index::trigram::{follow_bit, gram, pack};
 //! let mut set = TrigramSet::new();
 //! set.add_bytes(b"abcabc");
 //! let (a, b, c) = (follow_bit(b'a'), follow_bit(b'b'), follow_bit(b'c'));
-//! assert_eq!(set.take_sorted(), vec![(pack(*b"abc"), a), (pack(*b"bca"), b), (pack(*b"cab"), c)]);
+//! let want = [gram(pack(*b"abc"), a), gram(pack(*b"bca"), b), gram(pack(*b"cab"), c)];
+//! assert_eq!(set.take_sorted(), want);
 //! ```
 
-use super::trigram::{Trigram, follow_bit, for_each_trigram};
-
-/// The bit of a [`TrigramSet`] entry saying the trigram was seen (the
-/// follow masks use the low four).
-const SEEN: u8 = 0x80;
+use super::trigram::{Gram, Trigram, follow_bit, for_each_trigram, gram};
 
 /// A set of trigrams and their follow masks that is cheap to fill, read in
 /// order and reuse.
 pub struct TrigramSet {
-    marks: Vec<u8>,
+    bits: Vec<u64>,
+    masks: Vec<u8>,
     seen: Vec<Trigram>,
 }
 
@@ -36,21 +36,27 @@ impl Default for TrigramSet {
 }
 
 impl TrigramSet {
-    /// An empty set (allocates, without touching, the 16 MiB table).
+    /// The bytes a set's tables take at most: the bitmap and the masks.
+    pub const BYTES: usize = (1 << 24) / 8 + (1 << 24) / 2;
+
+    /// An empty set (allocates, without touching, its tables).
     pub fn new() -> TrigramSet {
-        TrigramSet { marks: vec![0; 1 << 24], seen: Vec::new() }
+        TrigramSet { bits: vec![0; (1 << 24) / 64], masks: vec![0; 1 << 23], seen: Vec::new() }
     }
 
     /// Adds every trigram of `bytes` and the byte after each (trigrams
     /// spanning two calls are not added; the last one's follower is unknown).
     pub fn add_bytes(&mut self, bytes: &[u8]) {
-        let (marks, seen) = (&mut self.marks, &mut self.seen);
+        let (bits, masks, seen) = (&mut self.bits, &mut self.masks, &mut self.seen);
         for_each_trigram(bytes, |t, next| {
-            let m = &mut marks[t as usize];
-            if *m == 0 {
+            let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
+            if bits[word] & bit == 0 {
+                bits[word] |= bit;
                 seen.push(t);
             }
-            *m |= SEEN | next.map_or(0, follow_bit);
+            if let Some(b) = next {
+                masks[(t >> 1) as usize] |= follow_bit(b) << (4 * (t & 1));
+            }
         });
     }
 
@@ -66,10 +72,17 @@ impl TrigramSet {
 
     /// Returns the distinct trigrams in ascending order, each with its
     /// follow mask, and empties the set.
-    pub fn take_sorted(&mut self) -> Vec<(Trigram, u8)> {
+    pub fn take_sorted(&mut self) -> Vec<Gram> {
         let mut seen = std::mem::take(&mut self.seen);
         seen.sort_unstable();
-        seen.iter().map(|&t| (t, std::mem::take(&mut self.marks[t as usize]) & !SEEN)).collect()
+        let take = |t: Trigram| {
+            self.bits[(t >> 6) as usize] = 0;
+            let (byte, shift) = (&mut self.masks[(t >> 1) as usize], 4 * (t & 1));
+            let mask = (*byte >> shift) & 0x0f;
+            *byte &= !(0x0f << shift);
+            gram(t, mask)
+        };
+        seen.into_iter().map(take).collect()
     }
 }
 

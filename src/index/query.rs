@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::trigram::Trigram;
+use super::trigram::{Gram, Trigram, follow_bit, gram_mask, gram_trigram};
 
 /// A boolean query over case-folded trigrams.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -118,9 +118,9 @@ impl Query {
 /// What an index answers for a document with trigrams and follow masks
 /// `grams` (sorted, as [`super::trigram::grams`] makes them), as
 /// [`Query::accepts`] asks it.
-pub fn grams_have(grams: &[(Trigram, u8)]) -> impl Fn(Trigram, Option<u8>) -> bool + '_ {
-    move |t, next| match grams.binary_search_by_key(&t, |&(g, _)| g) {
-        Ok(i) => next.is_none_or(|b| grams[i].1 & super::trigram::follow_bit(b) != 0),
+pub fn grams_have(grams: &[Gram]) -> impl Fn(Trigram, Option<u8>) -> bool + '_ {
+    move |t, next| match grams.binary_search_by_key(&t, |&g| gram_trigram(g)) {
+        Ok(i) => next.is_none_or(|b| gram_mask(grams[i]) & follow_bit(b) != 0),
         Err(_) => false,
     }
 }

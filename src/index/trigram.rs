@@ -11,9 +11,9 @@
 //! tell `abc` followed by `d` from `abc` alone.
 //!
 //! ```
-//! use trigrep::index::trigram::{follow_bit, grams, pack, trigrams};
+//! use trigrep::index::trigram::{follow_bit, gram, grams, pack, trigrams};
 //! assert_eq!(trigrams(b"Abcd"), vec![pack(*b"abc"), pack(*b"bcd")]);
-//! assert_eq!(grams(b"Abcd"), vec![(pack(*b"abc"), follow_bit(b'd')), (pack(*b"bcd"), 0)]);
+//! assert_eq!(grams(b"Abcd"), vec![gram(pack(*b"abc"), follow_bit(b'd')), gram(pack(*b"bcd"), 0)]);
 //! ```
 
 /// A case-folded trigram packed as `b0 << 16 | b1 << 8 | b2`.
@@ -53,17 +53,40 @@ pub fn for_each_trigram(bytes: &[u8], mut f: impl FnMut(Trigram, Option<u8>)) {
     }
 }
 
+/// A trigram and its follow mask in one document, packed in a `u32` as
+/// `trigram << 8 | mask` (half the bytes of a pair: a build holds a batch
+/// of documents' grams at once). Sorting grams sorts their trigrams.
+pub type Gram = u32;
+
+/// The [`Gram`] of trigram `t` with follow mask `mask`.
+#[inline]
+pub fn gram(t: Trigram, mask: u8) -> Gram {
+    (t << 8) | u32::from(mask)
+}
+
+/// The trigram of a [`Gram`].
+#[inline]
+pub fn gram_trigram(g: Gram) -> Trigram {
+    g >> 8
+}
+
+/// The follow mask of a [`Gram`].
+#[inline]
+pub fn gram_mask(g: Gram) -> u8 {
+    g as u8
+}
+
 /// The distinct trigrams of `bytes`, sorted.
 pub fn trigrams(bytes: &[u8]) -> Vec<Trigram> {
-    grams(bytes).into_iter().map(|(t, _)| t).collect()
+    grams(bytes).into_iter().map(gram_trigram).collect()
 }
 
 /// The distinct trigrams of `bytes`, sorted, each with its follow mask
 /// (the follow bits of every byte after it in `bytes`).
-pub fn grams(bytes: &[u8]) -> Vec<(Trigram, u8)> {
+pub fn grams(bytes: &[u8]) -> Vec<Gram> {
     let mut all = std::collections::BTreeMap::new();
     for_each_trigram(bytes, |t, next| {
         *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
     });
-    all.into_iter().collect()
+    all.into_iter().map(|(t, m)| gram(t, m)).collect()
 }

@@ -37,7 +37,7 @@ use super::postings::PostingEncoder;
 use super::sort::{ExternalSorter, SortStats};
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
-use super::trigram::Trigram;
+use super::trigram::{Gram, gram_mask, gram_trigram};
 
 /// Default memory budget for the pair sorter: 64 MiB.
 pub const DEFAULT_MEMORY_BUDGET: usize = 64 << 20;
@@ -170,7 +170,7 @@ impl IndexWriter {
         offset: u64,
         len: u64,
         first_line: u64,
-        trigrams: &[(Trigram, u8)],
+        trigrams: &[Gram],
     ) -> Result<DocId, IndexError> {
         let Some(meta) = self.files.get(file as usize) else {
             return Err(IndexError::InvalidInput(format!("unknown file id {file}")));
@@ -182,8 +182,8 @@ impl IndexWriter {
         if meta.flags & flags::ALWAYS_CANDIDATE != 0 {
             self.always.push(doc);
         }
-        for &(t, follow) in trigrams {
-            self.sorter.push(t, doc, follow)?;
+        for &g in trigrams {
+            self.sorter.push(gram_trigram(g), doc, gram_mask(g))?;
         }
         self.docs.push(DocMeta { file, offset, len, first_line });
         Ok(doc)

@@ -98,7 +98,7 @@ pub struct BuiltBlocks {
 
 /// One block after extraction.
 struct Extracted {
-    trigrams: Vec<(super::trigram::Trigram, u8)>,
+    trigrams: Vec<super::trigram::Gram>,
     newlines: u64,
     nul: bool,
 }

@@ -125,11 +125,15 @@ pub fn build(
     })
 }
 
-/// A writer whose external sort holds three quarters of `budget`, spilling
-/// into `dir` (extraction batches take an eighth: [`batches`]), with follow
-/// masks or not ([`IndexWriterBuilder::follow_masks`]).
+/// A writer whose external sort holds three quarters of `budget` less the
+/// extraction threads' trigram tables ([`TrigramSet::BYTES`] each), at
+/// least a quarter, spilling into `dir` (extraction batches take an
+/// eighth: [`batches`]), with follow masks or not
+/// ([`IndexWriterBuilder::follow_masks`]).
 pub(crate) fn writer_for(budget: usize, dir: &Path, masks: bool) -> IndexWriter {
-    let builder = IndexWriterBuilder::new().memory_budget(budget - budget / 4);
+    let tables = rayon::current_num_threads() * TrigramSet::BYTES;
+    let sort = (budget - budget / 4).saturating_sub(tables).max(budget / 4);
+    let builder = IndexWriterBuilder::new().memory_budget(sort);
     builder.spill_dir(dir).follow_masks(masks).build()
 }
 

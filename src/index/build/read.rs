@@ -9,7 +9,7 @@ use std::path::Path;
 use super::walk::Found;
 use crate::index::extract::TrigramSet;
 use crate::index::table::{FileMeta, flags};
-use crate::index::trigram::Trigram;
+use crate::index::trigram::Gram;
 
 /// One file after extraction: its table entry and trigrams.
 pub(super) struct Extracted {
@@ -18,7 +18,7 @@ pub(super) struct Extracted {
     /// Its length in bytes (the document's).
     pub(super) len: u64,
     /// Its distinct trigrams, sorted, with their follow masks.
-    pub(super) trigrams: Vec<(Trigram, u8)>,
+    pub(super) trigrams: Vec<Gram>,
 }
 
 /// Reads one file and collects its distinct trigrams. The size and time

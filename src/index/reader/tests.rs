@@ -12,9 +12,9 @@ use super::*;
 use crate::index::format::FOOTER_LEN;
 use crate::index::storage::{FsStorage, INDEX_FILE, MemStorage, Step};
 use crate::index::table::{FileMeta, flags};
+use crate::index::trigram::{Gram, gram};
 use crate::index::writer::IndexWriterBuilder;
-use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// The naive model of an index: each document's trigrams and their follow masks.
 struct Corpus {
@@ -63,8 +63,8 @@ fn build(c: &Corpus, budget: usize, spill: &std::path::Path) -> crate::index::wr
     }
     for (i, (_, d, set)) in c.docs.iter().enumerate() {
         // Shuffled order and repeats (their masks joined) are allowed.
-        let mut ts: Vec<(Trigram, u8)> = set.iter().rev().map(|(&t, &m)| (t, m & 0b0101)).collect();
-        ts.extend(set.iter().map(|(&t, &m)| (t, m & 0b1010)));
+        let mut ts: Vec<Gram> = set.iter().rev().map(|(&t, &m)| gram(t, m & 0b0101)).collect();
+        ts.extend(set.iter().map(|(&t, &m)| gram(t, m & 0b1010)));
         let id = w.add_document(d.file, d.offset, d.len, d.first_line, &ts).unwrap();
         assert_eq!(id as usize, i);
     }
@@ -201,9 +201,9 @@ fn edge_queries_and_empty_index() {
         ..Default::default()
     });
     assert!(matches!(w.add_document(9, 0, 1, 1, &[]), Err(IndexError::InvalidInput(_))));
-    let d0 = w.add_document(f, 0, 10, 1, &[(1, 0), (2, 0), (3, 0)]).unwrap();
+    let d0 = w.add_document(f, 0, 10, 1, &[1 << 8, 2 << 8, 3 << 8]).unwrap();
     let d1 = w.add_document(u, 0, 10, 1, &[]).unwrap();
-    let d2 = w.add_document(f, 10, 10, 2, &[(3, 0), (4, 0)]).unwrap();
+    let d2 = w.add_document(f, 10, 10, 2, &[3 << 8, 4 << 8]).unwrap();
     let r = IndexReader::from_bytes(w.finish_to_vec().unwrap().0).unwrap();
     let cand = |q: Query| r.candidates(&q).unwrap().into_vec();
     assert_eq!(cand(Query::All), vec![d0, d1, d2]);
@@ -436,9 +436,9 @@ fn posting_compression() {
     let mut w = IndexWriterBuilder::new().build();
     let f = w.add_file(FileMeta::default());
     for _ in 0..20_000 {
-        let ts: Vec<(Trigram, u8)> = (0..100u32)
+        let ts: Vec<Gram> = (0..100u32)
             .filter(|&t| rng.random_range(0..(if t < 50 { 4 } else { 200 }).max(1)) == 0)
-            .map(|t| (t, 1))
+            .map(|t| gram(t, 1))
             .collect();
         w.add_document(f, 0, 0, 1, &ts).unwrap();
     }
