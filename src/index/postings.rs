@@ -14,8 +14,9 @@
 //!   smaller in all, and an intersection with one is a bit test per id.
 //!   From format version 4, a bitmap is followed by its **follow masks**:
 //!   per document of the list, in id order, 4 bits saying which bytes
-//!   follow the trigram in that document ([`follow_bit`](super::trigram::follow_bit)), two documents
-//!   to a byte, the first in the low half. A query for `abcd` then admits
+//!   follow the trigram in that document
+//!   ([`follow_bit`](super::trigram::follow_bit)), two documents to a
+//!   byte, the first in the low half. A query for `abcd` then admits
 //!   only documents where `abc` is followed by a byte of `d`'s bit: a
 //!   trigram in many documents acts almost as a 4-gram. Sparse lists carry
 //!   no masks: their ids already narrow a query, and masks there would
@@ -116,7 +117,7 @@ impl ListKind {
         match format {
             _ if !is_bitmap(count, doc_count) => ListKind::Varints,
             0..=1 => ListKind::Varints,
-            2..=3 => ListKind::Bitmap,
+            2 => ListKind::Bitmap,
             _ => ListKind::BitmapMasks,
         }
     }
@@ -124,11 +125,10 @@ impl ListKind {
     /// Whether `len` bytes can hold such a list of `count` ids: exactly the
     /// bitmap (and masks), or 1 to 5 bytes per varint.
     pub fn fits(self, len: u64, count: u32, doc_count: u32) -> bool {
-        let count = u64::from(count);
         match self {
-            ListKind::Varints => len >= count && len <= 5 * count,
+            ListKind::Varints => len >= u64::from(count) && len <= 5 * u64::from(count),
             ListKind::Bitmap => len == bitmap_len(doc_count),
-            ListKind::BitmapMasks => len == bitmap_len(doc_count) + masks_len(count as u32),
+            ListKind::BitmapMasks => len == bitmap_len(doc_count) + masks_len(count),
         }
     }
 }
@@ -167,8 +167,9 @@ impl PostingEncoder {
     }
 
     /// Adds `(trigram, doc)` with the follow mask of the trigram in the
-    /// document (the [`follow_bit`](super::trigram::follow_bit)s of the bytes after it); pairs must
-    /// come sorted by trigram then doc. A repeated pair adds its mask.
+    /// document (the [`follow_bit`](super::trigram::follow_bit)s of the
+    /// bytes after it); pairs must come sorted by trigram then doc. A
+    /// repeated pair adds its mask.
     /// Returns the entry of the previous list when this pair starts a new one.
     pub fn push(
         &mut self,

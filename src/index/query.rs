@@ -148,11 +148,51 @@ fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
             q => add(q),
         }
     }
-    // Absorption: in an AND, drop a child that a kept sibling implies
-    // (`abc` beside `abc`+d, `(a | b)` beside `a`); in an OR, drop a child
-    // that implies a kept sibling (`abc`+d beside `abc`, `(a & b)` beside
-    // `a`). A dropped child no longer absorbs others, so of two children
-    // that imply each other one stays.
+    // Absorption: in an AND, drop a child that a sibling implies (`abc`
+    // beside `abc`+d, `(a | b)` beside `a`); in an OR, drop a child that
+    // implies a sibling (`abc`+d beside `abc`, `(a & b)` beside `a`).
+    if out.len() <= GENERAL_ABSORPTION {
+        absorb(&mut out, is_and);
+    } else {
+        // Many children (a long list of words): only what a lookup shows.
+        let followed: HashSet<Trigram> = out.iter().filter_map(followed_trigram).collect();
+        let plain: HashSet<Trigram> = out.iter().filter_map(plain_trigram).collect();
+        let sibling = |s: &Query| {
+            seen.contains(s)
+                || match s {
+                    Query::Trigram(t) if is_and => followed.contains(t),
+                    Query::Followed(t, _) if !is_and => plain.contains(t),
+                    _ => false,
+                }
+        };
+        out.retain(|q| match q {
+            Query::Or(sub) if is_and => !sub.iter().any(sibling),
+            Query::And(sub) if !is_and => !sub.iter().any(sibling),
+            Query::Trigram(t) if is_and => !followed.contains(t),
+            Query::Followed(t, _) if !is_and => !plain.contains(t),
+            _ => true,
+        });
+    }
+    match out.len() {
+        0 => neutral,
+        1 => out.into_iter().next().unwrap_or(neutral),
+        _ if is_and => Query::And(out),
+        _ => factor_or(out),
+    }
+}
+
+/// Nodes with at most this many children get the general absorption
+/// ([`absorb`], quadratic); bigger ones only lookups.
+const GENERAL_ABSORPTION: usize = 32;
+
+/// Node visits one [`implies`] check may spend before it answers `false`.
+const IMPLIES_BUDGET: u32 = 256;
+
+/// Drops from the children `out` of an AND (`is_and`) each that a kept
+/// sibling implies, of an OR each that implies a kept sibling. A dropped
+/// child no longer absorbs others, so of two children that imply each
+/// other one stays.
+fn absorb(out: &mut Vec<Query>, is_and: bool) {
     let mut i = 0;
     while i < out.len() {
         let absorbed = out.iter().enumerate().any(|(j, x)| {
@@ -170,16 +210,23 @@ fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
             i += 1;
         }
     }
-    match out.len() {
-        0 => neutral,
-        1 => out.into_iter().next().unwrap_or(neutral),
-        _ if is_and => Query::And(out),
-        _ => factor_or(out),
+}
+
+/// The trigram of a [`Query::Followed`] leaf.
+fn followed_trigram(q: &Query) -> Option<Trigram> {
+    match q {
+        Query::Followed(t, _) => Some(*t),
+        _ => None,
     }
 }
 
-/// Node visits one [`implies`] check may spend before it answers `false`.
-const IMPLIES_BUDGET: u32 = 256;
+/// The trigram of a [`Query::Trigram`] leaf.
+fn plain_trigram(q: &Query) -> Option<Trigram> {
+    match q {
+        Query::Trigram(t) => Some(*t),
+        _ => None,
+    }
+}
 
 /// Whether every document `a` accepts is accepted by `b`, as far as the
 /// trees' shapes show (`false` when unsure, or past `budget` visits):

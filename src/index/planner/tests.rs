@@ -195,4 +195,19 @@ fn query_simplify() {
     ]);
     assert_eq!(q.simplify().to_string(), r#"("abc" & ("bcd" | ("xyz" & "yzw")))"#);
     assert_eq!(show("[0-9a-f]-deadbeef").matches("eef").count(), 1, "common terms factored");
+    // A trigram followed by a byte implies the trigram, in small nodes and
+    // in big ones (which only look up their siblings).
+    let f = |s: &[u8; 3], b| Query::Followed(crate::index::trigram::pack(*s), b);
+    for extra in [0, 40] {
+        let others = || (0..extra).map(|i| t(&[b'0' + (i % 10) as u8, b'A' + i as u8, b'z']));
+        let and = Query::And([t(b"abc"), f(b"abc", b'd')].into_iter().chain(others()).collect());
+        let and = and.simplify().to_string();
+        assert_eq!(and.matches("\"abc\"").count(), 1, "{extra}: {and}");
+        assert!(and.contains("\"abc\"+d"), "{extra}: {and}");
+        let or = Query::Or([f(b"abc", b'd'), t(b"abc")].into_iter().chain(others()).collect());
+        assert!(!or.simplify().to_string().contains("+d"), "{extra}");
+        let alt = Query::And(vec![f(b"abc", b'd'), t(b"xyz")]);
+        let or = Query::Or([alt, t(b"abc")].into_iter().chain(others()).collect());
+        assert!(!or.simplify().to_string().contains("xyz"), "{extra}");
+    }
 }
