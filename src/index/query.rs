@@ -22,8 +22,8 @@ pub enum Query {
     Trigram(Trigram),
     /// Documents that contain this trigram followed by this (folded) byte:
     /// the index admits those whose follow mask for the trigram has the
-    /// byte's [`follow_bit`](super::trigram::follow_bit), or that hold the
-    /// trigram when its list keeps no masks.
+    /// byte's [`follow_bit`], or that hold the trigram when its list keeps
+    /// no masks.
     Followed(Trigram, u8),
     /// Documents accepted by every sub-query.
     And(Vec<Query>),
