@@ -99,7 +99,7 @@ fn extract(c: &mut Criterion) {
     eprintln!("extract: {} documents, {bytes} bytes ({source})", docs.len());
     let mut g = c.benchmark_group("extract");
     g.throughput(Throughput::Bytes(bytes as u64));
-    let mut set = TrigramSet::new();
+    let mut set = TrigramSet::new(true);
     g.bench_function(source, |b| {
         b.iter(|| {
             let mut distinct = 0;

@@ -6,13 +6,14 @@
 //! document's distinct trigrams costs one bit test and one mask update per
 //! byte of text and a sort of the distinct ones only, and clearing costs a
 //! word and half a byte per distinct trigram. One set per extraction
-//! thread ([`TrigramSet::BYTES`], which a build takes out of its memory
-//! budget); pages are touched only as trigrams land on them.
+//! thread ([`TrigramSet::bytes`], which a build takes out of its memory
+//! budget); pages are touched only as trigrams land on them. An index
+//! written without follow masks extracts without them: the bitmap alone.
 //!
 //! ```
 //! use trigrep::index::extract::TrigramSet;
 //! use trigrep::index::trigram::{follow_bit, gram, pack};
-//! let mut set = TrigramSet::new();
+//! let mut set = TrigramSet::new(true);
 //! set.add_bytes(b"abcabc");
 //! let (a, b, c) = (follow_bit(b'a'), follow_bit(b'b'), follow_bit(b'c'));
 //! let want = [gram(pack(*b"abc"), a), gram(pack(*b"bca"), b), gram(pack(*b"cab"), c)];
@@ -29,19 +30,18 @@ pub struct TrigramSet {
     seen: Vec<Trigram>,
 }
 
-impl Default for TrigramSet {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl TrigramSet {
-    /// The bytes a set's tables take at most: the bitmap and the masks.
-    pub const BYTES: usize = (1 << 24) / 8 + (1 << 24) / 2;
+    /// The bytes a set's tables take at most: the bitmap, and the masks
+    /// when it keeps them.
+    pub const fn bytes(masks: bool) -> usize {
+        (1 << 24) / 8 + if masks { (1 << 24) / 2 } else { 0 }
+    }
 
-    /// An empty set (allocates, without touching, its tables).
-    pub fn new() -> TrigramSet {
-        TrigramSet { bits: vec![0; (1 << 24) / 64], masks: vec![0; 1 << 23], seen: Vec::new() }
+    /// An empty set (allocates, without touching, its tables) that keeps
+    /// follow masks or not (its grams then have empty masks).
+    pub fn new(masks: bool) -> TrigramSet {
+        let masks = if masks { vec![0; 1 << 23] } else { Vec::new() };
+        TrigramSet { bits: vec![0; (1 << 24) / 64], masks, seen: Vec::new() }
     }
 
     /// Adds every trigram of `bytes` and the byte after each (trigrams
@@ -54,8 +54,8 @@ impl TrigramSet {
                 bits[word] |= bit;
                 seen.push(t);
             }
-            if let Some(b) = next {
-                masks[(t >> 1) as usize] |= follow_bit(b) << (4 * (t & 1));
+            if let (Some(b), Some(byte)) = (next, masks.get_mut((t >> 1) as usize)) {
+                *byte |= follow_bit(b) << (4 * (t & 1));
             }
         });
     }
@@ -77,7 +77,8 @@ impl TrigramSet {
         seen.sort_unstable();
         let take = |t: Trigram| {
             self.bits[(t >> 6) as usize] = 0;
-            let (byte, shift) = (&mut self.masks[(t >> 1) as usize], 4 * (t & 1));
+            let Some(byte) = self.masks.get_mut((t >> 1) as usize) else { return gram(t, 0) };
+            let shift = 4 * (t & 1);
             let mask = (*byte >> shift) & 0x0f;
             *byte &= !(0x0f << shift);
             gram(t, mask)
@@ -93,11 +94,14 @@ mod tests {
 
     #[test]
     fn matches_the_naive_set_and_resets() {
-        let mut set = TrigramSet::new();
+        let (mut set, mut bare) = (TrigramSet::new(true), TrigramSet::new(false));
         for text in [&b"Hello, World! hello"[..], b"", b"ab", b"\x00\xff\x00\xff\x00"] {
             set.add_bytes(text);
             assert_eq!(set.take_sorted(), grams(text));
             assert!(set.is_empty());
+            bare.add_bytes(text);
+            let without: Vec<Gram> = grams(text).into_iter().map(|g| g & !0xff).collect();
+            assert_eq!(bare.take_sorted(), without);
         }
     }
 }

@@ -45,9 +45,8 @@
 //! bytes per prefix string and three per suffix string (a trigram and,
 //! after the next concatenation, the byte that follows it; two when a
 //! seam would pair more than 20 strings), or fewer while more than 20
-//! strings remain. The
-//! result is simplified ([`Query::simplify`]) and replaced by `Query::All`
-//! if it still has more than 100,000 nodes.
+//! strings remain. The result is simplified ([`Query::simplify`]) and
+//! replaced by `Query::All` if it still has more than 100,000 nodes.
 //!
 //! Trigrams containing `\n` are never required: a string is treated as
 //! split at its newlines, because the searcher may see a line terminator
@@ -59,8 +58,8 @@
 //! classes of more than 32 characters match anything (`\d{4}-\d{2}` plans
 //! to `All`; with `--no-unicode` it does not); `x+` forgets how many copies
 //! it saw (`ab+c` plans to `All`, not `(abb|abc) & (abc|bbc)`); sets cut
-//! to two or three bytes lose trigrams that need more context. `-S` plans like `-i`,
-//! which only widens non-ASCII letters.
+//! to two or three bytes lose trigrams that need more context. `-S` plans
+//! like `-i`, which only widens non-ASCII letters.
 //!
 //! ```
 //! use trigrep::index::planner::{plan, PlanOptions};

@@ -296,15 +296,20 @@ impl<'a> Postings<'a> {
     }
 
     /// The ids of this list in which the trigram is followed by a byte
-    /// with follow bit `follow` (every id when the list keeps no masks).
-    pub fn followed_by(self, follow: u8) -> Vec<DocId> {
-        match self.list {
-            List::Bitmap { masks: Some(masks), .. } => self
+    /// with follow bit `follow` when given (every id when not, or when the
+    /// list keeps no masks).
+    pub fn followed_by(self, follow: Option<u8>) -> Vec<DocId> {
+        let masks = match (&self.list, follow) {
+            (List::Bitmap { masks: Some(masks), .. }, Some(want)) => Some((*masks, want)),
+            _ => None,
+        };
+        match masks {
+            Some((masks, want)) => self
                 .enumerate()
-                .filter(|&(k, _)| nibble(masks, k as u64) & follow != 0)
+                .filter(|&(k, _)| nibble(masks, k as u64) & want != 0)
                 .map(|(_, d)| d)
                 .collect(),
-            _ => self.collect(),
+            None => self.collect(),
         }
     }
 }

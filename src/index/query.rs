@@ -94,6 +94,15 @@ impl Query {
         }
     }
 
+    /// A leaf's trigram and, for [`Query::Followed`], the byte after it.
+    pub fn leaf(&self) -> Option<(Trigram, Option<u8>)> {
+        match self {
+            Query::Trigram(t) => Some((*t, None)),
+            Query::Followed(t, b) => Some((*t, Some(*b))),
+            _ => None,
+        }
+    }
+
     /// The number of nodes in the tree (a size measure for caps).
     pub fn node_count(&self) -> usize {
         match self {
@@ -155,8 +164,11 @@ fn simplify_node(qs: Vec<Query>, is_and: bool) -> Query {
         absorb(&mut out, is_and);
     } else {
         // Many children (a long list of words): only what a lookup shows.
-        let followed: HashSet<Trigram> = out.iter().filter_map(followed_trigram).collect();
-        let plain: HashSet<Trigram> = out.iter().filter_map(plain_trigram).collect();
+        let leaves = |followed: bool| -> HashSet<Trigram> {
+            let leaf = |q: &Query| q.leaf().filter(|l| l.1.is_some() == followed).map(|l| l.0);
+            out.iter().filter_map(leaf).collect()
+        };
+        let (followed, plain) = (leaves(true), leaves(false));
         let sibling = |s: &Query| {
             seen.contains(s)
                 || match s {
@@ -209,22 +221,6 @@ fn absorb(out: &mut Vec<Query>, is_and: bool) {
         } else {
             i += 1;
         }
-    }
-}
-
-/// The trigram of a [`Query::Followed`] leaf.
-fn followed_trigram(q: &Query) -> Option<Trigram> {
-    match q {
-        Query::Followed(t, _) => Some(*t),
-        _ => None,
-    }
-}
-
-/// The trigram of a [`Query::Trigram`] leaf.
-fn plain_trigram(q: &Query) -> Option<Trigram> {
-    match q {
-        Query::Trigram(t) => Some(*t),
-        _ => None,
     }
 }
 

@@ -363,24 +363,23 @@ impl IndexReader {
         Ok(match q {
             Query::All => Set::All,
             Query::Nothing => Set::Docs(Vec::new()),
-            Query::Trigram(t) => Set::Docs(self.postings(*t)?.collect()),
-            Query::Followed(t, b) => Set::Docs(self.postings(*t)?.followed_by(follow_bit(*b))),
+            Query::Trigram(t) => Set::Docs(self.postings(*t)?.followed_by(None)),
+            Query::Followed(t, b) => {
+                Set::Docs(self.postings(*t)?.followed_by(Some(follow_bit(*b))))
+            }
             Query::And(cs) => {
                 let mut cs: Vec<&Query> = cs.iter().filter(|c| !matches!(c, Query::All)).collect();
                 cs.sort_by_cached_key(|c| self.cost(c));
                 let mut acc: Option<Vec<DocId>> = None;
                 for c in cs {
-                    acc = match (c, acc) {
+                    acc = match (c.leaf(), acc) {
                         (_, Some(a)) if a.len() <= enough => {
                             return Ok(Set::Docs(a));
                         }
-                        (Query::Trigram(t), Some(a)) => {
-                            Some(self.postings(*t)?.intersect(&a, None))
+                        (Some((t, next)), Some(a)) => {
+                            Some(self.postings(t)?.intersect(&a, next.map(follow_bit)))
                         }
-                        (Query::Followed(t, b), Some(a)) => {
-                            Some(self.postings(*t)?.intersect(&a, Some(follow_bit(*b))))
-                        }
-                        (c, a) => match (self.eval(c, enough)?, a) {
+                        (_, a) => match (self.eval(c, enough)?, a) {
                             (Set::All, a) => a,
                             (Set::Docs(d), None) => Some(d),
                             (Set::Docs(d), Some(a)) => Some(intersect(&a, d.into_iter())),

@@ -5,7 +5,8 @@
 //! doc's 32 and the follow mask's 8), sorts it and spills it as a *run* to an
 //! anonymous temporary file in the spill directory. [`ExternalSorter::finish`]
 //! then k-way merges the runs with a binary heap, into [`SortedPairs`]:
-//! sorted, each pair once (the follow masks of a repeated pair joined). The merge's read buffers are carved out of
+//! sorted, each pair once (the follow masks of a repeated pair joined).
+//! The merge's read buffers are carved out of
 //! the same budget, so peak memory stays near the budget whatever the
 //! number of runs: the fan-in is `budget / 64 KiB` (at least 2), and with
 //! more runs than that, groups of runs are first merged into longer runs

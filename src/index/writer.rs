@@ -32,6 +32,7 @@ use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::IndexError;
+use super::extract::TrigramSet;
 use super::format::{FORMAT_VERSION, FormatWriter};
 use super::postings::PostingEncoder;
 use super::sort::{ExternalSorter, SortStats};
@@ -187,6 +188,12 @@ impl IndexWriter {
         }
         self.docs.push(DocMeta { file, offset, len, first_line });
         Ok(doc)
+    }
+
+    /// A trigram set for this writer's documents: with follow masks when
+    /// the index keeps them.
+    pub fn trigram_set(&self) -> TrigramSet {
+        TrigramSet::new(self.follow_masks)
     }
 
     /// Writes the index and publishes it as `dir/index.tg`, atomically.

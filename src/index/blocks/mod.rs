@@ -24,7 +24,6 @@ use rayon::prelude::*;
 
 use super::build::{Progress, batches, publish, writer_for};
 use super::error::IndexError;
-use super::extract::TrigramSet;
 use super::location;
 use super::query::Query;
 use super::reader::IndexReader;
@@ -46,6 +45,13 @@ pub mod source;
 /// on the 8 GiB log run 13.1x rg in total against 5.7x with 256 KiB
 /// blocks (BENCHMARKS.md, "Huge files indexed as blocks").
 pub const DEFAULT_BLOCK_SIZE: u64 = 64 << 10;
+
+/// Whether a block index (of a log, a `.gz` file's text or a packed file)
+/// keeps follow masks: no. On the 8 GiB generated log they grew the index
+/// from 2.68 % to 4.70 % of the log, against a 5 % ceiling, for a third
+/// fewer blocks read by case-insensitive phrases and little else (64 KiB of
+/// log text follows most trigrams with most bytes).
+pub(crate) const FOLLOW_MASKS: bool = false;
 
 /// One block of a huge file: a document of its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,11 +171,7 @@ pub(crate) fn index_text(
 ) -> Result<(IndexWriter, BlockSource), IndexError> {
     let Text { path, md, data, blocks, block_size } = *text;
     progress.start(data.len() as u64);
-    // No follow masks: on the 8 GiB generated log they grew the index
-    // from 2.68 % to 4.70 % of the log, against a 5 % ceiling, for a
-    // third fewer blocks read by case-insensitive phrases and little else
-    // (64 KiB of log text follows most trigrams with most bytes).
-    let mut writer = writer_for(budget, spill, false);
+    let mut writer = writer_for(budget, spill, FOLLOW_MASKS);
     let meta = FileMeta {
         path: path.as_os_str().as_bytes().to_vec(),
         size: md.len(),
@@ -217,15 +219,18 @@ fn add_blocks(
         let bytes = sizes[range.clone()].iter().sum();
         let batch: Vec<Extracted> = blocks[range.clone()]
             .par_iter()
-            .map_init(TrigramSet::new, |set, &(off, len)| {
-                let bytes = &data[off as usize..(off + len) as usize];
-                set.add_bytes(bytes);
-                Extracted {
-                    trigrams: set.take_sorted(),
-                    newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
-                    nul: memchr::memchr(0, bytes).is_some(),
-                }
-            })
+            .map_init(
+                || writer.trigram_set(),
+                |set, &(off, len)| {
+                    let bytes = &data[off as usize..(off + len) as usize];
+                    set.add_bytes(bytes);
+                    Extracted {
+                        trigrams: set.take_sorted(),
+                        newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
+                        nul: memchr::memchr(0, bytes).is_some(),
+                    }
+                },
+            )
             .collect();
         for (e, &(off, len)) in batch.iter().zip(&blocks[range.clone()]) {
             writer.add_document(id, off, len, lines + 1, &e.trigrams)?;

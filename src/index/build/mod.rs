@@ -99,7 +99,7 @@ pub fn build(
         let batch: Vec<Extracted> = files[range]
             .par_iter()
             .map_init(
-                || (TrigramSet::new(), Vec::new()),
+                || (writer.trigram_set(), Vec::new()),
                 |(set, buf), f| extract(root, f, set, buf),
             )
             .collect();
@@ -126,12 +126,13 @@ pub fn build(
 }
 
 /// A writer whose external sort holds three quarters of `budget` less the
-/// extraction threads' trigram tables ([`TrigramSet::BYTES`] each), at
+/// extraction threads' trigram tables ([`TrigramSet::bytes`] each), at
 /// least a quarter, spilling into `dir` (extraction batches take an
 /// eighth: [`batches`]), with follow masks or not
-/// ([`IndexWriterBuilder::follow_masks`]).
+/// ([`IndexWriterBuilder::follow_masks`]; its trigram sets come from
+/// [`IndexWriter::trigram_set`]).
 pub(crate) fn writer_for(budget: usize, dir: &Path, masks: bool) -> IndexWriter {
-    let tables = rayon::current_num_threads() * TrigramSet::BYTES;
+    let tables = rayon::current_num_threads() * TrigramSet::bytes(masks);
     let sort = (budget - budget / 4).saturating_sub(tables).max(budget / 4);
     let builder = IndexWriterBuilder::new().memory_budget(sort);
     builder.spill_dir(dir).follow_masks(masks).build()

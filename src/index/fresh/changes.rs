@@ -118,16 +118,9 @@ fn first_at_least<'p>(n: u32, path_of: &impl Fn(u32) -> &'p [u8], p: &[u8]) -> u
 
 /// The id of the table entry of `reader` with path `rel` (ids follow path order).
 pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<crate::index::table::FileId> {
-    let (mut lo, mut hi) = (0u32, reader.stats().files);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match reader.file(mid)?.path.cmp(rel) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    None
+    let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+    let id = first_at_least(reader.stats().files, &path_of, rel);
+    (id < reader.stats().files && path_of(id) == rel).then_some(id)
 }
 
 /// A table path that does not name something below the root.

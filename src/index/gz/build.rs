@@ -17,7 +17,6 @@ use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, GzText, PointKind};
 use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
 use crate::index::error::IndexError;
-use crate::index::extract::TrigramSet;
 use crate::index::table::FileMeta;
 use crate::index::tree::recorded_change;
 use crate::index::writer::{IndexSummary, IndexWriter};
@@ -71,7 +70,7 @@ pub fn build(
     let mut text = decoder.reader_with_index(file.try_clone()?, options).map_err(|e| bad(&e))?;
     progress.start(md.len());
 
-    let mut writer = writer_for(budget, &out, false);
+    let mut writer = writer_for(budget, &out, crate::index::blocks::FOLLOW_MASKS);
     let id = writer.add_file(FileMeta {
         path: canonical.as_os_str().as_bytes().to_vec(),
         size: md.len(),
@@ -164,12 +163,15 @@ impl Cutter {
         }
         let extracted: Vec<(Vec<_>, u64, bool)> = blocks
             .par_iter()
-            .map_init(TrigramSet::new, |set, &(off, len)| {
-                let bytes = &text[off as usize..(off + len) as usize];
-                set.add_bytes(bytes);
-                let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
-                (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some())
-            })
+            .map_init(
+                || writer.trigram_set(),
+                |set, &(off, len)| {
+                    let bytes = &text[off as usize..(off + len) as usize];
+                    set.add_bytes(bytes);
+                    let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
+                    (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some())
+                },
+            )
             .collect();
         for ((trigrams, newlines, nul), &(off, len)) in extracted.iter().zip(&blocks) {
             writer.add_document(id, self.offset + off, len, self.lines + 1, trigrams)?;

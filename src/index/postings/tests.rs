@@ -53,7 +53,8 @@ fn round_trip(pairs: &[(Trigram, DocId)], docs: u32) -> (Vec<TrigramEntry>, Vec<
             let even: Vec<u32> =
                 ids.iter().copied().filter(|d| kind == ListKind::Varints || d % 2 == 0).collect();
             assert_eq!(list.clone().intersect(&all, Some(1)), even);
-            assert_eq!(list.followed_by(1), even);
+            assert_eq!(list.clone().followed_by(Some(1)), even);
+            assert_eq!(list.followed_by(None), ids);
             ids
         })
         .collect();
