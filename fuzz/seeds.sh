@@ -88,6 +88,13 @@ hello = frame(1, json.dumps({"protocol": 1}).encode())
 sync = frame(2, json.dumps({"op": "sync"}).encode())
 paths = frame(4, path(0, b"src/a.rs") + path(1, b"gone") + path(0, b"\xff\xfe"))
 open("corpus/serve_protocol/frames", "wb").write(hello + sync + paths)
+# A `candidates` request (query: and(trigram "abc", or(followed "bcd" + 'e', all))),
+# its search paths, and an answer's path kinds.
+cands = frame(2, json.dumps({"op": "candidates", "binary_whole": False, "misses": False}).encode())
+query = frame(5, b"\x04\x02\x00\x00\x00" + b"\x02abc" + b"\x05\x02\x00\x00\x00" + b"\x03bcde" + b"\x00")
+scopes = frame(4, path(0, b"") + path(0, b"src"))
+answer = frame(4, path(2, b"a.rs") + path(3, b"b.rs") + path(4, b"d") + path(5, b"d/x") + path(6, b"d/y"))
+open("corpus/serve_protocol/candidates", "wb").write(b"\xff" + hello + cands + query + scopes + answer)
 open("corpus/serve_protocol/lines", "wb").write(b'{"protocol":1,"token":"ab"}\n{"op":"status"}\n')
 open("corpus/serve_protocol/record", "wb").write(b'pid=4242\nsocket=/run/user/0/trigrep/idx.sock\nlisten=127.0.0.1:7070\n')
 PY

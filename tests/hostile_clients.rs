@@ -329,3 +329,47 @@ fn refused_clients_leave_no_secret_behind() {
         assert!(!text.contains(secret), "a refused client's bytes show: {text}");
     }
 }
+
+/// A `candidates` request whose query is garbage is refused and the
+/// connection goes on; one whose query frame never comes, or comes as
+/// another kind, closes that connection only; a well-formed one is
+/// answered with the paths to read.
+#[test]
+fn malformed_candidate_requests_close_only_their_connection() {
+    let (t, _s, _, _, sock) = served_on_tcp("bad_candidates");
+    let hello = frame(1, br#"{"protocol": 1}"#);
+    let request = frame(2, br#"{"op": "candidates"}"#);
+    let root_scope = frame(4, &[0, 0, 0, 0, 0]);
+    // Reads frames until the connection ends or stays silent for 5 s.
+    let replies = |c: &mut UnixStream| {
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut all = Vec::new();
+        let _ = c.read_to_end(&mut all);
+        String::from_utf8_lossy(&all).into_owned()
+    };
+    // Garbage query bytes: refused, then a status on the same connection.
+    let mut c = UnixStream::connect(&sock).unwrap();
+    let mut msg =
+        [hello.clone(), request.clone(), frame(5, &[9, 9, 9]), root_scope.clone()].concat();
+    msg.extend(frame(2, br#"{"op": "status"}"#));
+    msg.extend(frame(2, br#"{"op": "stop-not"}"#));
+    c.write_all(&msg).unwrap();
+    c.shutdown(std::net::Shutdown::Write).unwrap();
+    let got = replies(&mut c);
+    assert!(got.contains("bad query bytes"), "{got}");
+    assert!(got.contains("\"pid\""), "the connection went on: {got}");
+    // A paths frame where the query should be: the connection closes.
+    let mut c = UnixStream::connect(&sock).unwrap();
+    c.write_all(&[hello.clone(), request.clone(), root_scope.clone()].concat()).unwrap();
+    let got = replies(&mut c);
+    assert!(!got.contains("\"ready\""), "{got}");
+    // The trigram "nee" (tag 2): answered with the paths to read.
+    let mut c = UnixStream::connect(&sock).unwrap();
+    let query = frame(5, &[2, b'n', b'e', b'e']);
+    c.write_all(&[hello, request, query, root_scope].concat()).unwrap();
+    c.shutdown(std::net::Shutdown::Write).unwrap();
+    let got = replies(&mut c);
+    assert!(got.contains("\"ready\":true") && got.contains("d0/f000.txt"), "{got}");
+    assert!(!got.contains("d1/f001.txt"), "a file without the trigram was listed: {got}");
+    assert!(served(&t), "the server still answers queries");
+}

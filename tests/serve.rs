@@ -1,5 +1,6 @@
 //! Issue 11: `tg serve`. A real server runs on a temporary tree; queries go
-//! through it (checked with `--stats`) and must print exactly what rg
+//! through it (checked with `--stats`: the server lists the files to read)
+//! and must print exactly what rg
 //! prints, also right after the tree changed: files written, added,
 //! deleted and renamed, directories moved, ignore files edited, a burst of
 //! a thousand files, a lost-event overflow, a server killed during a merge.
@@ -27,6 +28,7 @@ fn tree(name: &str) -> Tree {
     t.write("repo/docs/guide.md", "Needle in docs\nline two\nneedle three\n");
     t.write("repo/app.log", "needle in ignored log\n");
     t.write("repo/build/out.txt", "needle in ignored dir\n");
+    t.write("repo/data.bin", "needle before a NUL\n\0needle after it\n");
     util::tg_index(&t, "repo");
     t
 }
@@ -48,6 +50,8 @@ fn cases(tag: &str) -> Vec<Case> {
         ("color", &["--color", "always", "-n", "needle"]),
         ("heading", &["--heading", "-n", "needle"]),
         ("word", &["-w", "freshword"]),
+        ("binary", &["--binary", "-n", "after"]),
+        ("text", &["-a", "-c", "needle"]),
         ("subdir", &["-n", "needle", "src"]),
     ] {
         v.push(Case::new(format!("served/{tag}/{name}"), args).cwd("repo"));
@@ -77,7 +81,7 @@ fn check(t: &Tree, tag: &str, served: bool) {
     r.check_all(t, &cases(tag));
     r.finish();
     let err = stats(t);
-    assert_eq!(err.contains("told by the server"), served, "{tag}: stats:\n{err}");
+    assert_eq!(err.contains("candidates told by the server"), served, "{tag}: stats:\n{err}");
 }
 
 #[test]

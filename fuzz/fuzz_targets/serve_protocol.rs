@@ -1,12 +1,13 @@
 //! `tg serve`'s wire protocol, from arbitrary bytes (what a hostile client
-//! or a broken server may send): frames, path lists and JSON lines are
-//! errors or values, never a panic, and path lists re-encode to the same
-//! bytes. The same bytes as the `server` record a server leaves in its
-//! index directory (how a client finds it): a record with a pid and a
-//! socket, or none, never a panic.
+//! or a broken server may send): frames, path lists, queries and JSON
+//! lines are errors or values, never a panic, and path lists and queries
+//! re-encode to the same bytes. The same bytes as the `server` record a
+//! server leaves in its index directory (how a client finds it): a record
+//! with a pid and a socket, or none, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use trigrep::index::query_wire;
 use trigrep::serve::protocol::{self, Kind};
 use trigrep::serve::rendezvous::parse_record;
 
@@ -24,6 +25,11 @@ fuzz_target!(|data: &[u8]| {
                         protocol::encode_path(&mut again, *k, p);
                     }
                     assert_eq!(again, body);
+                }
+            }
+            Kind::Query => {
+                if let Ok(q) = query_wire::decode(&body) {
+                    assert_eq!(query_wire::encode(&q).as_deref(), Some(&body[..]));
                 }
             }
             _ => {

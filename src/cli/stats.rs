@@ -36,26 +36,42 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
 /// The index's part of `--stats`, as one line.
 pub fn index_line(r: &IndexReport) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (open, freshness) = match (r.server_time, r.sweep_time, &r.served) {
+        (Some(server), Some(t), Some(Ok(pid))) => (
+            format!(
+                "candidates told by the server (pid {pid}): asked in {:.3} ms",
+                ms(r.open_time)
+            ),
+            format!("judged there in {:.3} ms, listed in {:.3} ms", ms(server), ms(t)),
+        ),
+        (_, Some(t), Some(Ok(pid))) => (
+            format!("open+candidates {:.3} ms", ms(r.open_time)),
+            format!(
+                "freshness told by the server (pid {pid}), sweep of what changed {:.3} ms",
+                ms(t)
+            ),
+        ),
+        (_, Some(t), Some(Err(why))) => (
+            format!("open+candidates {:.3} ms", ms(r.open_time)),
+            format!("freshness: sweep of the file table {:.3} ms (server not used: {why})", ms(t)),
+        ),
+        (_, Some(t), _) => (
+            format!("open+candidates {:.3} ms", ms(r.open_time)),
+            format!("freshness: sweep of the file table {:.3} ms", ms(t)),
+        ),
+        (_, None, _) => (
+            format!("open+candidates {:.3} ms", ms(r.open_time)),
+            "freshness checked during the walk".into(),
+        ),
+    };
     format!(
-        "index: {} ({} entries, {} documents); plan {:.3} ms, open+candidates {:.3} ms, \
-         freshness {}; \
+        "index: {} ({} entries, {} documents); plan {:.3} ms, {open}, {freshness}; \
          candidate documents {}; walked files: {} read as candidates, {} not read, \
          {} changed since the build (read), {} not in the index (read)",
         r.dir.display(),
         r.files,
         r.documents,
         ms(r.plan_time),
-        ms(r.open_time),
-        match (r.sweep_time, &r.served) {
-            (Some(t), Some(Ok(pid))) => {
-                format!("told by the server (pid {pid}), sweep of what changed {:.3} ms", ms(t))
-            }
-            (Some(t), Some(Err(why))) => {
-                format!("sweep of the file table {:.3} ms (server not used: {why})", ms(t))
-            }
-            (Some(t), _) => format!("sweep of the file table {:.3} ms", ms(t)),
-            (None, _) => "checked during the walk".to_string(),
-        },
         r.candidate_documents,
         r.read_as_candidates,
         r.not_read,

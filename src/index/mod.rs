@@ -2,7 +2,8 @@
 //!
 //! A *document* is a byte range of a file: a small file is one document, a
 //! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
-//! tree the [`planner`] builds from a regex; [`mod@format`], [`table`],
+//! tree the [`planner`] builds from a regex ([`query_wire`]: the same as
+//! bytes, for a server); [`mod@format`], [`table`],
 //! [`postings`], [`sort`], [`writer`], [`reader`] and [`storage`] are the
 //! on-disk index (docs/INDEX-FORMAT.md); [`location`] says where a tree's
 //! index lives. For trees: [`build`] makes the index, [`tree`] holds what
@@ -20,6 +21,7 @@ pub mod location;
 pub mod planner;
 pub mod postings;
 pub mod query;
+pub mod query_wire;
 pub mod reader;
 pub mod record;
 pub mod search_plan;

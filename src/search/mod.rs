@@ -28,10 +28,9 @@ use crate::error::Result;
 use crate::index::fresh::changes::Changes;
 use crate::index::fresh::{IndexFilter, IndexReport};
 use crate::index::search_plan::Unused;
-use crate::options::{Mode, SearchOptions};
+use crate::options::{Mode, OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
-use listed::Listed;
 pub use subject::{Source, Subject};
 use walk::Walk;
 
@@ -76,10 +75,17 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         Mode::Search(mode) => mode,
     };
     let located = IndexFilter::locate(opts);
-    // Ask the server before opening the index: what it says holds for the
-    // index published when it answered, or any later one.
+    // A server lists the files to read when it can; else it says what
+    // changed. Asked before the index is opened: what it says holds for
+    // the index published when it answered, or any later one.
     let served = match &located {
-        Ok(found) if opts.index.server => Some(served::ask(&found.dir)),
+        Ok(found) if opts.index.server => match served::list(opts, msgs, found) {
+            Ok((listed, report)) => {
+                let driven = drive(opts, mode, &listed, msgs)?;
+                return Ok(summary(opts, driven, || Ok(report), None));
+            }
+            Err(answer) => Some(answer),
+        },
         _ => None,
     };
     let mut filter = located.and_then(|found| IndexFilter::open_at(opts, msgs, found));
@@ -92,13 +98,35 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         _ => (Changes::Unknown, None),
     };
     let source = open_source(opts, msgs, filter.as_ref().ok(), &changes);
-    let Driven { matched, run, unindexed_huge } = if opts.run.threads == 1 {
-        sequential::search(opts, mode, source.as_ref(), msgs)?
+    let driven = drive(opts, mode, source.as_ref(), msgs)?;
+    let index = || filter.as_ref().map(IndexFilter::report).map_err(|e| *e);
+    Ok(summary(opts, driven, index, serve_wanted))
+}
+
+/// Searches the subjects of `source` with the driver `opts` asks for.
+fn drive(
+    opts: &SearchOptions,
+    mode: OutputMode,
+    source: &dyn Source,
+    msgs: &Messages,
+) -> Result<Driven> {
+    if opts.run.threads == 1 {
+        sequential::search(opts, mode, source, msgs)
     } else {
-        parallel::search(opts, mode, source.as_ref(), msgs)?
-    };
-    let index = opts.run.stats.then(|| filter.as_ref().map(IndexFilter::report).map_err(|e| *e));
-    Ok(Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index, serve_wanted })
+        parallel::search(opts, mode, source, msgs)
+    }
+}
+
+/// A run's summary; `index` says what the index did (asked only under `--stats`).
+fn summary(
+    opts: &SearchOptions,
+    driven: Driven,
+    index: impl FnOnce() -> std::result::Result<IndexReport, Unused>,
+    serve_wanted: Option<std::path::PathBuf>,
+) -> Summary {
+    let Driven { matched, run, unindexed_huge } = driven;
+    let index = opts.run.stats.then(index);
+    Summary { matched, run: opts.run.stats.then_some(run), unindexed_huge, index, serve_wanted }
 }
 
 /// Where this search's subjects come from: the index's file table when it
@@ -113,13 +141,7 @@ pub fn open_source<'a>(
 ) -> Box<dyn Source + 'a> {
     let Some(filter) = filter else { return Box::new(Walk::new(opts, msgs)) };
     match filter.sweep(opts, msgs, changes) {
-        Some((files, found)) => {
-            let subjects = files.into_iter().map(|f| {
-                let subject = Subject::listed(f.path);
-                if f.known_without_match { subject.without_match() } else { subject }
-            });
-            Box::new(Listed::new(subjects.collect(), found))
-        }
+        Some((files, found)) => Box::new(served::listed(files, found)),
         None => Box::new(Walk::pruned_by(opts, msgs, filter)),
     }
 }

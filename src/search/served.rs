@@ -1,10 +1,23 @@
-//! Asking a server (`tg serve`) what changed in an indexed tree, so that
-//! the freshness sweep stats only that ([`Changes::Watched`]).
+//! Asking a server (`tg serve`) about an indexed tree: which files to read
+//! ([`list`]: the server evaluates the query against the index it holds
+//! open and judges the file table, so this process never opens the index),
+//! or, when it cannot say that, what changed since the build ([`ask`]: the
+//! freshness sweep then stats only that, [`Changes::Watched`]).
 
 use std::path::Path;
+use std::time::Instant;
 
-use crate::index::fresh::changes::Changes;
-use crate::serve::client::{Client, NoServer};
+use super::listed::Listed;
+use crate::index::fresh::changes::{Changes, Touched};
+use crate::index::fresh::sweep::{self, Swept};
+use crate::index::fresh::verdict::Verdict;
+use crate::index::fresh::{IndexReport, Located, roots_for};
+use crate::index::query_wire;
+use crate::index::search_plan::lists_misses;
+use crate::options::SearchOptions;
+use crate::report::Messages;
+use crate::serve::client::{Client, NoServer, Rules};
+use crate::serve::protocol::MAX_REQUEST;
 use crate::serve::rendezvous;
 
 /// A server's answer, or why there was none.
@@ -19,11 +32,77 @@ pub struct Answer {
     pub start_one: bool,
 }
 
-/// Asks the server of the index in `index_dir`; with none, or one that
-/// cannot vouch, every entry may have changed.
+/// The files a server says the search at `found` must read, as a source,
+/// with what the index did for `--stats`; when the server cannot list
+/// them (none runs, it is starting, the search's filters or paths are not
+/// the index's, the table cannot stand in for a walk), what it said
+/// changed instead, for the search to check for itself.
+pub fn list(
+    opts: &SearchOptions,
+    msgs: &Messages,
+    found: &Located,
+) -> Result<(Listed, IndexReport), Answer> {
+    let started = Instant::now();
+    let scopes = sweep::scopes_for(opts, &roots_for(opts, &found.root));
+    // The query, the search paths and the request fit in one message.
+    let query = query_wire::encode(&found.query).filter(|q| q.len() < MAX_REQUEST / 2);
+    let (Some(scopes), Some(query)) = (scopes, query) else { return Err(ask(&found.dir)) };
+    let mut client = Client::connect(&found.dir).map_err(|why| answer(Err(why), &found.dir))?;
+    let pid = client.record.pid;
+    let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
+    let misses = lists_misses(opts);
+    let rules = Rules { binary_whole: !opts.walked_binary_stops_at_nul() || misses, misses };
+    let served = match client.candidates(&query, &prefixes, rules) {
+        Ok(Some(served)) => served,
+        Ok(None) => return Err(answer(client.sync().map(|s| (s, pid)), &found.dir)),
+        Err(why) => return Err(answer(Err(why), &found.dir)),
+    };
+    let asked = started.elapsed();
+    let started = Instant::now();
+    let entries: Vec<(&[u8], Verdict)> = served.entries.iter().map(|(p, v)| (&p[..], *v)).collect();
+    let known = |rel: &[u8]| served.known.get(rel).copied();
+    let Some((files, unknown)) = sweep::list(opts, msgs, &scopes, &found.root, &entries, &known)
+    else {
+        // An ignore file appeared in a changed directory: walk.
+        return Err(answer(client.sync().map(|s| (s, pid)), &found.dir));
+    };
+    let any_file = !files.is_empty() || served.counts.pruned > 0;
+    let report = IndexReport {
+        dir: found.dir.clone(),
+        files: served.files,
+        documents: served.documents,
+        plan_time: found.plan_time,
+        open_time: asked,
+        sweep_time: Some(started.elapsed()),
+        candidate_documents: served.candidate_documents,
+        read_as_candidates: served.counts.candidates,
+        not_read: served.counts.pruned,
+        changed: served.counts.changed,
+        unknown,
+        served: Some(Ok(pid)),
+        server_time: Some(served.server_time),
+    };
+    Ok((listed(files, any_file), report))
+}
+
+/// The files of a sweep as a source.
+pub fn listed(files: Vec<Swept>, any_file: bool) -> Listed {
+    let subjects = files.into_iter().map(|f| {
+        let subject = super::Subject::listed(f.path);
+        if f.known_without_match { subject.without_match() } else { subject }
+    });
+    Listed::new(subjects.collect(), any_file)
+}
+
+/// Asks the server of the index in `index_dir` what changed; with none,
+/// or one that cannot vouch, every entry may have changed.
 pub fn ask(index_dir: &Path) -> Answer {
-    let answer = Client::connect(index_dir).and_then(|mut c| Ok((c.sync()?, c.record.pid)));
-    match answer {
+    answer(Client::connect(index_dir).and_then(|mut c| Ok((c.sync()?, c.record.pid))), index_dir)
+}
+
+/// What a server's reply to a sync (or its absence) tells the sweep.
+fn answer(reply: Result<((Touched, u64), u32), NoServer>, index_dir: &Path) -> Answer {
+    match reply {
         Ok(((touched, table), pid)) => Answer {
             changes: Changes::Watched(touched),
             from: Ok(pid),

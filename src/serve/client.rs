@@ -2,6 +2,7 @@
 //! for its status, or stop it. Every failure (no server, a stale record, a
 //! server still starting, a refusal) is an answer the caller falls back on.
 
+use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -12,6 +13,8 @@ use serde_json::{Value, json};
 use super::protocol::{self, Kind, PathKind};
 use super::rendezvous::{self, Record};
 use crate::index::fresh::changes::Touched;
+use crate::index::fresh::judge::Counts;
+use crate::index::fresh::verdict::Verdict;
 
 /// How long a client waits for any reply (a sync waits for the watcher,
 /// at most [`super::listen::SYNC_PATIENCE`]).
@@ -111,6 +114,7 @@ impl Client {
                                 touched.paths.insert(p);
                             }
                             PathKind::Subtree => touched.subtrees.push(p),
+                            _ => return Err(NoServer::Failed("a sync listed a verdict".into())),
                         }
                     }
                 }
@@ -118,6 +122,79 @@ impl Client {
             }
         }
         Ok((touched, table))
+    }
+
+    /// Asks the server to judge the table for a query (see
+    /// [`super::answer`]): `query` is the planned query as
+    /// [`crate::index::query_wire`] bytes, `scopes` the search paths as
+    /// table paths. `Ok(None)`: the server declines (the table cannot stand
+    /// in for a walk, or it does not answer `candidates`); the connection
+    /// can still [`Client::sync`].
+    pub fn candidates(
+        &mut self,
+        query: &[u8],
+        scopes: &[Vec<u8>],
+        rules: Rules,
+    ) -> Result<Option<Served>, NoServer> {
+        let request = json!({
+            "op": "candidates", "binary_whole": rules.binary_whole, "misses": rules.misses,
+        });
+        let mut out = Vec::new();
+        protocol::write_json(&mut out, Kind::Request, &request)?;
+        protocol::write_frame(&mut out, Kind::Query, query)?;
+        let paths =
+            protocol::encode_paths(scopes.iter().map(|s| (PathKind::Path, &s[..])), usize::MAX);
+        protocol::write_frame(&mut out, Kind::Paths, &paths[0])?;
+        self.w.write_all(&out)?;
+        if std::mem::take(&mut self.greeting) {
+            self.reply()?;
+        }
+        let head = match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
+            Some((Kind::Reply, body)) => protocol::parse_json(&body)?,
+            _ => return Err(NoServer::Failed("no reply to candidates".into())),
+        };
+        if head["ok"] != true || head["walk"] == true {
+            return Ok(None);
+        }
+        if head["ready"] != true {
+            return Err(NoServer::Starting);
+        }
+        let num = |k: &str| head[k].as_u64().ok_or_else(|| NoServer::Failed(format!("no {k}")));
+        let mut served = Served {
+            entries: Vec::new(),
+            known: HashMap::new(),
+            counts: Counts {
+                candidates: num("candidates")?,
+                changed: num("changed")?,
+                pruned: num("pruned")?,
+            },
+            files: num("files")? as u32,
+            documents: num("documents")? as u32,
+            candidate_documents: num("candidate_documents")?,
+            server_time: Duration::from_micros(num("micros")?),
+        };
+        for _ in 0..num("frames")? {
+            let Some((Kind::Paths, body)) = protocol::read_frame(&mut self.r, protocol::MAX_FRAME)?
+            else {
+                return Err(NoServer::Failed("a path list was cut short".into()));
+            };
+            for (kind, p) in protocol::decode_paths(&body)? {
+                let verdict = match kind {
+                    PathKind::Read => Verdict::Candidate,
+                    PathKind::Unread => Verdict::Skip,
+                    PathKind::ChangedDir => Verdict::DirChanged,
+                    PathKind::KnownFile | PathKind::KnownDir => {
+                        served.known.insert(p, kind == PathKind::KnownDir);
+                        continue;
+                    }
+                    PathKind::Path | PathKind::Subtree => {
+                        return Err(NoServer::Failed("candidates listed a touched path".into()));
+                    }
+                };
+                served.entries.push((p, verdict));
+            }
+        }
+        Ok(Some(served))
     }
 
     /// The server's status (see docs/PROTOCOL.md).
@@ -131,6 +208,38 @@ impl Client {
         self.request("stop")?;
         self.reply().map(|_| ())
     }
+}
+
+/// The rules of a query's sweep that a server must know to judge for it
+/// (see [`crate::index::fresh::judge::Judge`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    /// Binary files are read whatever their candidacy.
+    pub binary_whole: bool,
+    /// Files without a match are listed too.
+    pub misses: bool,
+}
+
+/// A server's answer to [`Client::candidates`].
+#[derive(Debug)]
+pub struct Served {
+    /// The table paths to list, in table order: [`Verdict::Candidate`] to
+    /// read (a candidate or a changed file), [`Verdict::Skip`] listed
+    /// without a match, [`Verdict::DirChanged`] to walk one level deep.
+    pub entries: Vec<(Vec<u8>, Verdict)>,
+    /// The table's entries directly below each changed directory, with
+    /// whether each is a directory.
+    pub known: HashMap<Vec<u8>, bool>,
+    /// How the server judged the table's files.
+    pub counts: Counts,
+    /// Entries of the index's file table.
+    pub files: u32,
+    /// Documents of the index.
+    pub documents: u32,
+    /// Candidate documents of the query.
+    pub candidate_documents: u64,
+    /// The server's time to find the candidates and judge the table.
+    pub server_time: Duration,
 }
 
 /// The pid of the live server of the index in `index_dir`, if one answers.

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::Server;
 use super::protocol::{self, Kind, PathKind};
 use super::rendezvous::{self, Record};
+use super::{Server, answer};
 
 /// Connections served at once; more are closed unanswered.
 pub const MAX_CLIENTS: usize = 256;
@@ -217,6 +217,17 @@ fn converse<S: Timed>(server: &Server, conn: S, w: S, token: Option<&str>) -> io
         }
         match msg["op"].as_str() {
             Some("sync") => sync(server, &mut w, json_lines)?,
+            Some("candidates") if !json_lines => {
+                // The query and the search paths follow, in two frames.
+                let query = expect_frame(&mut r, Kind::Query)?;
+                let scopes = expect_frame(&mut r, Kind::Paths)?;
+                let ask = answer::Ask { request: &msg, query: &query, scopes: &scopes };
+                answer::candidates(server, &ask, &mut w)?;
+            }
+            Some("candidates") => {
+                let error = "candidates needs framed messages";
+                send(&mut w, true, &json!({"ok": false, "error": error}))?;
+            }
             Some("status") => send(&mut w, json_lines, &status(server))?,
             Some("stop") => {
                 send(&mut w, json_lines, &json!({"ok": true}))?;
@@ -230,6 +241,14 @@ fn converse<S: Timed>(server: &Server, conn: S, w: S, token: Option<&str>) -> io
             }
         }
         w.flush()?;
+    }
+}
+
+/// Reads the next frame, which must be of kind `want`.
+fn expect_frame(r: &mut impl Read, want: Kind) -> io::Result<Vec<u8>> {
+    match protocol::read_frame(r, protocol::MAX_REQUEST)? {
+        Some((kind, body)) if kind == want => Ok(body),
+        _ => Err(io::Error::other(format!("expected a {want:?} frame"))),
     }
 }
 
@@ -258,9 +277,10 @@ fn hello(msg: &Value, token: Option<&str>) -> Value {
 
 /// Replies to `sync`: what queries must stat, once the watcher caught up.
 fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()> {
-    let Some((t, table)) = server.sync(SYNC_PATIENCE) else {
+    let Some((t, reader)) = server.sync(SYNC_PATIENCE) else {
         return send(w, json_lines, &json!({"ok": true, "ready": false}));
     };
+    let table = reader.stats().table_id;
     let paths = t.paths.iter().map(|p| (PathKind::Path, p.as_slice()));
     let subtrees = t.subtrees.iter().map(|p| (PathKind::Subtree, p.as_slice()));
     if json_lines {

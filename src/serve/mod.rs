@@ -12,10 +12,16 @@
 //! the question has been applied (a sync cookie, see [`watch`]), so an
 //! answer never misses a write that finished before the query began.
 //!
+//! A query whose files can be listed from the table asks for more: the
+//! server evaluates the query's trigrams against the index it holds open
+//! and judges the table itself ([`answer`]), so the query process never
+//! opens the index and only reads what it is told.
+//!
 //! The server rebuilds the index in the background when the overlay grows
 //! ([`merge`]), answers over a Unix socket and optionally TCP ([`listen`],
 //! [`protocol`], [`rendezvous`]); [`client`] is the query side.
 
+pub mod answer;
 pub mod apply;
 pub mod client;
 pub mod listen;
@@ -32,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use crate::index::error::IndexError;
 use crate::index::fresh::changes::Touched;
+use crate::index::fresh::judge::TableSummary;
 use crate::index::reader::IndexReader;
 use overlay::Overlay;
 use rendezvous::Rendezvous;
@@ -137,6 +144,9 @@ pub struct Server {
     pub counters: Counters,
     /// Set when the server is to stop.
     pub stopping: AtomicBool,
+    /// The summary of the table queries are judged against
+    /// ([`answer`]), made by the first query after each rebuild.
+    pub table_summary: Mutex<Option<Arc<TableSummary>>>,
 }
 
 impl Server {
@@ -151,11 +161,11 @@ impl Server {
     }
 
     /// Waits until every change made before this call has been applied,
-    /// then says what may have changed since the index was built (and
-    /// which index: its [`crate::index::reader::IndexStats::table_id`]); `None`
-    /// when the server cannot vouch (still starting, or the watcher lags
-    /// more than `patience`): the query then checks for itself.
-    pub fn sync(&self, patience: Duration) -> Option<(Touched, u64)> {
+    /// then says what may have changed since the index was built, and
+    /// which index that is; `None` when the server cannot vouch (still
+    /// starting, or the watcher lags more than `patience`): the query then
+    /// checks for itself.
+    pub fn sync(&self, patience: Duration) -> Option<(Touched, Arc<IndexReader>)> {
         *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
@@ -168,7 +178,7 @@ impl Server {
             let left = deadline.checked_duration_since(Instant::now())?;
             st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let answer = st.ready.then(|| (st.overlay.touched(), st.reader.stats().table_id));
+        let answer = st.ready.then(|| (st.overlay.touched(), Arc::clone(&st.reader)));
         drop(st);
         let _ = std::fs::remove_file(cookie);
         answer
@@ -222,6 +232,7 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
         last_query: Mutex::new(Instant::now()),
         counters: Counters::default(),
         stopping: AtomicBool::new(false),
+        table_summary: Mutex::new(None),
         opts,
     });
     merge::watch_table(&server);

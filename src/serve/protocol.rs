@@ -35,8 +35,12 @@ pub enum Kind {
     Request = 2,
     /// Server → client: `{"ok": true, …}` or `{"ok": false, "error": "…"}`.
     Reply = 3,
-    /// Server → client: paths, binary ([`encode_paths`]).
+    /// Paths, binary ([`encode_paths`]): server → client, or client →
+    /// server after a `candidates` request (the search paths).
     Paths = 4,
+    /// Client → server after a `candidates` request: the planned query
+    /// ([`crate::index::query_wire`]).
+    Query = 5,
 }
 
 impl Kind {
@@ -46,6 +50,7 @@ impl Kind {
             2 => Kind::Request,
             3 => Kind::Reply,
             4 => Kind::Paths,
+            5 => Kind::Query,
             _ => return None,
         })
     }
@@ -115,13 +120,32 @@ pub fn read_json_line(r: &mut impl BufRead) -> io::Result<Option<Value>> {
     parse_json(&line[..line.len() - 1]).map(Some)
 }
 
-/// A path list entry: a path, or a directory below which anything may differ.
+/// What a path list entry says of its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathKind {
-    /// One path.
+    /// One path (a sync: touched; a `candidates` request: a search path).
     Path = 0,
-    /// A whole subtree.
+    /// A sync: a directory below which anything may differ.
     Subtree = 1,
+    /// A `candidates` answer: a file to read.
+    Read = 2,
+    /// A `candidates` answer: a file known without a match (listed, not read).
+    Unread = 3,
+    /// A `candidates` answer: a directory whose entries changed (the
+    /// query walks it one level deep); the table's entries directly below
+    /// it follow ([`PathKind::KnownFile`], [`PathKind::KnownDir`]).
+    ChangedDir = 4,
+    /// A table entry below the last [`PathKind::ChangedDir`]: a file.
+    KnownFile = 5,
+    /// A table entry below the last [`PathKind::ChangedDir`]: a directory.
+    KnownDir = 6,
+}
+
+impl PathKind {
+    fn from_byte(b: u8) -> Option<PathKind> {
+        use PathKind::*;
+        [Path, Subtree, Read, Unread, ChangedDir, KnownFile, KnownDir].get(usize::from(b)).copied()
+    }
 }
 
 /// Appends `path` to a [`Kind::Paths`] body: kind byte, `u32` length, bytes.
@@ -154,11 +178,8 @@ pub fn decode_paths(mut body: &[u8]) -> io::Result<Vec<(PathKind, Vec<u8>)>> {
         if body.len() < 5 {
             return Err(bad("truncated path entry"));
         }
-        let kind = match body[0] {
-            0 => PathKind::Path,
-            1 => PathKind::Subtree,
-            k => return Err(bad(format!("unknown path kind {k}"))),
-        };
+        let kind = PathKind::from_byte(body[0])
+            .ok_or_else(|| bad(format!("unknown path kind {}", body[0])))?;
         let len = u32::from_le_bytes([body[1], body[2], body[3], body[4]]) as usize;
         let rest = &body[5..];
         if len > rest.len() {
@@ -210,6 +231,7 @@ mod tests {
         assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..], MAX_FRAME).is_err());
         assert!(decode_paths(&[0, 9, 0, 0, 0, b'a']).is_err());
         assert!(decode_paths(&[7, 0, 0, 0, 0]).is_err());
+        assert_eq!(decode_paths(&[6, 0, 0, 0, 0]).unwrap(), vec![(PathKind::KnownDir, vec![])]);
         assert!(parse_json(b"[1]").is_err());
         assert!(read_json_line(&mut &b"{\"op\":1}"[..]).is_err());
     }

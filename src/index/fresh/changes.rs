@@ -20,6 +20,7 @@ use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, differs};
 use crate::index::reader::IndexReader;
 use crate::index::table::flags;
+use crate::index::tree::child_rel;
 
 /// Which entries of the file table may differ from the tree.
 #[derive(Clone, Debug, Default)]
@@ -61,11 +62,8 @@ impl Changes {
             lo..if lo < n && path_of(lo) == p { lo + 1 } else { lo }
         };
         let below = |p: &[u8]| {
-            let mut prefix = p.to_vec();
-            prefix.push(b'/');
-            let lo = first_at_least(n, &path_of, &prefix);
-            *prefix.last_mut().expect("pushed") += 1;
-            lo..first_at_least(n, &path_of, &prefix)
+            let (lo, hi) = below(n, &path_of, p);
+            lo..hi
         };
         for p in &t.paths {
             set(exact(p));
@@ -105,6 +103,16 @@ impl MayDiffer {
     }
 }
 
+/// The ids of the entries below `p/` in a table of `n` entries sorted by
+/// path: `lo..hi`.
+pub fn below<'p>(n: u32, path_of: &impl Fn(u32) -> &'p [u8], p: &[u8]) -> (u32, u32) {
+    let mut prefix = p.to_vec();
+    prefix.push(b'/');
+    let lo = first_at_least(n, path_of, &prefix);
+    *prefix.last_mut().expect("pushed") += 1;
+    (lo, first_at_least(n, path_of, &prefix))
+}
+
 /// The first id of a table of `n` entries sorted by path whose path is at
 /// least `p` (`n` when none is).
 fn first_at_least<'p>(n: u32, path_of: &impl Fn(u32) -> &'p [u8], p: &[u8]) -> u32 {
@@ -121,6 +129,32 @@ pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<crate::index::table::F
     let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
     let id = first_at_least(reader.stats().files, &path_of, rel);
     (id < reader.stats().files && path_of(id) == rel).then_some(id)
+}
+
+/// The entries of `reader`'s table directly below directory `dir` (a
+/// table path; `b""`: the root), each with whether it is a directory.
+pub fn children<'r>(reader: &'r IndexReader, dir: &[u8]) -> Vec<(&'r [u8], bool)> {
+    let n = reader.stats().files;
+    let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+    let prefix = if dir.is_empty() { Vec::new() } else { child_rel(dir, b"") };
+    let mut out = Vec::new();
+    let mut id = first_at_least(n, &path_of, &prefix);
+    while let Some(f) = reader.file(id).filter(|f| f.path.starts_with(&prefix)) {
+        match f.path[prefix.len()..].iter().position(|&b| b == b'/') {
+            None => {
+                out.push((f.path, f.flags & flags::DIR != 0));
+                id += 1;
+            }
+            // Below a child: skip that child's subtree, all of whose
+            // paths sort before the child's path followed by '/' + 1.
+            Some(slash) => {
+                let mut past = f.path[..prefix.len() + slash].to_vec();
+                past.push(b'/' + 1);
+                id = first_at_least(n, &path_of, &past);
+            }
+        }
+    }
+    out
 }
 
 /// A table path that does not name something below the root.

@@ -30,6 +30,7 @@ use crate::report::Messages;
 
 pub mod changes;
 pub mod fstat;
+pub mod judge;
 pub mod sweep;
 pub mod verdict;
 
@@ -147,26 +148,8 @@ impl IndexFilter {
                 return Err(Unused::Unusable);
             }
         };
-        let mut candidate_files = vec![0u64; reader.stats().files as usize / 64 + 1];
-        for &d in candidates.as_slice() {
-            if let Some(doc) = reader.doc(d)
-                && let Some(w) = candidate_files.get_mut(doc.file as usize / 64)
-            {
-                *w |= 1 << (doc.file % 64);
-            }
-        }
-        let roots = opts
-            .walk
-            .paths
-            .iter()
-            .map(|p| {
-                let rel = p
-                    .canonicalize()
-                    .ok()
-                    .and_then(|c| c.strip_prefix(&found.root).ok().map(Path::to_path_buf));
-                (p.clone(), rel)
-            })
-            .collect();
+        let candidate_files = judge::candidate_files(&reader, candidates.as_slice());
+        let roots = roots_for(opts, &found.root);
         Ok(IndexFilter {
             served: None,
             open_time: started.elapsed(),
@@ -231,10 +214,21 @@ impl IndexFilter {
             && (explicit || !self.binary_prefix_only || self.lists_misses)
     }
 
-    /// Whether file `id` has a candidate document (or a name that makes it
-    /// a possible packed log, see [`maybe_packed`]).
+    /// Whether file `id` has a candidate document.
     fn is_candidate(&self, id: FileId) -> bool {
-        self.candidate_files[id as usize / 64] & (1 << (id % 64)) != 0
+        judge::is_candidate(&self.candidate_files, id)
+    }
+
+    /// The rules this search's sweep judges the table by.
+    fn judge(&self) -> judge::Judge<'_> {
+        judge::Judge {
+            reader: &self.reader,
+            root: &self.root,
+            candidate_files: &self.candidate_files,
+            binary_whole: !self.binary_prefix_only || self.lists_misses,
+            keep_skips: self.lists_misses,
+            summary: None,
+        }
     }
 
     /// `path` relative to the index root, if it lies under a search path inside the tree.
@@ -284,6 +278,7 @@ impl IndexFilter {
             changed: get(&c.changed),
             unknown: get(&c.unknown),
             served: self.served.clone(),
+            server_time: None,
         }
     }
 }
@@ -317,6 +312,26 @@ pub struct IndexReport {
     /// The server that told what changed since the build (its pid), or why
     /// none did; `None` when no server was asked.
     pub served: Option<Result<u32, String>>,
+    /// The server's time to find the candidates and judge the table, when
+    /// it did both (then [`IndexReport::open_time`] is the time to ask it,
+    /// and [`IndexReport::sweep_time`] the time to list its answer).
+    pub server_time: Option<Duration>,
+}
+
+/// Each search path of `opts` as given, with its path relative to `root`
+/// (an indexed tree's canonical root), or `None` when it lies outside.
+pub fn roots_for(opts: &SearchOptions, root: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    opts.walk
+        .paths
+        .iter()
+        .map(|p| {
+            let rel = p
+                .canonicalize()
+                .ok()
+                .and_then(|c| c.strip_prefix(root).ok().map(Path::to_path_buf));
+            (p.clone(), rel)
+        })
+        .collect()
 }
 
 fn parent_or_dot(p: &Path) -> PathBuf {

@@ -5,7 +5,7 @@
 //! rules; the index already holds the result of that walk. When the search
 //! uses the default filters (the ones `tg index` walked with), [`IndexFilter::sweep`]
 //! instead stats, in parallel, every entry of the table below the search
-//! paths, and [`verdict`] decides from each stat:
+//! paths ([`super::judge`]), and [`super::verdict`] decides from each stat:
 //!
 //! - a file that is unchanged (same size and ctime) is searched
 //!   only if it is a candidate; a changed one is searched; a vanished one is
@@ -20,6 +20,8 @@
 //! A server watching the tree tells which entries may have changed
 //! ([`Changes`]); only those are stat-ed then, and the pass over the table
 //! runs on one thread (starting the pool would cost more than the pass).
+//! A server can also run the pass itself and send what it judged; [`list`]
+//! turns judged entries, from either, into the files to search.
 //!
 //! The files come out in the walker's order (`--sort path`: by path
 //! components), so the output is the scan's.
@@ -30,13 +32,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
-use super::changes::{Changes, MayDiffer};
-use super::fstat::{DirStat, Meta};
-use super::verdict::{Recorded, Verdict, as_recorded, verdict};
-use super::{IndexFilter, maybe_packed};
-use crate::index::table::{FileId, FileRef, flags};
+use super::IndexFilter;
+use super::changes::Changes;
+use super::judge::Counts;
+use super::verdict::Verdict;
+use crate::index::table::flags;
 use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::options::SearchOptions;
 use crate::report::Messages;
@@ -64,212 +64,171 @@ impl IndexFilter {
         changes: &Changes,
     ) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
-        if !opts.walk.filters.is_default() || opts.walk.one_file {
-            return None;
-        }
-        match opts.walk.sort {
-            Some(sort) if !sort.is_path_order() => return None,
-            // One thread without sorting prints in walk (directory) order.
-            None if opts.run.threads == 1 => return None,
-            _ => {}
-        }
-        // Every search path must be a directory inside the indexed tree.
-        let mut scopes = Vec::new();
-        for (given, rel) in &self.roots {
-            let rel = rel.as_ref()?;
-            if !given.is_dir() {
-                return None;
-            }
-            scopes.push((given.clone(), rel.as_os_str().as_bytes().to_vec()));
-        }
-        // Overlapping search paths are searched once per path by a walk.
-        let overlap = scopes
-            .iter()
-            .enumerate()
-            .any(|(i, (_, a))| scopes.iter().enumerate().any(|(j, (_, b))| i != j && under(a, b)));
-        if overlap {
-            return None;
-        }
-        DirStat::new(&self.root)?;
+        let scopes = scopes_for(opts, &self.roots)?;
         let n = self.reader.stats().files;
         let may_differ =
             changes.may_differ(n, |id| self.reader.file(id).map_or(&[][..], |f| f.path));
-        // Entries not read and not listed are only counted.
-        let keep = |v: &Verdict| *v != Verdict::Skip || self.lists_misses();
-        let judge = |stat: &mut Option<DirStat>, id: FileId| {
-            let f = self.reader.file(id)?;
-            let in_scope = scopes.iter().any(|(_, p)| under(f.path, p));
-            Some((id, self.judge(stat.as_mut()?, &f, id, in_scope, &may_differ)?))
+        let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
+        let judged = self.judge().table(&prefixes, &may_differ)?;
+        self.count(&judged.counts);
+        let entries: Vec<(&[u8], Verdict)> = judged
+            .kept
+            .iter()
+            .filter_map(|(id, v)| Some((self.reader.file(*id)?.path, *v)))
+            .collect();
+        let known = |rel: &[u8]| {
+            let f = self.reader.file(self.lookup(rel)?)?;
+            Some(f.flags & flags::DIR != 0)
         };
-        let tally = |(mut kept, mut skipped): (Vec<(FileId, Verdict)>, u64), judged| {
-            match judged {
-                Some((id, v)) if keep(&v) => kept.push((id, v)),
-                Some(_) => skipped += 1,
-                None => {}
-            }
-            (kept, skipped)
-        };
-        // Stat-ing every entry is worth every core; taking a server's word
-        // for most of them is a pass over the table, cheaper than starting
-        // the thread pool.
-        let (verdicts, skipped) = if matches!(changes, Changes::Unknown) {
-            (0..n)
-                .into_par_iter()
-                .with_min_len(1024)
-                .map_init(|| DirStat::new(&self.root), judge)
-                .fold(|| (Vec::new(), 0), tally)
-                .reduce(
-                    || (Vec::new(), 0),
-                    |(mut a, m), (b, k)| {
-                        a.extend(b);
-                        (a, m + k)
-                    },
-                )
-        } else {
-            let mut stat = DirStat::new(&self.root);
-            (0..n).map(|id| judge(&mut stat, id)).fold((Vec::new(), 0), tally)
-        };
-        self.count(&verdicts, skipped);
-        if verdicts.iter().any(|(_, v)| *v == Verdict::GiveUp) {
-            return None;
-        }
-        let strip = opts.walk.implicit_path;
-        // (search path index, file): the walker visits the search paths in
-        // the order given, each in path order.
-        let mut out: Vec<(usize, Swept)> = Vec::new();
-        for (id, v) in &verdicts {
-            let Some(f) = self.reader.file(*id) else { continue };
-            let Some(scope) = scopes.iter().position(|(_, p)| under(f.path, p)) else { continue };
-            let path = || display(&scopes[scope], f.path, strip);
-            match v {
-                Verdict::Candidate | Verdict::Changed => {
-                    out.push((scope, Swept { path: path(), known_without_match: false }));
-                }
-                Verdict::Skip => {
-                    out.push((scope, Swept { path: path(), known_without_match: true }));
-                }
-                Verdict::DirChanged => {
-                    let dir = display(&scopes[scope], f.path, false);
-                    let found = self.new_entries(opts, msgs, &dir, f.path)?;
-                    out.extend(
-                        found
-                            .into_iter()
-                            .map(|path| (scope, Swept { path, known_without_match: false })),
-                    );
-                }
-                Verdict::GiveUp => {}
-            }
-        }
-        if opts.walk.sort.is_some() {
-            out.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
-        }
-        let out: Vec<Swept> = out.into_iter().map(|(_, s)| s).collect();
-        let any_file = !out.is_empty() || self.counters.pruned.load(Ordering::Relaxed) > 0;
+        let (out, unknown) = list(opts, msgs, &scopes, &self.root, &entries, &known)?;
+        self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
+        let any_file = !out.is_empty() || judged.counts.pruned > 0;
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
         Some((out, any_file))
     }
 
-    /// Stats one table entry (when it may differ from the tree) and judges
-    /// it; `None` when it needs nothing (out of scope, vanished).
-    fn judge(
-        &self,
-        stat: &mut DirStat,
-        f: &FileRef<'_>,
-        id: FileId,
-        in_scope: bool,
-        may_differ: &MayDiffer,
-    ) -> Option<Verdict> {
-        let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
-        if !in_scope && !is_watch {
+    /// Adds a pass's counts to the filter's.
+    fn count(&self, counts: &Counts) {
+        let c = &self.counters;
+        c.changed.fetch_add(counts.changed, Ordering::Relaxed);
+        c.candidates.fetch_add(counts.candidates, Ordering::Relaxed);
+        c.pruned.fetch_add(counts.pruned, Ordering::Relaxed);
+    }
+}
+
+/// The search paths of a sweep, each as given and as a table path (see
+/// [`super::roots_for`]); `None` when the search must walk instead: its
+/// filters are not the index's, its order is not path order, or a search
+/// path is not a directory inside the indexed tree, or lies inside another.
+pub fn scopes_for(
+    opts: &SearchOptions,
+    roots: &[(PathBuf, Option<PathBuf>)],
+) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+    if !opts.walk.filters.is_default() || opts.walk.one_file {
+        return None;
+    }
+    match opts.walk.sort {
+        Some(sort) if !sort.is_path_order() => return None,
+        // One thread without sorting prints in walk (directory) order.
+        None if opts.run.threads == 1 => return None,
+        _ => {}
+    }
+    let mut scopes = Vec::new();
+    for (given, rel) in roots {
+        let rel = rel.as_ref()?;
+        if !given.is_dir() {
             return None;
         }
-        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
-        // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if !may_differ.contains(id) {
-            as_recorded(entry)
-        } else if is_watch {
-            Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
-        } else {
-            let md =
-                if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
-            match md {
-                Ok(m) => m,
-                // Unreadable: a walk would report it; let the walk do so.
-                Err(_) => return Some(Verdict::GiveUp),
-            }
+        scopes.push((given.clone(), rel.as_os_str().as_bytes().to_vec()));
+    }
+    // Overlapping search paths are searched once per path by a walk.
+    let overlap = scopes
+        .iter()
+        .enumerate()
+        .any(|(i, (_, a))| scopes.iter().enumerate().any(|(j, (_, b))| i != j && under(a, b)));
+    (!overlap).then_some(scopes)
+}
+
+/// The files to search, in the walker's order, from the judged table
+/// `entries` (table path and verdict, in table order) of the tree at
+/// `root`, and how many of them the table does not know; `None` when the
+/// table cannot stand in for a walk (a watched path changed, or an ignore
+/// file or repository marker appeared). `known(path)` says whether the
+/// table holds `path`, and whether as a directory.
+pub fn list(
+    opts: &SearchOptions,
+    msgs: &Messages,
+    scopes: &[(PathBuf, Vec<u8>)],
+    root: &Path,
+    entries: &[(&[u8], Verdict)],
+    known: &dyn Fn(&[u8]) -> Option<bool>,
+) -> Option<(Vec<Swept>, u64)> {
+    if entries.iter().any(|(_, v)| *v == Verdict::GiveUp) {
+        return None;
+    }
+    let strip = opts.walk.implicit_path;
+    let mut unknown = 0;
+    // (search path index, file): the walker visits the search paths in
+    // the order given, each in path order.
+    let mut out: Vec<(usize, Swept)> = Vec::new();
+    for &(path, v) in entries {
+        let Some(scope) = scopes.iter().position(|(_, p)| under(path, p)) else { continue };
+        let listed = |without_match| Swept {
+            path: display(&scopes[scope], path, strip),
+            known_without_match: without_match,
         };
-        let candidate = self.is_candidate(id)
-            || self.binary_needs_search(f.flags, false)
-            || maybe_packed(f.path);
-        verdict(entry, now, candidate)
+        match v {
+            Verdict::Candidate | Verdict::Changed => out.push((scope, listed(false))),
+            Verdict::Skip => out.push((scope, listed(true))),
+            Verdict::DirChanged => {
+                let dir = display(&scopes[scope], path, false);
+                let found = new_entries(opts, msgs, root, &dir, path, known)?;
+                unknown += found.len() as u64;
+                out.extend(
+                    found
+                        .into_iter()
+                        .map(|path| (scope, Swept { path, known_without_match: false })),
+                );
+            }
+            Verdict::GiveUp => {}
+        }
     }
+    if opts.walk.sort.is_some() {
+        out.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
+    }
+    Some((out.into_iter().map(|(_, s)| s).collect(), unknown))
+}
 
-    /// Counts the verdicts of a sweep, and `skipped` entries judged
-    /// [`Verdict::Skip`] and left out of them.
-    fn count(&self, verdicts: &[(FileId, Verdict)], skipped: u64) {
-        let c = &self.counters;
-        let of = |want: Verdict| verdicts.iter().filter(|(_, v)| *v == want).count() as u64;
-        c.changed.fetch_add(of(Verdict::Changed), Ordering::Relaxed);
-        c.candidates.fetch_add(of(Verdict::Candidate), Ordering::Relaxed);
-        c.pruned.fetch_add(of(Verdict::Skip) + skipped, Ordering::Relaxed);
+/// The files a walk would find in the changed directory `dir` (printed
+/// form; `rel` in the table of the tree at `root`) that the table does not
+/// know; `None` when an ignore file or repository marker appeared.
+fn new_entries(
+    opts: &SearchOptions,
+    msgs: &Messages,
+    root: &Path,
+    dir: &Path,
+    rel: &[u8],
+    known: &dyn Fn(&[u8]) -> Option<bool>,
+) -> Option<Vec<PathBuf>> {
+    let abs = root.join(OsStr::from_bytes(rel));
+    let join = |name: &[u8]| child_rel(rel, name);
+    for name in WATCHED_NAMES {
+        if abs.join(name).symlink_metadata().is_ok() && known(&join(name.as_bytes())).is_none() {
+            return None;
+        }
     }
-
-    /// The files a walk would find in the changed directory `dir` (printed
-    /// form; `rel` in the table) that the table does not know; `None` when
-    /// an ignore file or repository marker appeared.
-    fn new_entries(
-        &self,
-        opts: &SearchOptions,
-        msgs: &Messages,
-        dir: &Path,
-        rel: &[u8],
-    ) -> Option<Vec<PathBuf>> {
-        let abs = self.root.join(OsStr::from_bytes(rel));
-        let join = |name: &[u8]| child_rel(rel, name);
-        for name in WATCHED_NAMES {
-            if abs.join(name).symlink_metadata().is_ok()
-                && self.lookup(&join(name.as_bytes())).is_none()
-            {
-                return None;
-            }
+    let mut out = Vec::new();
+    let mut new_dirs = Vec::new();
+    let builder = opts.walk_builder_at(&[dir.to_path_buf()]).ok()?;
+    for entry in builder.clone().max_depth(Some(1)).build().skip(1) {
+        let entry = entry.ok()?;
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if known(&join(entry.file_name().as_bytes())) == Some(is_dir) {
+            continue;
         }
-        let mut out = Vec::new();
-        let mut new_dirs = Vec::new();
-        let builder = opts.walk_builder_at(&[dir.to_path_buf()]).ok()?;
-        for entry in builder.clone().max_depth(Some(1)).build().skip(1) {
-            let entry = entry.ok()?;
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            let known = self
-                .lookup(&join(entry.file_name().as_bytes()))
-                .and_then(|id| self.reader.file(id));
-            if known.is_some_and(|f| (f.flags & flags::DIR != 0) == is_dir) {
-                continue;
-            }
-            match entry.file_type() {
-                Some(t) if t.is_dir() => new_dirs.push(entry.into_path()),
-                Some(t) if t.is_file() => out.push(entry.into_path()),
-                _ => {}
-            }
+        match entry.file_type() {
+            Some(t) if t.is_dir() => new_dirs.push(entry.into_path()),
+            Some(t) if t.is_file() => out.push(entry.into_path()),
+            _ => {}
         }
-        for d in new_dirs {
-            for entry in opts.walk_builder_at(&[d]).ok()?.build() {
-                match entry {
-                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => out.push(e.into_path()),
-                    Ok(_) => {}
-                    Err(err) => msgs.error(err),
-                }
-            }
-        }
-        self.counters.unknown.fetch_add(out.len() as u64, Ordering::Relaxed);
-        if opts.walk.implicit_path {
-            for p in &mut out {
-                if let Ok(stripped) = p.strip_prefix("./") {
-                    *p = stripped.to_path_buf();
-                }
-            }
-        }
-        Some(out)
     }
+    for d in new_dirs {
+        for entry in opts.walk_builder_at(&[d]).ok()?.build() {
+            match entry {
+                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => out.push(e.into_path()),
+                Ok(_) => {}
+                Err(err) => msgs.error(err),
+            }
+        }
+    }
+    if opts.walk.implicit_path {
+        for p in &mut out {
+            if let Ok(stripped) = p.strip_prefix("./") {
+                *p = stripped.to_path_buf();
+            }
+        }
+    }
+    Some(out)
 }
 
 /// The printed path of the table entry `rel`: its search path joined with

@@ -1,0 +1,274 @@
+//! The sweep's pass over a file table: each entry below the search paths
+//! judged from what may have changed ([`MayDiffer`]) and which files are
+//! candidates. A query process runs it on the index it opened
+//! ([`super::IndexFilter::sweep`]); a server runs it on the index it holds
+//! open and sends the result ([`crate::serve`]), so the query process
+//! never opens the index.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::changes::{MayDiffer, below};
+use super::fstat::{DirStat, Meta};
+use super::maybe_packed;
+use super::verdict::{Recorded, Verdict, as_recorded, verdict};
+use crate::index::reader::IndexReader;
+use crate::index::table::{DocId, FileId, FileRef, flags};
+use crate::index::tree::under;
+
+/// The rules the entries of one table are judged by.
+pub struct Judge<'a> {
+    /// The index whose table is judged.
+    pub reader: &'a IndexReader,
+    /// The canonical root of its tree.
+    pub root: &'a Path,
+    /// Bit `id % 64` of word `id / 64` set: file `id` has a candidate
+    /// document ([`candidate_files`]).
+    pub candidate_files: &'a [u64],
+    /// Binary files, which the index saw only up to their first NUL, are
+    /// read whatever their candidacy: the search reads binary files whole,
+    /// or lists files without a match (ripgrep lists no binary file its
+    /// detection stopped, so only a read can tell).
+    pub binary_whole: bool,
+    /// Entries judged [`Verdict::Skip`] are kept: the output lists files
+    /// without a match.
+    pub keep_skips: bool,
+    /// What the table holds, computed ahead (a server keeps it): with it,
+    /// a pass that stats only a few entries visits only those, the
+    /// candidates and the files read whatever the query.
+    pub summary: Option<&'a TableSummary>,
+}
+
+/// What a pass needs of a table beyond its entries, computed once per
+/// index ([`TableSummary::of`]).
+pub struct TableSummary {
+    /// The identity of the table it describes.
+    pub table_id: u64,
+    /// Entry `id`: how many plain files (entries that are not directories
+    /// or watched paths) come before it; one more entry for the end.
+    files_before: Vec<u32>,
+    /// The binary files the index saw only up to their first NUL.
+    binary: Vec<FileId>,
+    /// The files that may be packed logs ([`maybe_packed`]).
+    packed: Vec<FileId>,
+}
+
+impl TableSummary {
+    /// Summarizes `reader`'s table (one pass over it).
+    pub fn of(reader: &IndexReader) -> TableSummary {
+        let mut s = TableSummary {
+            table_id: reader.stats().table_id,
+            files_before: Vec::with_capacity(reader.stats().files as usize + 1),
+            binary: Vec::new(),
+            packed: Vec::new(),
+        };
+        let mut plain = 0;
+        for (id, f) in reader.files().enumerate() {
+            s.files_before.push(plain);
+            if f.flags & flags::NOT_A_FILE == 0 {
+                plain += 1;
+            }
+            if f.flags & flags::SKIPPED_BINARY != 0 {
+                s.binary.push(id as FileId);
+            }
+            if maybe_packed(f.path) {
+                s.packed.push(id as FileId);
+            }
+        }
+        s.files_before.push(plain);
+        s
+    }
+
+    /// How many plain files of `reader` (the table summarized) lie below
+    /// one of `scopes`.
+    fn files_below(&self, reader: &IndexReader, scopes: &[Vec<u8>]) -> u64 {
+        let n = reader.stats().files;
+        let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+        let before = |id: u32| u64::from(self.files_before.get(id as usize).copied().unwrap_or(0));
+        scopes
+            .iter()
+            .map(|p| {
+                // A scope is a directory: its files are the entries below `p/`.
+                let (lo, hi) = if p.is_empty() { (0, n) } else { below(n, &path_of, p) };
+                before(hi).saturating_sub(before(lo))
+            })
+            .sum()
+    }
+}
+
+/// What a pass over a table found.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// The entries to list, in table order: those not judged
+    /// [`Verdict::Skip`] (with them, when [`Judge::keep_skips`]).
+    pub kept: Vec<(FileId, Verdict)>,
+    /// How many were judged what.
+    pub counts: Counts,
+}
+
+/// How many files a pass judged each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Unchanged candidates: read.
+    pub candidates: u64,
+    /// Changed since the build: read.
+    pub changed: u64,
+    /// Unchanged and not candidates: not read.
+    pub pruned: u64,
+}
+
+impl Judge<'_> {
+    /// Judges every entry below one of `scopes` (table paths; `b""` is the
+    /// whole tree) and every watched path; `None` when the tree's root
+    /// cannot be opened. Entries in `may_differ` are stat-ed, the others
+    /// taken as the table recorded them; stat-ing every entry runs on
+    /// every core, a pass that stats a few runs on this thread (starting
+    /// the pool would cost more than the pass).
+    pub fn table(&self, scopes: &[Vec<u8>], may_differ: &MayDiffer) -> Option<Judged> {
+        DirStat::new(self.root)?;
+        let n = self.reader.stats().files;
+        let judge = |stat: &mut Option<DirStat>, id: FileId| {
+            let f = self.reader.file(id)?;
+            let in_scope = scopes.iter().any(|p| under(f.path, p));
+            Some((id, self.entry(stat.as_mut()?, &f, id, in_scope, may_differ)?))
+        };
+        let tally = |j, judged| self.tally(j, judged);
+        let summary = self.summary.filter(|s| s.table_id == self.reader.stats().table_id);
+        if let (MayDiffer::Some(differ), Some(summary), false) =
+            (may_differ, summary, self.keep_skips)
+        {
+            // Every entry not visited is an unchanged plain file that is
+            // not read: counted, not judged.
+            let mut ids: Vec<FileId> = set_bits(differ)
+                .chain(set_bits(self.candidate_files))
+                .chain(summary.packed.iter().copied())
+                .chain(summary.binary.iter().copied().filter(|_| self.binary_whole))
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let mut stat = DirStat::new(self.root);
+            let mut visited = 0;
+            let mut judged = Judged::default();
+            for id in ids {
+                let Some(f) = self.reader.file(id) else { continue };
+                if f.flags & flags::NOT_A_FILE == 0 && scopes.iter().any(|p| under(f.path, p)) {
+                    visited += 1;
+                }
+                judged = self.tally(judged, judge(&mut stat, id));
+            }
+            let not_visited = summary.files_below(self.reader, scopes).saturating_sub(visited);
+            judged.counts.pruned += not_visited;
+            return Some(judged);
+        }
+        Some(if matches!(may_differ, MayDiffer::All) {
+            (0..n)
+                .into_par_iter()
+                .with_min_len(1024)
+                .map_init(|| DirStat::new(self.root), judge)
+                .fold(Judged::default, tally)
+                .reduce(Judged::default, |mut a, b| {
+                    a.kept.extend(b.kept);
+                    a.counts.candidates += b.counts.candidates;
+                    a.counts.changed += b.counts.changed;
+                    a.counts.pruned += b.counts.pruned;
+                    a
+                })
+        } else {
+            let mut stat = DirStat::new(self.root);
+            (0..n).map(|id| judge(&mut stat, id)).fold(Judged::default(), tally)
+        })
+    }
+
+    /// Adds one entry's verdict to a pass's result.
+    fn tally(&self, mut j: Judged, judged: Option<(FileId, Verdict)>) -> Judged {
+        if let Some((id, v)) = judged {
+            match v {
+                Verdict::Skip => j.counts.pruned += 1,
+                Verdict::Candidate => j.counts.candidates += 1,
+                Verdict::Changed => j.counts.changed += 1,
+                Verdict::DirChanged | Verdict::GiveUp => {}
+            }
+            if v != Verdict::Skip || self.keep_skips {
+                j.kept.push((id, v));
+            }
+        }
+        j
+    }
+
+    /// Stats one table entry (when it may differ from the tree) and judges
+    /// it; `None` when it needs nothing (out of scope, vanished).
+    fn entry(
+        &self,
+        stat: &mut DirStat,
+        f: &FileRef<'_>,
+        id: FileId,
+        in_scope: bool,
+        may_differ: &MayDiffer,
+    ) -> Option<Verdict> {
+        let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
+        if !in_scope && !is_watch {
+            return None;
+        }
+        let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
+        // Watched paths may lie outside the tree (`../.gitignore`, absolute).
+        let now = if !may_differ.contains(id) {
+            as_recorded(entry)
+        } else if is_watch {
+            Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
+        } else {
+            let md =
+                if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
+            match md {
+                Ok(m) => m,
+                // Unreadable: a walk would report it; let the walk do so.
+                Err(_) => return Some(Verdict::GiveUp),
+            }
+        };
+        verdict(entry, now, self.reads(id, f))
+    }
+
+    /// Whether file `id` is read when unchanged: a candidate, a binary file
+    /// the index saw only in part when the search reads it whole, or a
+    /// possible packed log (see [`maybe_packed`]).
+    fn reads(&self, id: FileId, f: &FileRef<'_>) -> bool {
+        is_candidate(self.candidate_files, id)
+            || (self.binary_whole && f.flags & flags::SKIPPED_BINARY != 0)
+            || maybe_packed(f.path)
+    }
+}
+
+/// The files of `reader` with a document among `docs`, as a bitset (bit
+/// `id % 64` of word `id / 64`).
+pub fn candidate_files(reader: &IndexReader, docs: &[DocId]) -> Vec<u64> {
+    let mut bits = vec![0u64; reader.stats().files as usize / 64 + 1];
+    for &d in docs {
+        if let Some(doc) = reader.doc(d)
+            && let Some(w) = bits.get_mut(doc.file as usize / 64)
+        {
+            *w |= 1 << (doc.file % 64);
+        }
+    }
+    bits
+}
+
+/// The positions of the bits set in `bits`, in order.
+fn set_bits(bits: &[u64]) -> impl Iterator<Item = FileId> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let bit = word.trailing_zeros();
+                word &= word - 1;
+                w as FileId * 64 + bit
+            })
+        })
+    })
+}
+
+/// Whether bit `id` of a [`candidate_files`] bitset is set.
+pub fn is_candidate(bits: &[u64], id: FileId) -> bool {
+    bits.get(id as usize / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
+}

@@ -1,0 +1,125 @@
+//! Answering `candidates` (docs/PROTOCOL.md): the server evaluates a
+//! query's trigrams against the index it holds open and judges the file
+//! table as the query's own sweep would ([`Judge`]), then sends the paths
+//! to read. The query process then never opens the index: no mapping, no
+//! checksums, no pass over the table.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::Server;
+use super::listen::SYNC_PATIENCE;
+use super::protocol::{self, Kind, PathKind};
+use crate::index::fresh::changes::{Changes, children};
+use crate::index::fresh::judge::{Judge, TableSummary, candidate_files};
+use crate::index::fresh::verdict::Verdict;
+use crate::index::query_wire;
+use crate::index::reader::IndexReader;
+
+/// What a query asks for: its planned trigram query, the table paths of
+/// its search paths, and the rules of its sweep.
+pub struct Ask<'a> {
+    /// The request: `binary_whole` and `misses` (see [`Judge`]).
+    pub request: &'a Value,
+    /// The query, as [`query_wire`] bytes.
+    pub query: &'a [u8],
+    /// A [`Kind::Paths`] body: the search paths, relative to the root.
+    pub scopes: &'a [u8],
+}
+
+/// The summary of `reader`'s table, computed once per index.
+fn summary_of(server: &Server, reader: &IndexReader) -> Arc<TableSummary> {
+    let mut cached = server.table_summary.lock().unwrap_or_else(|e| e.into_inner());
+    match &*cached {
+        Some(s) if s.table_id == reader.stats().table_id => Arc::clone(s),
+        _ => {
+            let s = Arc::new(TableSummary::of(reader));
+            *cached = Some(Arc::clone(&s));
+            s
+        }
+    }
+}
+
+/// A refusal: the connection stays open.
+fn refuse(w: &mut impl Write, error: String) -> io::Result<()> {
+    protocol::write_json(w, Kind::Reply, &json!({"ok": false, "error": error}))
+}
+
+/// Answers one `candidates` request on `w`.
+pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Result<()> {
+    let query = match query_wire::decode(ask.query) {
+        Ok(q) => q,
+        Err(e) => return refuse(w, e.to_string()),
+    };
+    let scopes = match protocol::decode_paths(ask.scopes) {
+        Ok(s) if s.iter().all(|(k, _)| *k == PathKind::Path) => {
+            s.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+        }
+        _ => return refuse(w, "bad search paths".into()),
+    };
+    let Some((touched, reader)) = server.sync(SYNC_PATIENCE) else {
+        protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": false}))?;
+        return Ok(());
+    };
+    let started = Instant::now();
+    let found = match reader.candidates(&query) {
+        Ok(c) => c,
+        Err(e) => return refuse(w, format!("the index failed: {e}")),
+    };
+    let bits = candidate_files(&reader, found.as_slice());
+    let n = reader.stats().files;
+    let may_differ =
+        Changes::Watched(touched).may_differ(n, |id| reader.file(id).map_or(&[][..], |f| f.path));
+    let judge = Judge {
+        reader: &reader,
+        root: Path::new(&server.opts.root),
+        candidate_files: &bits,
+        binary_whole: ask.request["binary_whole"] == true,
+        keep_skips: ask.request["misses"] == true,
+        summary: Some(&summary_of(server, &reader)),
+    };
+    let judged = judge.table(&scopes, &may_differ);
+    let Some(judged) = judged.filter(|j| j.kept.iter().all(|(_, v)| *v != Verdict::GiveUp)) else {
+        // The table cannot stand in for a walk: the query walks.
+        protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": true, "walk": true}))?;
+        return Ok(());
+    };
+    let mut entries = Vec::with_capacity(judged.kept.len());
+    for (id, v) in &judged.kept {
+        let Some(f) = reader.file(*id) else { continue };
+        match v {
+            Verdict::Candidate | Verdict::Changed => entries.push((PathKind::Read, f.path)),
+            Verdict::Skip => entries.push((PathKind::Unread, f.path)),
+            Verdict::DirChanged => {
+                entries.push((PathKind::ChangedDir, f.path));
+                for (child, is_dir) in children(&reader, f.path) {
+                    entries.push((
+                        if is_dir { PathKind::KnownDir } else { PathKind::KnownFile },
+                        child,
+                    ));
+                }
+            }
+            Verdict::GiveUp => {}
+        }
+    }
+    let frames = protocol::encode_paths(entries, 1 << 20);
+    let st = reader.stats();
+    let head = json!({
+        "ok": true, "ready": true, "table": st.table_id, "files": st.files,
+        "documents": st.documents, "candidate_documents": found.len(),
+        "candidates": judged.counts.candidates, "changed": judged.counts.changed,
+        "pruned": judged.counts.pruned, "micros": started.elapsed().as_micros() as u64,
+        "frames": frames.len(),
+    });
+    // One write for the whole answer: one system call, one wake-up.
+    let mut out = Vec::new();
+    protocol::write_json(&mut out, Kind::Reply, &head)?;
+    for f in frames {
+        protocol::write_frame(&mut out, Kind::Paths, &f)?;
+    }
+    w.write_all(&out)
+}
