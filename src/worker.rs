@@ -5,7 +5,7 @@
 //! searches a file, stdin or a byte slice with them. It never formats a
 //! result line itself: `grep-printer` does. Cloned once per thread.
 
-use std::io;
+use std::io::{self, Read, Seek};
 use std::path::Path;
 
 use grep_printer::{JSON, Standard, Stats, Summary};
@@ -77,7 +77,14 @@ pub struct SearchWorker<W> {
     printer: Printer<W>,
     binary_explicit: BinaryDetection,
     binary_implicit: BinaryDetection,
+    /// The bytes of the last small file searched ([`SearchWorker::search_small`]).
+    small: Vec<u8>,
 }
+
+/// The largest file [`SearchWorker::search_small`] takes: the searcher's
+/// buffer, all that a read strategy's first fill holds (so its binary
+/// detection sees the same bytes either way).
+const SMALL: usize = 64 << 10;
 
 impl<W: WriteColor> SearchWorker<W> {
     /// Builds a worker (and its matcher) that prints with `printer`.
@@ -89,7 +96,42 @@ impl<W: WriteColor> SearchWorker<W> {
             printer,
             binary_explicit: opts.binary_detection(true),
             binary_implicit: opts.binary_detection(false),
+            small: Vec::new(),
         })
+    }
+
+    /// Searches `file`, open at its start and labelled `path`, as the read
+    /// strategy would, when it is smaller than 64 KiB: read whole in one
+    /// call (then one more to see its end) and searched as a slice. That
+    /// spares the stream's byte-order-mark sniff, its buffer copies and a
+    /// read per file, and prints the same: byte-order marks are still
+    /// honored (`search_slice` transcodes), and the slice's binary check
+    /// covers the bytes a read's first fill would. `Ok(None)`, with `file`
+    /// rewound: not small, or binary data would be converted (only a
+    /// stream rewrites NUL bytes), or the search is multi-line (which reads
+    /// the whole file its own way), so read it as before.
+    pub fn search_small(
+        &mut self,
+        path: &Path,
+        explicit: bool,
+        file: &std::fs::File,
+    ) -> io::Result<Option<SearchResult>> {
+        let bin = if explicit { &self.binary_explicit } else { &self.binary_implicit };
+        if bin.convert_byte().is_some() || self.searcher_read.multi_line_with_matcher(&self.matcher)
+        {
+            return Ok(None);
+        }
+        let mut small = std::mem::take(&mut self.small);
+        small.resize(SMALL, 0);
+        let n = read_retrying(file, &mut small)?;
+        let result = if n < SMALL && read_retrying(file, &mut [0u8])? == 0 {
+            Some(self.search(path, explicit, false, Haystack::Slice(&small[..n]))?)
+        } else {
+            (&*file).seek(io::SeekFrom::Start(0))?;
+            None
+        };
+        self.small = small;
+        Ok(result)
     }
 
     /// The printer, e.g. to reach its buffer.
@@ -139,6 +181,16 @@ impl<W: WriteColor> SearchWorker<W> {
                 t.result(sink.has_match(), Some(sink.stats().clone()))
             }
         })
+    }
+}
+
+/// One `read` of `file` into `buf`, retried when a signal interrupted it.
+fn read_retrying(mut file: &std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            done => return done,
+        }
     }
 }
 

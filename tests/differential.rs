@@ -328,6 +328,14 @@ fn binary_and_encoding_cases() -> Vec<Case> {
         c("bin/explicit_v", &["-v", "-n", "plain", "bin/middle_nul.txt"]),
         c("bin/explicit_A2", &["-A", "2", "-n", "line 00024", "bin/middle_nul.txt"]),
         c("bin/uuu_walk", &["-uuu", "-l", "needle", "bin"]),
+        // Files around the searcher's 64 KiB buffer, walked.
+        c("edge/walk_c", &["-c", "needle", "edge"]),
+        c("edge/walk_tail", &["-n", "Z$", "edge"]),
+        c("edge/walk_binary_c", &["--binary", "-c", "needle", "edge"]),
+        c("edge/walk_binary_tail", &["--binary", "-n", "Z$", "edge"]),
+        c("edge/walk_a_c", &["-a", "-c", "needle", "edge"]),
+        c("edge/walk_without", &["--files-without-match", "line 00001", "edge"]),
+        c("edge/walk_json_tail", &["--json", "Z$", "edge"]),
         // Encodings: BOM sniffing, -E, invalid UTF-8, CRLF.
         c("enc/walk", &["needle", "enc"]),
         c("enc/walk_c", &["-c", "needle", "enc"]),

@@ -152,6 +152,9 @@ pub fn search_whole<W: termcolor::WriteColor>(
 ) -> io::Result<SearchResult> {
     run.file("sequential", if mmap { "mmap" } else { "read" });
     run.bytes_read += file.metadata().map_or(0, |m| m.len());
+    if !mmap && let Some(result) = worker.search_small(path, explicit, file)? {
+        return Ok(result);
+    }
     worker.search(path, explicit, mmap, Haystack::File(file))
 }
 

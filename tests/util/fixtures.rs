@@ -166,6 +166,26 @@ pub fn walk(t: &Tree) {
     mid.extend_from_slice(b"x\0y needle\n");
     mid.extend_from_slice(numbered_lines(30, "needle").as_bytes());
     t.write("repo/bin/middle_nul.txt", mid);
+    // Around the searcher's 64 KiB buffer: a file searched whole is read
+    // at once if smaller, as a stream if not; both must print the same.
+    // (No NUL past the first 64 KiB: whether rg prints the matches before
+    // it depends on how far earlier files grew its thread's buffer.)
+    for (name, len, nul) in [
+        ("under", 65_535, None),
+        ("at", 65_536, None),
+        ("over", 65_537, None),
+        ("under_nul_last", 65_535, Some(65_534)),
+        ("over_nul_in_first", 70_000, Some(65_000)),
+    ] {
+        let mut text = numbered_lines(len / 20, "needle").into_bytes();
+        text.resize(len, b'x');
+        *text.last_mut().unwrap() = b'\n';
+        if let Some(at) = nul {
+            text[at] = 0;
+        }
+        text[len - 2] = b'Z';
+        t.write(format!("repo/edge/{name}.txt"), text);
+    }
 
     // Encodings.
     let enc_text = "needle in utf16\ncafé naïve\nsecond needle line\n";
