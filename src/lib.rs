@@ -6,8 +6,10 @@
 //! Dependencies point one way (see `docs/ARCHITECTURE.md`):
 //!
 //! - [`options`], [`error`], [`report`], [`stats`]: the shared ground;
-//! - [`worker`]: one haystack searched with ripgrep's matcher, searcher and
-//!   printer;
+//! - [`matcher`]: ripgrep's regex matcher, with candidate lines found by
+//!   inner literals when the regex engine's own acceleration is weak;
+//! - [`worker`]: one haystack searched with that matcher and ripgrep's
+//!   searcher and printer;
 //! - [`chunk`]: one huge file searched on every core;
 //! - [`index`]: the trigram index (format, planner, build, freshness);
 //! - [`pack`]: packed logs (zstd seekable frames plus a block index);
@@ -18,6 +20,7 @@
 pub mod chunk;
 pub mod error;
 pub mod index;
+pub mod matcher;
 pub mod options;
 pub mod pack;
 pub mod report;

@@ -9,11 +9,11 @@ use std::io::{self, Read, Seek};
 use std::path::Path;
 
 use grep_printer::{JSON, Standard, Stats, Summary};
-use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 use termcolor::WriteColor;
 
 use crate::error::Result;
+use crate::matcher::LineMatcher;
 use crate::options::{OutputMode, SearchOptions};
 
 /// The printer chosen by the search mode.
@@ -71,7 +71,7 @@ pub struct SearchResult {
 /// A matcher, searchers for both read strategies, and a printer.
 #[derive(Clone, Debug)]
 pub struct SearchWorker<W> {
-    matcher: RegexMatcher,
+    matcher: LineMatcher,
     searcher_mmap: Searcher,
     searcher_read: Searcher,
     printer: Printer<W>,
@@ -90,7 +90,7 @@ impl<W: WriteColor> SearchWorker<W> {
     /// Builds a worker (and its matcher) that prints with `printer`.
     pub fn new(opts: &SearchOptions, printer: Printer<W>) -> Result<Self> {
         Ok(SearchWorker {
-            matcher: opts.matcher()?,
+            matcher: LineMatcher::new(opts.matcher()?, &opts.matcher),
             searcher_mmap: opts.searcher(true),
             searcher_read: opts.searcher(false),
             printer,
@@ -206,7 +206,7 @@ impl<S: Sink<Error = io::Error>> Tracked<S> {
     fn run(
         haystack: Haystack<'_>,
         searcher: &mut Searcher,
-        matcher: &RegexMatcher,
+        matcher: &LineMatcher,
         inner: S,
     ) -> io::Result<Tracked<()>> {
         let mut t = Tracked { inner, stopped: false, binary_offset: None };
@@ -274,7 +274,7 @@ impl Haystack<'_> {
     fn search<S: Sink<Error = io::Error>>(
         self,
         searcher: &mut Searcher,
-        matcher: &RegexMatcher,
+        matcher: &LineMatcher,
         sink: S,
     ) -> io::Result<()> {
         match self {
