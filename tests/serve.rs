@@ -398,7 +398,8 @@ fn an_index_rebuilt_behind_the_servers_back_is_followed() {
 
 /// Past the inotify watch limit (the limit lowered for this server), the
 /// directories left unwatched are checked by every query: answers stay
-/// right, and `tg status` says so.
+/// right, and `tg status` says so. With no room for any watch, the server
+/// refuses to start and says why.
 #[test]
 fn past_the_watch_limit_queries_check_the_unwatched_part() {
     const KNOB: &str = "/proc/sys/fs/inotify/max_user_watches";
@@ -418,12 +419,21 @@ fn past_the_watch_limit_queries_check_the_unwatched_part() {
         .filter_map(|f| std::fs::read_to_string(f.path()).ok())
         .map(|s| s.lines().filter(|l| l.starts_with("inotify wd:")).count())
         .sum();
-    if std::fs::write(KNOB, (used + 3).to_string()).is_err() {
+    // No watch allowed at all: the server refuses to start, in one line.
+    if std::fs::write(KNOB, "0").is_err() {
         eprintln!("skipped: {KNOB} is not writable (needs root)");
         return;
     }
+    let refused = util::tg_command(&t, t.root()).args(["serve", "repo"]).output();
+    // Room for three more watches: the server starts, past the limit.
+    let lowered = std::fs::write(KNOB, (used + 3).to_string());
     let served = std::panic::catch_unwind(|| Served::start(&t, &[]));
     std::fs::write(KNOB, old.trim()).expect("restore max_user_watches");
+    lowered.expect("lower max_user_watches");
+    let refused = refused.expect("run tg serve");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("max_user_watches") && said.lines().count() == 1, "{said}");
     let _s = served.expect("server started");
     let st = status(&t);
     assert!(st.contains("watch limit: reached"), "{st}");

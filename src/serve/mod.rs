@@ -77,7 +77,7 @@ pub enum ServeError {
     #[error(transparent)]
     Index(#[from] IndexError),
     /// Anything else: sockets, inotify, the runtime directory.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 

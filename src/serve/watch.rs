@@ -77,7 +77,15 @@ pub fn start(root: &Path, cookies: &Path) -> io::Result<(DirWatches, Inotify)> {
         unwatched: Vec::new(),
     };
     std::fs::create_dir_all(cookies)?;
-    w.cookies = Some(w.watches.add(cookies, WatchMask::CREATE | WatchMask::ONLYDIR)?);
+    let cookie_watch = w.watches.add(cookies, WatchMask::CREATE | WatchMask::ONLYDIR);
+    w.cookies = Some(cookie_watch.map_err(|e| match e.raw_os_error() {
+        // Without its cookie watch a server cannot vouch for any answer.
+        Some(libc::ENOSPC) => io::Error::other(
+            "the inotify watch limit is reached (fs.inotify.max_user_watches): \
+             nothing can be watched",
+        ),
+        _ => e,
+    })?);
     Ok((w, inotify))
 }
 
