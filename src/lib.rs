@@ -5,7 +5,8 @@
 //! [`search::run`] or [`index::build::build`], and prints what they return.
 //! Dependencies point one way (see `docs/ARCHITECTURE.md`):
 //!
-//! - [`options`], [`error`], [`report`], [`stats`]: the shared ground;
+//! - [`options`], [`error`], [`report`], [`stats`], [`readfull`]: the shared
+//!   ground;
 //! - [`matcher`]: ripgrep's regex matcher, with candidate lines found by
 //!   inner literals when the regex engine's own acceleration is weak;
 //! - [`worker`]: one haystack searched with that matcher and ripgrep's
@@ -23,6 +24,7 @@ pub mod index;
 pub mod matcher;
 pub mod options;
 pub mod pack;
+pub mod readfull;
 pub mod report;
 pub mod search;
 pub mod serve;

@@ -5,7 +5,7 @@
 //! searches a file, stdin or a byte slice with them. It never formats a
 //! result line itself: `grep-printer` does. Cloned once per thread.
 
-use std::io::{self, Read, Seek};
+use std::io::{self, Read};
 use std::path::Path;
 
 use grep_printer::{JSON, Standard, Stats, Summary};
@@ -15,6 +15,7 @@ use termcolor::WriteColor;
 use crate::error::Result;
 use crate::matcher::LineMatcher;
 use crate::options::{OutputMode, SearchOptions};
+use crate::readfull::read_full;
 
 /// The printer chosen by the search mode.
 #[derive(Clone, Debug)]
@@ -77,13 +78,14 @@ pub struct SearchWorker<W> {
     printer: Printer<W>,
     binary_explicit: BinaryDetection,
     binary_implicit: BinaryDetection,
-    /// The bytes of the last small file searched ([`SearchWorker::search_small`]).
+    /// The buffer [`SearchWorker::search_read`] reads a file's head into.
     small: Vec<u8>,
 }
 
-/// The largest file [`SearchWorker::search_small`] takes: the searcher's
-/// buffer, all that a read strategy's first fill holds (so its binary
-/// detection sees the same bytes either way).
+/// The head [`SearchWorker::search_read`] reads first, and the largest file
+/// it searches as a slice: the searcher's buffer, all that a read
+/// strategy's first fill holds (so its binary detection sees the same
+/// bytes either way).
 const SMALL: usize = 64 << 10;
 
 impl<W: WriteColor> SearchWorker<W> {
@@ -100,38 +102,38 @@ impl<W: WriteColor> SearchWorker<W> {
         })
     }
 
-    /// Searches `file`, open at its start and labelled `path`, as the read
-    /// strategy would, when it is smaller than 64 KiB: read whole in one
-    /// call (then one more to see its end) and searched as a slice. That
-    /// spares the stream's byte-order-mark sniff, its buffer copies and a
-    /// read per file, and prints the same: byte-order marks are still
-    /// honored (`search_slice` transcodes), and the slice's binary check
-    /// covers the bytes a read's first fill would. `Ok(None)`, with `file`
-    /// rewound: not small, or binary data would be converted (only a
-    /// stream rewrites NUL bytes), or the search is multi-line (which reads
-    /// the whole file its own way), so read it as before.
-    pub fn search_small(
+    /// Searches what `reader` yields from its start, labelled `path`, as
+    /// the read strategy does. Its first 64 KiB are read first: a file that
+    /// ends within them (a read returns nothing) is searched as a slice,
+    /// which spares the stream's byte-order-mark sniff and buffer copies
+    /// and prints the same (`search_slice` transcodes byte-order marks, and
+    /// its binary check covers the bytes a read's first fill holds); a
+    /// longer one is streamed, those bytes first. Streamed from the start:
+    /// binary data to convert (only a stream rewrites NUL bytes), and
+    /// multi-line searches (which read everything their own way).
+    pub fn search_read(
         &mut self,
         path: &Path,
         explicit: bool,
-        file: &std::fs::File,
-    ) -> io::Result<Option<SearchResult>> {
+        reader: &mut dyn Read,
+    ) -> io::Result<SearchResult> {
         let bin = if explicit { &self.binary_explicit } else { &self.binary_implicit };
         if bin.convert_byte().is_some() || self.searcher_read.multi_line_with_matcher(&self.matcher)
         {
-            return Ok(None);
+            return self.search(path, explicit, false, Haystack::Reader(reader));
         }
-        let mut small = std::mem::take(&mut self.small);
-        small.resize(SMALL, 0);
-        let n = read_retrying(file, &mut small)?;
-        let result = if n < SMALL && read_retrying(file, &mut [0u8])? == 0 {
-            Some(self.search(path, explicit, false, Haystack::Slice(&small[..n]))?)
-        } else {
-            (&*file).seek(io::SeekFrom::Start(0))?;
-            None
+        let mut head = std::mem::take(&mut self.small);
+        head.resize(SMALL, 0);
+        let result = match read_full(reader, &mut head) {
+            Ok(n) if n < SMALL => self.search(path, explicit, false, Haystack::Slice(&head[..n])),
+            Ok(n) => {
+                let mut rest = (&head[..n]).chain(reader);
+                self.search(path, explicit, false, Haystack::Reader(&mut rest))
+            }
+            Err(e) => Err(e),
         };
-        self.small = small;
-        Ok(result)
+        self.small = head;
+        result
     }
 
     /// The printer, e.g. to reach its buffer.
@@ -181,16 +183,6 @@ impl<W: WriteColor> SearchWorker<W> {
                 t.result(sink.has_match(), Some(sink.stats().clone()))
             }
         })
-    }
-}
-
-/// One `read` of `file` into `buf`, retried when a signal interrupted it.
-fn read_retrying(mut file: &std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match file.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            done => return done,
-        }
     }
 }
 

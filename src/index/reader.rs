@@ -211,6 +211,12 @@ impl IndexReader {
         (id < self.stats.files).then(|| self.file_unchecked(id))
     }
 
+    /// The path of file `id` (empty when there is no such file): the key
+    /// the table is sorted by.
+    pub fn path(&self, id: FileId) -> &[u8] {
+        self.file(id).map_or(&[], |f| f.path)
+    }
+
     fn file_unchecked(&self, id: FileId) -> FileRef<'_> {
         table::decode_file(
             &self.bytes[self.files.clone()],

@@ -104,6 +104,15 @@ pub fn text_unusable_for(opts: &SearchOptions) -> Option<Unused> {
     })
 }
 
+/// Whether a walked binary file, which an index saw only up to its first
+/// NUL (all that a walk with default binary detection reads of it), must
+/// be read whatever its candidacy: the search reads binary files whole, or
+/// lists files without a match (ripgrep lists no binary file that its
+/// detection stopped, so only a read can tell).
+pub fn reads_binary_whole(opts: &SearchOptions) -> bool {
+    !opts.walked_binary_stops_at_nul() || lists_misses(opts)
+}
+
 /// Whether the output lists files without a match.
 pub fn lists_misses(opts: &SearchOptions) -> bool {
     match opts.mode {

@@ -152,10 +152,10 @@ pub fn search_whole<W: termcolor::WriteColor>(
 ) -> io::Result<SearchResult> {
     run.file("sequential", if mmap { "mmap" } else { "read" });
     run.bytes_read += file.metadata().map_or(0, |m| m.len());
-    if !mmap && let Some(result) = worker.search_small(path, explicit, file)? {
-        return Ok(result);
+    if mmap {
+        return worker.search(path, explicit, true, Haystack::File(file));
     }
-    worker.search(path, explicit, mmap, Haystack::File(file))
+    worker.search_read(path, explicit, &mut &*file)
 }
 
 /// Searches `subject` when its own bytes are not what is searched: stdin,

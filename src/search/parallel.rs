@@ -170,11 +170,8 @@ impl Parallel<'_> {
             // Multi-line search reads the whole file first; chunks refuse it.
             return worker.search(path, explicit, self.mmap, Haystack::File(&file)).map(Some);
         }
-        if let Some(result) = worker.search_small(path, explicit, &file)? {
-            return Ok(Some(result));
-        }
         let mut capped = Capped::new(&file, threshold);
-        match worker.search(path, explicit, false, Haystack::Reader(&mut capped)) {
+        match worker.search_read(path, explicit, &mut capped) {
             Err(e) if is_too_big(&e) => {
                 worker.printer().get_mut().clear();
                 hand_over()

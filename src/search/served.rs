@@ -13,7 +13,7 @@ use crate::index::fresh::sweep::{self, Swept};
 use crate::index::fresh::verdict::Verdict;
 use crate::index::fresh::{IndexReport, Located, roots_for};
 use crate::index::query_wire;
-use crate::index::search_plan::lists_misses;
+use crate::index::search_plan::{lists_misses, reads_binary_whole};
 use crate::options::SearchOptions;
 use crate::report::Messages;
 use crate::serve::client::{Client, NoServer, Rules};
@@ -49,12 +49,13 @@ pub fn list(
     let (Some(scopes), Some(query)) = (scopes, query) else { return Err(ask(&found.dir)) };
     let mut client = Client::connect(&found.dir).map_err(|why| answer(Err(why), &found.dir))?;
     let pid = client.record.pid;
+    // What changed, asked on the same connection when the server cannot list.
+    let said_instead = |c: &mut Client| answer(c.sync().map(|s| (s, pid)), &found.dir);
     let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-    let misses = lists_misses(opts);
-    let rules = Rules { binary_whole: !opts.walked_binary_stops_at_nul() || misses, misses };
+    let rules = Rules { binary_whole: reads_binary_whole(opts), misses: lists_misses(opts) };
     let served = match client.candidates(&query, &prefixes, rules) {
         Ok(Some(served)) => served,
-        Ok(None) => return Err(answer(client.sync().map(|s| (s, pid)), &found.dir)),
+        Ok(None) => return Err(said_instead(&mut client)),
         Err(why) => return Err(answer(Err(why), &found.dir)),
     };
     let asked = started.elapsed();
@@ -64,7 +65,7 @@ pub fn list(
     let Some((files, unknown)) = sweep::list(opts, msgs, &scopes, &found.root, &entries, &known)
     else {
         // An ignore file appeared in a changed directory: walk.
-        return Err(answer(client.sync().map(|s| (s, pid)), &found.dir));
+        return Err(said_instead(&mut client));
     };
     let any_file = !files.is_empty() || served.counts.pruned > 0;
     let report = IndexReport {

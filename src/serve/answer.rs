@@ -72,8 +72,7 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
     };
     let bits = candidate_files(&reader, found.as_slice());
     let n = reader.stats().files;
-    let may_differ =
-        Changes::Watched(touched).may_differ(n, |id| reader.file(id).map_or(&[][..], |f| f.path));
+    let may_differ = Changes::Watched(touched).may_differ(n, |id| reader.path(id));
     let judge = Judge {
         reader: &reader,
         root: Path::new(&server.opts.root),

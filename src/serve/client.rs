@@ -69,8 +69,15 @@ impl Client {
 
     /// Sends a request (after the hello, whose reply is then read).
     fn request(&mut self, op: &str) -> Result<(), NoServer> {
-        protocol::write_json(&mut self.w, Kind::Request, &json!({ "op": op }))?;
-        self.w.flush()?;
+        let mut message = Vec::new();
+        protocol::write_json(&mut message, Kind::Request, &json!({ "op": op }))?;
+        self.send(&message)
+    }
+
+    /// Sends `message` (frames) in one write, then reads the reply to the
+    /// hello if it is still to be read: both travel in one round trip.
+    fn send(&mut self, message: &[u8]) -> Result<(), NoServer> {
+        self.w.write_all(message)?;
         if std::mem::take(&mut self.greeting) {
             self.reply()?;
         }
@@ -79,18 +86,39 @@ impl Client {
 
     /// Reads a reply; a refusal is an error.
     fn reply(&mut self) -> Result<Value, NoServer> {
+        let v = self.reply_or_refusal()?;
+        if v["ok"] == true {
+            Ok(v)
+        } else {
+            Err(NoServer::Failed(v["error"].as_str().unwrap_or("refused").to_string()))
+        }
+    }
+
+    /// Reads a reply, a refusal (`"ok": false`) included.
+    fn reply_or_refusal(&mut self) -> Result<Value, NoServer> {
         match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
-            Some((Kind::Reply, body)) => {
-                let v = protocol::parse_json(&body)?;
-                if v["ok"] == true {
-                    Ok(v)
-                } else {
-                    Err(NoServer::Failed(v["error"].as_str().unwrap_or("refused").to_string()))
-                }
-            }
+            Some((Kind::Reply, body)) => Ok(protocol::parse_json(&body)?),
             Some((k, _)) => Err(NoServer::Failed(format!("unexpected {k:?} frame"))),
             None => Err(NoServer::Failed("the server closed the connection".into())),
         }
+    }
+
+    /// Reads the `frames` path lists that follow a reply, each entry into `each`.
+    fn paths(
+        &mut self,
+        frames: u64,
+        mut each: impl FnMut(PathKind, Vec<u8>) -> Result<(), NoServer>,
+    ) -> Result<(), NoServer> {
+        for _ in 0..frames {
+            let Some((Kind::Paths, body)) = protocol::read_frame(&mut self.r, protocol::MAX_FRAME)?
+            else {
+                return Err(NoServer::Failed("a path list was cut short".into()));
+            };
+            for (kind, p) in protocol::decode_paths(&body)? {
+                each(kind, p)?;
+            }
+        }
+        Ok(())
     }
 
     /// What may have changed in the tree since its index was built, and
@@ -105,22 +133,16 @@ impl Client {
         let frames = head["frames"].as_u64().unwrap_or(0);
         let table = head["table"].as_u64().ok_or(NoServer::Failed("no table id".into()))?;
         let mut touched = Touched::default();
-        for _ in 0..frames {
-            match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
-                Some((Kind::Paths, body)) => {
-                    for (kind, p) in protocol::decode_paths(&body)? {
-                        match kind {
-                            PathKind::Path => {
-                                touched.paths.insert(p);
-                            }
-                            PathKind::Subtree => touched.subtrees.push(p),
-                            _ => return Err(NoServer::Failed("a sync listed a verdict".into())),
-                        }
-                    }
+        self.paths(frames, |kind, p| {
+            match kind {
+                PathKind::Path => {
+                    touched.paths.insert(p);
                 }
-                _ => return Err(NoServer::Failed("a path list was cut short".into())),
+                PathKind::Subtree => touched.subtrees.push(p),
+                _ => return Err(NoServer::Failed("a sync listed a verdict".into())),
             }
-        }
+            Ok(())
+        })?;
         Ok((touched, table))
     }
 
@@ -145,14 +167,8 @@ impl Client {
         let paths =
             protocol::encode_paths(scopes.iter().map(|s| (PathKind::Path, &s[..])), usize::MAX);
         protocol::write_frame(&mut out, Kind::Paths, &paths[0])?;
-        self.w.write_all(&out)?;
-        if std::mem::take(&mut self.greeting) {
-            self.reply()?;
-        }
-        let head = match protocol::read_frame(&mut self.r, protocol::MAX_FRAME)? {
-            Some((Kind::Reply, body)) => protocol::parse_json(&body)?,
-            _ => return Err(NoServer::Failed("no reply to candidates".into())),
-        };
+        self.send(&out)?;
+        let head = self.reply_or_refusal()?;
         if head["ok"] != true || head["walk"] == true {
             return Ok(None);
         }
@@ -173,27 +189,23 @@ impl Client {
             candidate_documents: num("candidate_documents")?,
             server_time: Duration::from_micros(num("micros")?),
         };
-        for _ in 0..num("frames")? {
-            let Some((Kind::Paths, body)) = protocol::read_frame(&mut self.r, protocol::MAX_FRAME)?
-            else {
-                return Err(NoServer::Failed("a path list was cut short".into()));
+        let (entries, known) = (&mut served.entries, &mut served.known);
+        self.paths(num("frames")?, |kind, p| {
+            let verdict = match kind {
+                PathKind::Read => Verdict::Candidate,
+                PathKind::Unread => Verdict::Skip,
+                PathKind::ChangedDir => Verdict::DirChanged,
+                PathKind::KnownFile | PathKind::KnownDir => {
+                    known.insert(p, kind == PathKind::KnownDir);
+                    return Ok(());
+                }
+                PathKind::Path | PathKind::Subtree => {
+                    return Err(NoServer::Failed("candidates listed a touched path".into()));
+                }
             };
-            for (kind, p) in protocol::decode_paths(&body)? {
-                let verdict = match kind {
-                    PathKind::Read => Verdict::Candidate,
-                    PathKind::Unread => Verdict::Skip,
-                    PathKind::ChangedDir => Verdict::DirChanged,
-                    PathKind::KnownFile | PathKind::KnownDir => {
-                        served.known.insert(p, kind == PathKind::KnownDir);
-                        continue;
-                    }
-                    PathKind::Path | PathKind::Subtree => {
-                        return Err(NoServer::Failed("candidates listed a touched path".into()));
-                    }
-                };
-                served.entries.push((p, verdict));
-            }
-        }
+            entries.push((p, verdict));
+            Ok(())
+        })?;
         Ok(Some(served))
     }
 

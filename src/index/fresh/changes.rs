@@ -126,7 +126,7 @@ fn first_at_least<'p>(n: u32, path_of: &impl Fn(u32) -> &'p [u8], p: &[u8]) -> u
 
 /// The id of the table entry of `reader` with path `rel` (ids follow path order).
 pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<crate::index::table::FileId> {
-    let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+    let path_of = |id| reader.path(id);
     let id = first_at_least(reader.stats().files, &path_of, rel);
     (id < reader.stats().files && path_of(id) == rel).then_some(id)
 }
@@ -135,7 +135,7 @@ pub fn lookup(reader: &IndexReader, rel: &[u8]) -> Option<crate::index::table::F
 /// table path; `b""`: the root), each with whether it is a directory.
 pub fn children<'r>(reader: &'r IndexReader, dir: &[u8]) -> Vec<(&'r [u8], bool)> {
     let n = reader.stats().files;
-    let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+    let path_of = |id| reader.path(id);
     let prefix = if dir.is_empty() { Vec::new() } else { child_rel(dir, b"") };
     let mut out = Vec::new();
     let mut id = first_at_least(n, &path_of, &prefix);

@@ -86,7 +86,7 @@ impl TableSummary {
     /// one of `scopes`.
     fn files_below(&self, reader: &IndexReader, scopes: &[Vec<u8>]) -> u64 {
         let n = reader.stats().files;
-        let path_of = |id| reader.file(id).map_or(&[][..], |f| f.path);
+        let path_of = |id| reader.path(id);
         let before = |id: u32| u64::from(self.files_before.get(id as usize).copied().unwrap_or(0));
         scopes
             .iter()

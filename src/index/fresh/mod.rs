@@ -22,7 +22,9 @@ use crate::index::error::IndexError;
 use crate::index::location;
 use crate::index::query::Query;
 use crate::index::reader::IndexReader;
-use crate::index::search_plan::{Unused, lists_misses, query_for, unusable_for};
+use crate::index::search_plan::{
+    Unused, lists_misses, query_for, reads_binary_whole, unusable_for,
+};
 use crate::index::table::{FileId, flags};
 use crate::index::tree::changed_ns;
 use crate::options::SearchOptions;
@@ -49,8 +51,8 @@ pub struct IndexFilter {
     plan_time: Duration,
     open_time: Duration,
     sweep_time: std::sync::Mutex<Option<Duration>>,
-    /// Walked binary files are read only up to their first NUL.
-    binary_prefix_only: bool,
+    /// Binary files are read whatever their candidacy ([`reads_binary_whole`]).
+    binary_whole: bool,
     /// The output lists files without a match (`--files-without-match`,
     /// `--include-zero` counts): files ruled out are still reported.
     lists_misses: bool,
@@ -158,7 +160,7 @@ impl IndexFilter {
             root: found.root,
             reader,
             sweep_time: std::sync::Mutex::new(None),
-            binary_prefix_only: opts.walked_binary_stops_at_nul(),
+            binary_whole: reads_binary_whole(opts),
             lists_misses: lists_misses(opts),
             roots,
             candidate_files,
@@ -204,14 +206,11 @@ impl IndexFilter {
         self.lists_misses
     }
 
-    /// Whether a binary file must be read whatever its candidacy: its index
-    /// holds only the text before its first NUL, which is all a walk reads
-    /// of it with default binary detection, and nothing more.
-    /// A listing of files without a match needs it read too: ripgrep lists
-    /// no binary file that its detection stopped, so only a read can tell.
+    /// Whether a binary file must be read whatever its candidacy: one
+    /// named on the command line is searched whole, and see
+    /// [`reads_binary_whole`].
     fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
-        file_flags & flags::SKIPPED_BINARY != 0
-            && (explicit || !self.binary_prefix_only || self.lists_misses)
+        file_flags & flags::SKIPPED_BINARY != 0 && (explicit || self.binary_whole)
     }
 
     /// Whether file `id` has a candidate document.
@@ -225,7 +224,7 @@ impl IndexFilter {
             reader: &self.reader,
             root: &self.root,
             candidate_files: &self.candidate_files,
-            binary_whole: !self.binary_prefix_only || self.lists_misses,
+            binary_whole: self.binary_whole,
             keep_skips: self.lists_misses,
             summary: None,
         }

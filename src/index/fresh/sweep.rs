@@ -66,8 +66,7 @@ impl IndexFilter {
         let started = Instant::now();
         let scopes = scopes_for(opts, &self.roots)?;
         let n = self.reader.stats().files;
-        let may_differ =
-            changes.may_differ(n, |id| self.reader.file(id).map_or(&[][..], |f| f.path));
+        let may_differ = changes.may_differ(n, |id| self.reader.path(id));
         let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
         let judged = self.judge().table(&prefixes, &may_differ)?;
         self.count(&judged.counts);

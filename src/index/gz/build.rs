@@ -3,7 +3,7 @@
 //! cut into blocks at line ends as it arrives, the blocks' trigrams
 //! extracted on every core in bounded batches, one atomic publish.
 
-use std::io::{self, Read, Write};
+use std::io::Write;
 use std::num::NonZeroU64;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -20,6 +20,7 @@ use crate::index::error::IndexError;
 use crate::index::table::FileMeta;
 use crate::index::tree::recorded_change;
 use crate::index::writer::{IndexSummary, IndexWriter};
+use crate::readfull::read_full;
 use crate::stats::MemorySampler;
 
 /// What [`build`] made.
@@ -183,20 +184,6 @@ impl Cutter {
         self.blocks += blocks.len();
         Ok(used as usize)
     }
-}
-
-/// Reads until `buf` is full or the stream ends; returns how many bytes.
-fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// The access points of `index`, each with its window raw-deflate
