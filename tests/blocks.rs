@@ -215,8 +215,8 @@ fn candidate_blocks_include_every_block_with_a_match() {
         for p in patterns {
             let m = MatchOptions::new(vec![p.to_string()]);
             // Exact, and stopping early at 8 blocks (what a search asks).
-            let exact = index.candidates(&query_for(&m), 0).unwrap();
-            let early = index.candidates(&query_for(&m), 8).unwrap();
+            let exact = index.candidates(&query_for(&m, true), 0).unwrap();
+            let early = index.candidates(&query_for(&m, true), 8).unwrap();
             assert!(exact.iter().all(|b| early.contains(b)), "{p:?}: early stop lost a block");
             let re = regex::bytes::Regex::new(&format!("(?m){p}")).unwrap();
             for (offset, len) in cut(&text, block_size) {

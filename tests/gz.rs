@@ -366,7 +366,7 @@ fn candidates_include_every_block_with_a_match_and_read_back_exactly() {
             assert!(got == log[offset as usize..(offset + len) as usize], "read on to {offset}");
         }
         for p in patterns {
-            let candidates = index.candidates(&query_for(&MatchOptions::new(vec![p.into()])));
+            let candidates = index.candidates(&query_for(&MatchOptions::new(vec![p.into()]), true));
             let candidates = candidates.unwrap();
             let re = regex::bytes::Regex::new(&format!("(?m){p}")).unwrap();
             for (offset, len) in cut(&log, block_size) {

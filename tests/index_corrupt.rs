@@ -333,10 +333,11 @@ fn issue_0004_unsupported_format_version_falls_back_to_scanning() {
     finish(failures);
 }
 
-/// An index whose feature version differs from this build's ("same layout,
+/// An index whose feature version this build does not use ("same layout,
 /// reindex needed": e.g. another trigram folding, or other file times) may
 /// hold other trigrams or times than a query expects: every search warns
-/// once and scans, older or newer.
+/// once and scans, older or newer. Version 2, whose documents lack their
+/// edges, is still used, with plans that do not ask for them.
 #[test]
 fn issue_0004_other_feature_versions_warn_and_scan() {
     let (tree, index_file) = build_tree();
@@ -344,10 +345,27 @@ fn issue_0004_other_feature_versions_warn_and_scan() {
     let rg = expected(&tree);
     let mut failures = Vec::new();
     let feature = u32::from_le_bytes(good[good.len() - 20..good.len() - 16].try_into().unwrap());
-    for other in [feature + 1, feature - 1] {
+    assert_eq!(feature, 3, "this build writes feature version 3");
+    for other in [feature + 1, feature - 2] {
         std::fs::write(&index_file, with_version(&good, 32, other)).unwrap();
         let label = format!("feature version {other}");
         check(&tree, &rg, &label, Warn::One, ALL, &mut failures);
     }
+    std::fs::write(&index_file, with_version(&good, 32, 2)).unwrap();
+    for &i in ALL {
+        let q: Vec<&str> = QUERIES[i].iter().chain(&["--stats"]).copied().collect();
+        let got = util::run(&util::tg_bin(), tree.root(), &Case::new("feature 2", q.iter()));
+        let err = String::from_utf8_lossy(&got.stderr);
+        if err.contains("warn")
+            || err.contains("another version")
+            || !err.contains("candidate documents")
+        {
+            failures.push(format!(
+                "feature version 2: tg {:?} did not use the index: {err}",
+                QUERIES[i]
+            ));
+        }
+    }
+    check(&tree, &rg, "feature version 2", Warn::Maybe, ALL, &mut failures);
     finish(failures);
 }

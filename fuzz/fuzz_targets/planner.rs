@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
     };
     m.size_limit = Some(SIZE_LIMIT);
     m.dfa_size_limit = Some(SIZE_LIMIT);
-    let query = query_for(&m);
+    let query = query_for(&m, true);
     let Ok(matcher) = m.matcher(more & 4 != 0) else { return };
     if matcher.is_match(haystack) == Ok(true) {
         let doc = grams(haystack);

@@ -173,7 +173,20 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
     let mut client = Client::connect(&found.dir)
         .map_err(|e| anyhow::anyhow!("{}: {e}", found.root.display()))?;
     let pid = client.record.pid;
-    client.stop().map_err(|e| anyhow::anyhow!("stopping pid {pid}: {e}"))?;
+    if let Err(e) = client.stop() {
+        // A server that refuses the request (one of another protocol
+        // version, left running across an upgrade) is sent the signal it
+        // withdraws on, once the socket shows it is the server recorded.
+        if client.peer_pid() != Some(pid) {
+            anyhow::bail!("stopping pid {pid}: {e}");
+        }
+        // SAFETY: kill(2) has no memory effects; `pid` is the live process
+        // at the other end of the server's socket.
+        if unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) } != 0 {
+            let err = std::io::Error::last_os_error();
+            anyhow::bail!("stopping pid {pid}: {e}; and it could not be signalled: {err}");
+        }
+    }
     // Return once the server is gone (its lock free), so that a `tg serve`
     // right after does not find it still there.
     let rv = Rendezvous::for_index(&found.dir)?;

@@ -20,7 +20,7 @@
 //! assert_eq!(set.take_sorted(), want);
 //! ```
 
-use super::trigram::{Gram, Trigram, follow_bit, for_each_trigram, gram};
+use super::trigram::{Gram, Trigram, follow_bit, for_each_edge, for_each_trigram, gram};
 
 /// A set of trigrams and their follow masks that is cheap to fill, read in
 /// order and reuse.
@@ -60,6 +60,13 @@ impl TrigramSet {
         });
     }
 
+    /// Adds the trigrams of the document `text`: its own and those of its
+    /// edges ([`for_each_edge`]).
+    pub fn add_document(&mut self, text: &[u8]) {
+        self.add_bytes(text);
+        for_each_edge(text, |edge| self.add_bytes(edge));
+    }
+
     /// The number of distinct trigrams added since the last take.
     pub fn len(&self) -> usize {
         self.seen.len()
@@ -91,6 +98,15 @@ impl TrigramSet {
 mod tests {
     use super::*;
     use crate::index::trigram::grams;
+
+    #[test]
+    fn documents_match_the_naive_set() {
+        let mut set = TrigramSet::new(true);
+        for text in [&b"Hello\n"[..], b"", b"a", b"ab", b"abc", b"\xEF\xBB\xBFab", b"x\ny"] {
+            set.add_document(text);
+            assert_eq!(set.take_sorted(), crate::index::trigram::doc_grams(text));
+        }
+    }
 
     #[test]
     fn matches_the_naive_set_and_resets() {

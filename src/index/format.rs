@@ -22,19 +22,15 @@ use super::error::IndexError;
 /// Magic bytes ending every index file.
 pub const MAGIC: [u8; 8] = *b"TRIGRIDX";
 
-/// The format version this build writes.
-///
-/// Version history (one line per bump; bump when the layout changes):
+/// The format version this build writes. Version history (one line per bump; bump when the layout changes):
 /// - 1: first layout — sections `postings`, `trigrams`, `files`, `paths`,
 ///   `docs`, `always`; delta-varint postings with a CRC per list.
 /// - 2: lists in at least 1/8 of the documents are bitmaps
 ///   ([`super::postings::is_bitmap`]); version 1 files are still read.
 /// - 4: a bitmap list is followed by its follow masks
-///   ([`super::postings::ListKind::BitmapMasks`]); versions 1 and 2 are
-///   still read (their lists keep no masks). 3 is skipped: the version
-///   field has no checksum of its own, so every version read differs from
-///   every other in at least two bits (3 is one flip from 1 and from 2,
-///   and a version-4 file read as version 1 would decode bitmaps as varints).
+///   ([`super::postings::ListKind::BitmapMasks`]); 1 and 2 are still read.
+///   3 is skipped: the version field has no checksum of its own, so every
+///   two versions read differ in at least two bits (docs/INDEX-FORMAT.md).
 pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this build can read.
@@ -43,15 +39,19 @@ pub const MIN_FORMAT_VERSION: u32 = 1;
 /// Every format version this build reads: no two one bit apart.
 pub const READ_FORMAT_VERSIONS: [u32; 3] = [1, 2, 4];
 
-/// Bumped when the layout stays the same but indexes must be rebuilt
-/// (e.g. trigram folding changed). Readers open older values and report
-/// [`super::reader::IndexReader::needs_reindex`].
-///
-/// History:
-/// - 1: ASCII case folding of trigrams.
-/// - 2: file table times are ctimes with racy entries marked; directories
-///   and watched paths recorded; binary files left out.
-pub const FEATURE_VERSION: u32 = 2;
+/// Bumped when the layout stays the same but what it holds changes:
+/// 1 ASCII-folded trigrams; 2 ctimes, racy entries, directories and
+/// watched paths, binary files left out; 3 documents hold the trigrams of
+/// their edges ([`super::trigram::for_each_edge`]). Readers report
+/// [`super::reader::IndexReader::needs_reindex`] outside
+/// [`OLDEST_FEATURE_VERSION`]..=this (docs/INDEX-FORMAT.md).
+pub const FEATURE_VERSION: u32 = 3;
+
+/// The oldest feature version used: 2, without edges (planned without).
+pub const OLDEST_FEATURE_VERSION: u32 = 2;
+
+/// The feature version since which documents hold their edges.
+pub const EDGES_FEATURE_VERSION: u32 = 3;
 
 /// Length of the footer in bytes (format version 1).
 pub const FOOTER_LEN: usize = 52;

@@ -36,7 +36,13 @@
 //! Alternation unions the sets and ORs the queries. `x?` is `x|""`; `x*` is
 //! `x+|""`; `x+` keeps `x`'s prefixes and suffixes but loses exactness;
 //! `x{n,m}` concatenates at most 8 copies of `x`, then `x+`. Anchors and
-//! word boundaries match the empty string; groups are transparent.
+//! word boundaries match the empty string inside a pattern; at an edge of
+//! it they say which bytes sit just outside the match (`^` a line
+//! terminator, `\b` before a word character a non-word byte: the private
+//! `edge` module), and the plan requires those bytes with the match. An
+//! index holds each document as if a line terminator came before and
+//! after it, so that holds at a document's edges too. `-w` and `-x` wrap
+//! the pattern in assertions, as the matcher does. Groups are transparent.
 //!
 //! Sets are kept small: an exact set with more than 16 strings, or whose
 //! strings are all at least 4 bytes long, is turned into a query (the OR
@@ -48,9 +54,10 @@
 //! strings remain. The result is simplified ([`Query::simplify`]) and
 //! replaced by `Query::All` if it still has more than 100,000 nodes.
 //!
-//! Trigrams containing `\n` are never required: a string is treated as
-//! split at its newlines, because the searcher may see a line terminator
-//! where the document holds a NUL byte.
+//! A line terminator in the middle of a trigram is never required (a huge
+//! file's blocks are cut after one), and one at either end of a trigram
+//! may also be a NUL byte in the document, which the searcher turns into a
+//! line terminator in binary files.
 //!
 //! # Known limits
 //!
@@ -72,7 +79,12 @@
 //! assert!(!q.accepts(&grams_have(&grams(b"FOO, then bar"))));
 //! ```
 
+mod edge;
+mod options;
 mod strset;
+
+pub use self::options::PlanOptions;
+use self::options::{parser_builder, pattern_text, wrapped};
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -99,90 +111,62 @@ const MAX_COPIES: u32 = 8;
 /// (the index would spend longer on the query than on a scan).
 const MAX_QUERY_NODES: usize = 100_000;
 
-/// Options mirroring the matcher's flags (ripgrep's `grep-regex`), so the
-/// planner parses each pattern exactly as the matcher does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanOptions {
-    /// `-i`: match case-insensitively.
-    pub case_insensitive: bool,
-    /// `-S`: case-insensitive unless the pattern has an upper-case literal.
-    /// Planned as `-i`, which admits a superset of the documents (the index
-    /// folds ASCII anyway; only non-ASCII case variants widen the query).
-    pub case_smart: bool,
-    /// `-F`: patterns are literal strings, not regexes.
-    pub fixed_strings: bool,
-    /// `-U`: matches may span lines.
-    pub multi_line: bool,
-    /// `--multiline-dotall`: `.` matches `\n` (only with `multi_line`).
-    pub dot_matches_new_line: bool,
-    /// Unicode-aware classes and case folding (`--no-unicode` clears it).
-    pub unicode: bool,
-    /// `--crlf`: `$` also matches before `\r\n`.
-    pub crlf: bool,
-}
-
-impl Default for PlanOptions {
-    /// ripgrep's defaults: case-sensitive regexes, line by line, Unicode on.
-    fn default() -> PlanOptions {
-        PlanOptions {
-            case_insensitive: false,
-            case_smart: false,
-            fixed_strings: false,
-            multi_line: false,
-            dot_matches_new_line: false,
-            unicode: true,
-            crlf: false,
-        }
-    }
-}
-
 /// Plans a search for any of `patterns`: the OR of each pattern's query.
 ///
 /// A pattern that does not parse makes the whole plan `Query::All` (the
 /// matcher reports the error; the planner only has to stay correct). No
 /// patterns at all match nothing, as in ripgrep, so the plan is
 /// `Query::Nothing`.
+///
+/// Under `-w` or `-x` the patterns are planned wrapped as the matcher wraps
+/// them; when that makes the plan too big (a long word list: each word's
+/// boundaries add two alternatives per non-word byte), they are planned
+/// bare, which admits a superset.
 pub fn plan(patterns: &[String], opts: &PlanOptions) -> Query {
+    let q = plan_wrapped(patterns, opts, true);
+    if q == Query::All && (opts.word || opts.whole_line) {
+        plan_wrapped(patterns, opts, false)
+    } else {
+        q
+    }
+}
+
+/// [`plan`], with the patterns wrapped for `-w` and `-x` or not.
+fn plan_wrapped(patterns: &[String], opts: &PlanOptions, wrap: bool) -> Query {
     let parser = parser_builder(opts);
     let mut q = Query::Nothing;
     for p in patterns {
         match parser.build().parse(&pattern_text(p, opts)) {
-            Ok(hir) => q = q.or(plan_hir(&hir)),
+            Ok(hir) if wrap => q = q.or(plan_one(&wrapped(hir, opts), opts.edges)),
+            Ok(hir) => q = q.or(plan_one(&hir, opts.edges)),
             Err(_) => return Query::All,
         }
+        if q.node_count() > MAX_QUERY_NODES {
+            return Query::All;
+        }
     }
-    let q = q.simplify();
+    // One pattern's plan is simplified already.
+    let q = if patterns.len() == 1 { q } else { q.simplify() };
     if q.node_count() > MAX_QUERY_NODES { Query::All } else { q }
-}
-
-/// A parser configured as ripgrep's `grep-regex` configures its own.
-fn parser_builder(opts: &PlanOptions) -> regex_syntax::ParserBuilder {
-    let mut parser = regex_syntax::ParserBuilder::new();
-    parser
-        .utf8(false)
-        .case_insensitive(opts.case_insensitive || opts.case_smart)
-        // ripgrep always sets the regex `m` flag; `-U` is a searcher mode.
-        .multi_line(true)
-        .dot_matches_new_line(opts.multi_line && opts.dot_matches_new_line)
-        .crlf(opts.crlf)
-        .unicode(opts.unicode);
-    parser
-}
-
-/// The regex source for pattern `p`: escaped under `-F`.
-fn pattern_text<'a>(p: &'a str, opts: &PlanOptions) -> std::borrow::Cow<'a, str> {
-    if opts.fixed_strings { regex_syntax::escape(p).into() } else { p.into() }
 }
 
 /// Plans one parsed regex: a query that accepts the trigrams of every text
 /// `hir` matches.
 pub fn plan_hir(hir: &Hir) -> Query {
+    plan_one(hir, true)
+}
+
+/// [`plan_hir`], asking for the bytes outside a match only when the index
+/// holds the `edges` of its documents.
+fn plan_one(hir: &Hir, edges: bool) -> Query {
     let mut info = analyze(hir);
+    let edges = if edges { edge::query(hir, info.prefixes(), info.suffixes()) } else { Query::All };
     info.simplify(true);
     let q = match info.exact {
         Some(exact) => info.query.and(exact.query()),
         None => info.query,
     }
+    .and(edges)
     .simplify();
     if q.node_count() > MAX_QUERY_NODES { Query::All } else { q }
 }

@@ -205,17 +205,21 @@ const IMPLIES_BUDGET: u32 = 256;
 /// child no longer absorbs others, so of two children that imply each
 /// other one stays.
 fn absorb(out: &mut Vec<Query>, is_and: bool) {
+    // A wide OR (the bytes around a word) is not worth a check.
+    let wide = |q: &Query| matches!(q, Query::Or(alts) if alts.len() > GENERAL_ABSORPTION);
     let mut i = 0;
     while i < out.len() {
-        let absorbed = out.iter().enumerate().any(|(j, x)| {
-            let mut budget = IMPLIES_BUDGET;
-            j != i
-                && if is_and {
-                    implies(x, &out[i], &mut budget)
-                } else {
-                    implies(&out[i], x, &mut budget)
-                }
-        });
+        let absorbed = !wide(&out[i])
+            && out.iter().enumerate().any(|(j, x)| {
+                let mut budget = IMPLIES_BUDGET;
+                j != i
+                    && !wide(x)
+                    && if is_and {
+                        implies(x, &out[i], &mut budget)
+                    } else {
+                        implies(&out[i], x, &mut budget)
+                    }
+            });
         if absorbed {
             out.remove(i);
         } else {

@@ -28,7 +28,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::error::IndexError;
-use super::format::{FEATURE_VERSION, Layout, read_u32};
+use super::format::{
+    EDGES_FEATURE_VERSION, FEATURE_VERSION, Layout, OLDEST_FEATURE_VERSION, read_u32,
+};
 use super::postings::{
     ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
 };
@@ -176,7 +178,14 @@ impl IndexReader {
     /// layout, older or newer): its file table and trigrams may not mean
     /// what this build expects, so it must be rebuilt before it is used.
     pub fn needs_reindex(&self) -> bool {
-        self.layout.feature_version != FEATURE_VERSION
+        !(OLDEST_FEATURE_VERSION..=FEATURE_VERSION).contains(&self.layout.feature_version)
+    }
+
+    /// Whether the documents hold the trigrams of their edges
+    /// ([`crate::index::trigram::for_each_edge`]), which plans with
+    /// [`crate::index::planner::PlanOptions::edges`] require.
+    pub fn has_edges(&self) -> bool {
+        self.layout.feature_version >= EDGES_FEATURE_VERSION
     }
 
     /// The `source` section, if the index has one (what its documents were
@@ -378,6 +387,19 @@ impl IndexReader {
                 cs.sort_by_cached_key(|c| self.cost(c));
                 let mut acc: Option<Vec<DocId>> = None;
                 for c in cs {
+                    // An OR of trigrams after a narrower term: each list is
+                    // intersected with what is left, not read whole.
+                    if let (Query::Or(alts), Some(a)) = (c, &acc)
+                        && alts.iter().all(|alt| alt.leaf().is_some())
+                    {
+                        let mut hits = Vec::new();
+                        for (t, next) in alts.iter().filter_map(Query::leaf) {
+                            hits =
+                                union(&hits, &self.postings(t)?.intersect(a, next.map(follow_bit)));
+                        }
+                        acc = Some(hits);
+                        continue;
+                    }
                     acc = match (c.leaf(), acc) {
                         (_, Some(a)) if a.len() <= enough => {
                             return Ok(Set::Docs(a));

@@ -6,10 +6,16 @@ use super::planner::{PlanOptions, plan};
 use super::query::Query;
 use std::path::Path;
 
-use crate::options::{Case, EncodingChoice, MatchOptions, Mode, OutputMode, SearchOptions};
+use crate::options::{
+    Boundary, Case, EncodingChoice, MatchOptions, Mode, OutputMode, SearchOptions,
+};
 
-/// The query every line a search can match satisfies.
-pub fn query_for(m: &MatchOptions) -> Query {
+/// The query every line a search can match satisfies, for an index whose
+/// documents hold their `edges` (see [`IndexReader::has_edges`]; a
+/// server's always do).
+///
+/// [`IndexReader::has_edges`]: super::reader::IndexReader::has_edges
+pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
     plan(
         &m.patterns,
         &PlanOptions {
@@ -20,6 +26,10 @@ pub fn query_for(m: &MatchOptions) -> Query {
             multi_line: m.multiline,
             dot_matches_new_line: m.multiline_dotall,
             unicode: m.unicode,
+            crlf: m.crlf,
+            word: m.boundary == Boundary::Word,
+            whole_line: m.boundary == Boundary::Line,
+            edges,
             ..PlanOptions::default()
         },
     )

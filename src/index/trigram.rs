@@ -6,13 +6,19 @@
 //! queries: the planner folds its required strings the same way, so a
 //! document containing a string always contains the folded trigrams of it.
 //!
+//! A document's trigrams include those of its *edges*: the document is
+//! taken to start after a line terminator and to end before one
+//! ([`for_each_edge`]), so `^static`, `-w read` and `-x` can require the
+//! trigrams around a match even where it starts or ends the document.
+//!
 //! Each trigram of a text also has a *follow mask*: the follow bits
 //! ([`follow_bit`]) of the bytes that follow it there, so an index can
 //! tell `abc` followed by `d` from `abc` alone.
 //!
 //! ```
-//! use trigrep::index::trigram::{follow_bit, gram, grams, pack, trigrams};
+//! use trigrep::index::trigram::{doc_grams, follow_bit, gram, grams, pack, trigrams};
 //! assert_eq!(trigrams(b"Abcd"), vec![pack(*b"abc"), pack(*b"bcd")]);
+//! assert_eq!(doc_grams(b"ab").len(), 2, "\\nab and ab\\n");
 //! assert_eq!(grams(b"Abcd"), vec![gram(pack(*b"abc"), follow_bit(b'd')), gram(pack(*b"bcd"), 0)]);
 //! ```
 
@@ -74,6 +80,52 @@ pub fn gram_trigram(g: Gram) -> Trigram {
 #[inline]
 pub fn gram_mask(g: Gram) -> u8 {
     g as u8
+}
+
+/// The line terminator a document is taken to start and end with.
+pub const EDGE: u8 = b'\n';
+
+/// The UTF-8 byte-order mark, which the searcher drops from a file's start.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Calls `f` with the short texts whose trigrams, added to those of
+/// `text`, are the trigrams of the document `text`: the ones its edges
+/// make when an [`EDGE`] is put before its start (before, and after, a
+/// UTF-8 byte-order mark, which the searcher drops) and after its end
+/// (unless it ends with one already).
+///
+/// Adding trigrams to a document only ever makes it a candidate more
+/// often, so edges are sound wherever a document is cut: a block of a
+/// huge file, or a binary file's text before its first NUL.
+pub fn for_each_edge(text: &[u8], mut f: impl FnMut(&[u8])) {
+    let open_end = !text.ends_with(&[EDGE]);
+    for t in std::iter::once(text).chain(text.strip_prefix(UTF8_BOM)) {
+        let n = t.len().min(3);
+        let mut buf = [EDGE; 4];
+        buf[1..=n].copy_from_slice(&t[..n]);
+        // A one-byte text is its own end too: `\nx\n`.
+        let len = if n == 1 && open_end { 3 } else { 1 + n };
+        f(&buf[..len]);
+    }
+    if open_end && text.len() >= 2 {
+        let tail = [text[text.len() - 2], text[text.len() - 1], EDGE];
+        f(&tail);
+    }
+}
+
+/// The distinct trigrams of the document `text` (its own and its edges',
+/// [`for_each_edge`]), sorted, with their follow masks: what an index
+/// holds for it.
+pub fn doc_grams(text: &[u8]) -> Vec<Gram> {
+    let mut all = std::collections::BTreeMap::new();
+    let mut add = |bytes: &[u8]| {
+        for_each_trigram(bytes, |t, next| {
+            *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
+        });
+    };
+    add(text);
+    for_each_edge(text, &mut add);
+    all.into_iter().map(|(t, m)| gram(t, m)).collect()
 }
 
 /// The distinct trigrams of `bytes`, sorted.

@@ -41,8 +41,9 @@ const ENOUGH_BLOCKS: usize = 8;
 pub struct BlockLookup<'o> {
     opts: &'o SearchOptions,
     msgs: &'o Messages,
-    /// The planned query (`None`: not planned yet).
-    query: Option<Query>,
+    /// The planned query for indexes without and with edges (`None`: not
+    /// planned yet).
+    query: [Option<Query>; 2],
     /// Huge files searched without a block index that describes them.
     unindexed: Vec<PathBuf>,
 }
@@ -50,7 +51,7 @@ pub struct BlockLookup<'o> {
 impl<'o> BlockLookup<'o> {
     /// Lookups for a run with `opts`, warnings through `msgs`.
     pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> BlockLookup<'o> {
-        BlockLookup { opts, msgs, query: None, unindexed: Vec::new() }
+        BlockLookup { opts, msgs, query: [None, None], unindexed: Vec::new() }
     }
 
     /// The huge files looked up so far that have no block index describing
@@ -92,7 +93,9 @@ impl<'o> BlockLookup<'o> {
         if freshness == Freshness::Stale || (quit && index.source.has_nul) {
             return None;
         }
-        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
+        let edges = index.has_edges();
+        let query =
+            self.query[usize::from(edges)].get_or_insert_with(|| query_for(&opts.matcher, edges));
         if *query == Query::All {
             return None;
         }

@@ -80,7 +80,7 @@ pub struct GzLookup<'o> {
     opts: &'o SearchOptions,
     msgs: &'o Messages,
     /// The planned query (`None`: not planned yet).
-    query: Option<Query>,
+    query: [Option<Query>; 2],
     /// Big `.gz` files decompressed whole for want of a usable index.
     unindexed: Vec<PathBuf>,
 }
@@ -88,7 +88,7 @@ pub struct GzLookup<'o> {
 impl<'o> GzLookup<'o> {
     /// Lookups for a run with `opts`, warnings through `msgs`.
     pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> GzLookup<'o> {
-        GzLookup { opts, msgs, query: None, unindexed: Vec::new() }
+        GzLookup { opts, msgs, query: [None, None], unindexed: Vec::new() }
     }
 
     /// The big `.gz` files looked up so far that have no index describing them.
@@ -136,7 +136,9 @@ impl<'o> GzLookup<'o> {
             *run.fallbacks.entry(why).or_default() += 1;
             return None;
         }
-        let query = self.query.get_or_insert_with(|| query_for(&opts.matcher));
+        let edges = index.has_edges();
+        let query =
+            self.query[usize::from(edges)].get_or_insert_with(|| query_for(&opts.matcher, edges));
         let selective = !(opts.read.invert_match || lists_misses(opts) || *query == Query::All);
         let candidates = match index.candidates(if selective { query } else { &Query::All }) {
             Ok(c) => c,

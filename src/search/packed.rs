@@ -148,7 +148,7 @@ impl<'o> PackedSearch<'o> {
         if !usable || lists_misses(opts) {
             return (all, Some(lines));
         }
-        let query = query_for(&opts.matcher);
+        let query = query_for(&opts.matcher, index.has_edges());
         if query == Query::All {
             return (all, Some(lines));
         }

@@ -130,11 +130,13 @@ pub fn rebuild(server: &Server) {
             st.overlay.forget_before(began + 1);
             drop(st);
             watch_table(server);
+            // The error is cleared before the count shows the merge, so
+            // a status never shows both.
+            *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
             server.counters.merges.fetch_add(1, Ordering::Relaxed);
             // Hand the build's memory back, so private memory shows the server at rest.
             // SAFETY: malloc_trim only releases free heap pages.
             unsafe { libc::malloc_trim(0) };
-            *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         Err(e) => {
             // Still due: retried after the back-off.

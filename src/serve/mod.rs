@@ -202,7 +202,8 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     };
     // No index, one from another version, or a damaged one: build it first.
     let reader = match IndexReader::open(&index_dir) {
-        Ok(r) if !r.needs_reindex() => r,
+        // Clients plan for an index with edges (protocol version 2).
+        Ok(r) if !r.needs_reindex() && r.has_edges() => r,
         _ => {
             merge::build_quietly(&opts)?;
             IndexReader::open(&index_dir)?

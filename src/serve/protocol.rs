@@ -14,7 +14,12 @@ use std::io::{self, BufRead, Read, Write};
 use serde_json::Value;
 
 /// The protocol version this build speaks.
-pub const VERSION: u64 = 1;
+///
+/// - 2: queries require the trigrams of line and word boundaries, which
+///   only an index of feature version 3 holds
+///   ([`crate::index::format::FEATURE_VERSION`]); a server of version 1
+///   could miss files.
+pub const VERSION: u64 = 2;
 
 /// The largest frame a client accepts (a path list is split into frames
 /// below it).

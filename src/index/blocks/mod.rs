@@ -223,7 +223,7 @@ fn add_blocks(
                 || writer.trigram_set(),
                 |set, &(off, len)| {
                     let bytes = &data[off as usize..(off + len) as usize];
-                    set.add_bytes(bytes);
+                    set.add_document(bytes);
                     Extracted {
                         trigrams: set.take_sorted(),
                         newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
@@ -370,6 +370,12 @@ impl BlockIndex {
             return Ok(Freshness::Stale);
         }
         Ok(Freshness::Grown)
+    }
+
+    /// Whether the blocks hold the trigrams of their edges (see
+    /// [`IndexReader::has_edges`]).
+    pub fn has_edges(&self) -> bool {
+        self.reader.has_edges()
     }
 
     /// The blocks that can hold a match of `query`, in file order: exactly

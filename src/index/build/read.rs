@@ -73,6 +73,6 @@ pub(super) fn extract(
     // binary files whole (`-a`, `--binary`, named files) always read them.
     let text_end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
     let binary = if text_end < bytes.len() { flags::SKIPPED_BINARY } else { 0 };
-    set.add_bytes(&bytes[..text_end]);
+    set.add_document(&bytes[..text_end]);
     Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams: set.take_sorted() }
 }

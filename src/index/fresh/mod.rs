@@ -94,7 +94,9 @@ impl IndexFilter {
             return Err(why);
         }
         let started = Instant::now();
-        let query = query_for(&opts.matcher);
+        // Planned for an index with edges, as a server's always has; an
+        // older one is planned for again once opened.
+        let query = query_for(&opts.matcher, true);
         if query == Query::All {
             return Err(Unused::NoTrigrams);
         }
@@ -113,7 +115,7 @@ impl IndexFilter {
         msgs: &Messages,
         found: Located,
     ) -> Result<IndexFilter, Unused> {
-        let Located { query, plan_time, .. } = found;
+        let Located { mut query, plan_time, .. } = found;
         let started = Instant::now();
         let reader = match IndexReader::open(&found.dir) {
             Ok(r) => r,
@@ -139,6 +141,9 @@ impl IndexFilter {
                 found.root.display()
             ));
             return Err(Unused::Unusable);
+        }
+        if !reader.has_edges() {
+            query = query_for(&opts.matcher, false);
         }
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,

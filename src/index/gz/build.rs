@@ -168,7 +168,7 @@ impl Cutter {
                 || writer.trigram_set(),
                 |set, &(off, len)| {
                     let bytes = &text[off as usize..(off + len) as usize];
-                    set.add_bytes(bytes);
+                    set.add_document(bytes);
                     let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
                     (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some())
                 },

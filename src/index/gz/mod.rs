@@ -118,6 +118,12 @@ impl GzIndex {
             && crc_of(f.gz_len - u64::from(f.tail_len), f.tail_len)? == f.tail_crc)
     }
 
+    /// Whether the blocks hold the trigrams of their edges (see
+    /// [`IndexReader::has_edges`]).
+    pub fn has_edges(&self) -> bool {
+        self.reader.has_edges()
+    }
+
     /// The blocks of text that can hold a match of `query`, in text order.
     pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
         candidate_blocks(&self.reader, query, 0)

@@ -23,18 +23,18 @@ use regex_syntax::hir::{self, Hir, HirKind};
 
 use super::{PlanOptions, parser_builder, pattern_text, plan};
 use crate::index::query::{Query, grams_have};
-use crate::index::trigram::grams;
+use crate::index::trigram::doc_grams;
 
 /// Characters texts and literals are made of.
-const ALPHABET: &[&str] =
-    &["a", "b", "c", "A", "B", "k", "K", "s", "S", "\u{17F}", "\u{212A}", "é", "É", "_", " ", "\n"];
+const ALPHABET: &[&str] = &[
+    "a", "b", "c", "A", "B", "k", "K", "s", "S", "\u{17F}", "\u{212A}", "é", "É", "_", " ", "\n",
+    "\r",
+];
 
 /// A regex leaf: a literal, a class, an assertion or nothing.
 fn leaf() -> impl Strategy<Value = String> {
-    let chars: Vec<String> = ALPHABET
-        .iter()
-        .map(|c| if *c == "\n" { "\\n".to_string() } else { c.to_string() })
-        .collect();
+    let chars: Vec<String> =
+        ALPHABET.iter().map(|c| c.replace('\n', "\\n").replace('\r', "\\r")).collect();
     prop_oneof![
         4 => select(chars),
         2 => select(vec!["abc", "Kab", "\u{17F}é", "bca", "aab", "ba", "ABc", "cab"]).prop_map(String::from),
@@ -69,16 +69,22 @@ fn regex_source() -> impl Strategy<Value = String> {
 /// Random matcher flags, mostly ripgrep's defaults.
 fn options() -> impl Strategy<Value = PlanOptions> {
     use prop::bool::weighted;
-    (weighted(0.2), weighted(0.05), weighted(0.08), weighted(0.3), weighted(0.5), weighted(0.9))
-        .prop_map(|(i, smart, fixed, multi, dotall, unicode)| PlanOptions {
+    let flags = (weighted(0.2), weighted(0.05), weighted(0.08), weighted(0.3), weighted(0.5));
+    let more = (weighted(0.9), weighted(0.15), weighted(0.25), weighted(0.1));
+    (flags, more).prop_map(|((i, smart, fixed, multi, dotall), (unicode, crlf, word, line))| {
+        PlanOptions {
             case_insensitive: i,
             case_smart: smart,
             fixed_strings: fixed,
             multi_line: multi,
             dot_matches_new_line: dotall,
             unicode,
-            crlf: false,
-        })
+            crlf,
+            word,
+            whole_line: line,
+            edges: true,
+        }
+    })
 }
 
 /// `hir` with every assertion replaced by the empty regex (`rand_regex`
@@ -118,9 +124,10 @@ struct Stats {
     texts: AtomicUsize,
 }
 
-/// Fails unless `q` accepts a document holding exactly `text`.
+/// Fails unless `q` accepts a document holding exactly `text` (with its
+/// edges, as an index holds it).
 fn assert_accepts(q: &Query, text: &[u8], pattern: &str, what: &str) -> Result<(), TestCaseError> {
-    let doc = grams(text);
+    let doc = doc_grams(text);
     prop_assert!(
         q.accepts(&grams_have(&doc)),
         "false negative: pattern {pattern:?} planned as {q} rejects {what} {:?}",
@@ -133,11 +140,20 @@ fn assert_accepts(q: &Query, text: &[u8], pattern: &str, what: &str) -> Result<(
 fn check(pattern: &str, opts: &PlanOptions, seed: u64, stats: &Stats) -> Result<(), TestCaseError> {
     let q = plan(&[pattern.to_string()], opts);
     let src = pattern_text(pattern, opts);
-    let Ok(re) = RegexBuilder::new(&src)
+    // Wrapped for -x and -w as grep-regex wraps it.
+    let matched_src = if opts.whole_line {
+        format!("(?m:^)(?:{src})(?m:$)")
+    } else if opts.word {
+        format!(r"\b{{start-half}}(?:{src})\b{{end-half}}")
+    } else {
+        src.to_string()
+    };
+    let Ok(re) = RegexBuilder::new(&matched_src)
         .case_insensitive(opts.case_insensitive || opts.case_smart)
         .multi_line(true)
         .dot_matches_new_line(opts.multi_line && opts.dot_matches_new_line)
         .unicode(opts.unicode)
+        .crlf(opts.crlf)
         .build()
     else {
         return Ok(());

@@ -76,6 +76,11 @@ impl StrSet {
         self.0.insert(s.iter().map(|&b| trigram::fold(b)).collect());
     }
 
+    /// The strings, in order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.iter().map(Vec::as_slice)
+    }
+
     /// Number of strings.
     pub(super) fn len(&self) -> usize {
         self.0.len()
@@ -118,8 +123,7 @@ impl StrSet {
     /// The query every text containing one of the strings satisfies: OR over
     /// the strings of AND over their trigrams. A string with no usable
     /// trigram (shorter than 3 bytes) makes it `All`; the empty set gives
-    /// `Nothing`. Trigrams containing `\n` are never required: a string is
-    /// treated as split at its newlines (see [`string_query`]).
+    /// `Nothing`. Line terminators are treated as [`string_query`] says.
     pub(super) fn query(&self) -> Query {
         let mut q = Query::Nothing;
         for s in &self.0 {
@@ -184,32 +188,52 @@ impl StrSet {
 }
 
 /// The trigrams of the folded string `s` that a text containing `s` must
-/// contain, ANDed: every trigram of `s` except those containing `\n`, each
-/// with the byte after it in `s` ([`Query::Followed`]) unless it is the
-/// last, or the byte after it is a `\n` or a NUL.
+/// contain, ANDed: every trigram of `s` but those with a `\n` in the
+/// middle, each with the byte after it in `s` ([`Query::Followed`]) unless
+/// it is the last, or it or the byte after it ends in a `\n` or a NUL.
 ///
-/// Newlines are left out because the searcher may see a `\n` where the
-/// document holds another byte (NUL bytes are turned into line terminators
-/// in binary files), so a trigram spanning a newline is no proof; and a
-/// binary file's document ends before its first NUL.
+/// A `\n` at either end of a trigram may be a NUL in the document: the
+/// searcher turns NUL bytes into line terminators in binary files, so
+/// such a trigram is required in either spelling. One in the middle is
+/// left out: a huge file's blocks are cut after a line terminator, so no
+/// block holds the bytes on both sides of one (an edge of a block is
+/// indexed as if it had one, [`trigram::for_each_edge`]).
 pub(super) fn string_query(s: &[u8]) -> Query {
     let mut seen = HashSet::new();
     let ts: Vec<Query> = s
         .windows(3)
         .enumerate()
-        .filter(|(_, w)| !w.contains(&b'\n'))
-        .map(|(i, w)| {
-            let t = trigram::pack([w[0], w[1], w[2]]);
-            match s.get(i + 3) {
-                Some(&b) if b != b'\n' && b != 0 => Query::Followed(t, trigram::fold(b)),
-                _ => Query::Trigram(t),
-            }
-        })
-        .filter(|q| seen.insert(q.clone()))
+        .map(|(i, w)| window_query([w[0], w[1], w[2]], s.get(i + 3).copied()))
+        .filter(|q| *q != Query::All && seen.insert(q.clone()))
         .collect();
     match ts.len() {
         0 => Query::All,
         1 => ts.into_iter().next().unwrap_or(Query::All),
         _ => Query::And(ts),
     }
+}
+
+/// What a text holding the (folded) bytes `w`, then `next` if known, must
+/// hold, as [`string_query`] says: `All` for a `\n` in the middle, both
+/// spellings of a `\n` at either end, the byte after unless either ends
+/// in a line terminator or a NUL.
+pub(super) fn window_query(w: [u8; 3], next: Option<u8>) -> Query {
+    if w[1] == b'\n' {
+        return Query::All;
+    }
+    let firsts = if w[0] == b'\n' { &[b'\n', 0][..] } else { &w[..1] };
+    let lasts = if w[2] == b'\n' { &[b'\n', 0][..] } else { &w[2..] };
+    let follower = next.filter(|&b| b != b'\n' && b != 0 && w[2] != b'\n' && w[2] != 0);
+    let mut q = Query::Nothing;
+    for &first in firsts {
+        for &last in lasts {
+            let t = trigram::pack([first, w[1], last]);
+            q = q.or(match follower {
+                // Nothing follows a line terminator that ends a block.
+                Some(b) => Query::Followed(t, trigram::fold(b)),
+                None => Query::Trigram(t),
+            });
+        }
+    }
+    q
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::index::query::grams_have;
-use crate::index::trigram::grams;
+use crate::index::trigram::doc_grams;
 
 /// The plan of one pattern with `opts`, displayed.
 fn show_with(pattern: &str, opts: &PlanOptions) -> String {
@@ -15,9 +15,10 @@ fn show(pattern: &str) -> String {
     show_with(pattern, &PlanOptions::default())
 }
 
-/// Whether `q` accepts a document holding `text`.
+/// Whether `q` accepts a document holding `text` (with its edges, as an
+/// index holds it).
 fn accepts(q: &Query, text: &str) -> bool {
-    q.accepts(&grams_have(&grams(text.as_bytes())))
+    q.accepts(&grams_have(&doc_grams(text.as_bytes())))
 }
 
 fn planned(pattern: &str) -> Query {
@@ -34,10 +35,57 @@ fn literals_and_empty() {
 }
 
 #[test]
-fn anchors_and_word_boundaries_are_empty() {
-    assert_eq!(show(r"\bfoo\b"), r#""foo""#);
-    assert_eq!(show("^foo$"), r#""foo""#);
+fn assertions_inside_a_pattern_are_empty() {
     assert_eq!(show(r"\Afo\Bo\z"), r#""foo""#);
+    assert_eq!(show(r"fo\bo"), r#""foo""#);
+    let q = planned(r"foo\b bar");
+    assert!(accepts(&q, "foo bar"), "zero-width: no byte is added inside");
+}
+
+#[test]
+fn line_anchors_at_the_edges_require_a_line_terminator_outside() {
+    assert_eq!(show("^foo"), r#"("foo" & ("\nfo"+o | "\x00fo"+o))"#);
+    let q = planned("^foo$");
+    for text in ["foo", "a\nfoo\nb", "a\nfoo", "x\0foo\0y", "\u{FEFF}foo"] {
+        assert!(accepts(&q, text), "{text:?}");
+    }
+    for text in ["afoo", "foob", "a foo\n", "\nfoo bar"] {
+        assert!(!accepts(&q, text), "{text:?}");
+    }
+    let crlf = PlanOptions { crlf: true, ..PlanOptions::default() };
+    let q = plan(&["^foo$".into()], &crlf);
+    assert!(accepts(&q, "a\r\nfoo\r\nb") && accepts(&q, "a\rfoo\rb"));
+    let lines = PlanOptions { whole_line: true, ..PlanOptions::default() };
+    let q = plan(&["foo".into()], &lines);
+    assert!(accepts(&q, "a\nfoo\nb") && !accepts(&q, "a\nfoo bar\nb"));
+}
+
+#[test]
+fn word_boundaries_at_the_edges_require_a_non_word_byte_outside() {
+    let words = PlanOptions { word: true, ..PlanOptions::default() };
+    for q in [planned(r"\bfoo\b"), plan(&["foo".into()], &words), planned(r"\<foo\>")] {
+        for text in ["foo", " foo ", "(foo)", "a\nfoo\n", "\u{e9}\u{2014}foo\u{2014}", "x\0foo"] {
+            assert!(accepts(&q, text), "{q}: {text:?}");
+        }
+        for text in ["xfoo ", " foox", "_foo_", "foo1"] {
+            assert!(!accepts(&q, text), "{q}: {text:?}");
+        }
+    }
+    // Before a non-word character, \b says the outside byte is a word's.
+    assert_eq!(show(r"\b-foo"), show("-foo"));
+    // Under -w, a pattern that starts with a non-word character gets one
+    // before it all the same (the half boundary asks only the outside).
+    let q = plan(&["-foo".into()], &words);
+    assert!(accepts(&q, " -foo") && !accepts(&q, "x-foo"));
+}
+
+#[test]
+fn long_word_lists_under_w_are_planned_bare() {
+    let words = PlanOptions { word: true, ..PlanOptions::default() };
+    let list: Vec<String> = (0..2000).map(|i| format!("word{i}")).collect();
+    let q = plan(&list, &words);
+    assert_ne!(q, Query::All);
+    assert!(accepts(&q, "word77") && !accepts(&q, "nothing"));
 }
 
 #[test]
@@ -127,11 +175,21 @@ fn big_inputs_stay_fast() {
 }
 
 #[test]
-fn newlines_split_strings() {
+fn newlines_are_required_only_at_a_trigram_edge() {
     let opts = PlanOptions { multi_line: true, ..PlanOptions::default() };
-    assert_eq!(show_with("abc\ndef", &opts), r#"("abc" & "def")"#);
-    assert_eq!(show_with("ab\ncd", &opts), "ALL");
-    assert_eq!(show_with(r"abc\sdef", &opts), r#"("abc" & "def")"#);
+    assert_eq!(
+        show_with("abc\ndef", &opts),
+        r#"("abc" & ("bc\n" | "bc\x00") & ("\nde"+f | "\x00de"+f) & "def")"#
+    );
+    let q = plan(&["abc\ndef".into()], &opts);
+    assert!(accepts(&q, "abc\ndef") && accepts(&q, "abc\0def"));
+    assert_eq!(show_with("ab\ncd", &opts), r#"(("ab\n" | "ab\x00") & ("\ncd" | "\x00cd"))"#);
+    assert_eq!(show_with("a\nb", &opts), "ALL");
+    let q = plan(&[r"abc\sdef".into()], &opts);
+    for text in ["abc def", "abc\ndef", "abc\0def", "abc\u{3000}def"] {
+        assert!(accepts(&q, text), "{text:?}");
+    }
+    assert!(!accepts(&q, "abc-def"));
 }
 
 #[test]
