@@ -17,7 +17,7 @@ use grep_matcher::Matcher;
 use libfuzzer_sys::fuzz_target;
 use trigrep::index::search_plan::query_for;
 use trigrep::index::query::grams_have;
-use trigrep::index::trigram::grams;
+use trigrep::index::trigram::doc_grams;
 use trigrep::options::{Boundary, Case, MatchOptions};
 
 /// The compiled regex and lazy DFA limits: big enough for what the fuzzer
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
     let query = query_for(&m, true);
     let Ok(matcher) = m.matcher(more & 4 != 0) else { return };
     if matcher.is_match(haystack) == Ok(true) {
-        let doc = grams(haystack);
+        let doc = doc_grams(haystack);
         assert!(
             query.accepts(&grams_have(&doc)),
             "false negative: {:?} planned as {query} rejects {:?}",

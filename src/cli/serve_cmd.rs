@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::location;
 use trigrep::index::storage::FsStorage;
-use trigrep::serve::client::Client;
+use trigrep::serve::client::{self, Client, NoServer};
 use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
 
@@ -170,21 +170,27 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
     let Some(found) = location::find(&args.index_dir.base(), &dir) else {
         anyhow::bail!("no index covers {}", dir.display());
     };
-    let mut client = Client::connect(&found.dir)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", found.root.display()))?;
-    let pid = client.record.pid;
-    if let Err(e) = client.stop() {
-        // A server that refuses the request (one of another protocol
-        // version, left running across an upgrade) is sent the signal it
-        // withdraws on, once the socket shows it is the server recorded.
-        if client.peer_pid() != Some(pid) {
-            anyhow::bail!("stopping pid {pid}: {e}");
-        }
-        // SAFETY: kill(2) has no memory effects; `pid` is the live process
-        // at the other end of the server's socket.
-        if unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) } != 0 {
-            let err = std::io::Error::last_os_error();
-            anyhow::bail!("stopping pid {pid}: {e}; and it could not be signalled: {err}");
+    let Some(record) = trigrep::serve::rendezvous::read_record(&found.dir) else {
+        anyhow::bail!("{}: {}", found.root.display(), NoServer::Absent);
+    };
+    let pid = record.pid;
+    match Client::connect(&found.dir).and_then(|mut c| c.stop()) {
+        Ok(()) => {}
+        Err(NoServer::Absent) => anyhow::bail!("{}: {}", found.root.display(), NoServer::Absent),
+        Err(e) => {
+            // A server that refuses the request or hangs up (one of another
+            // protocol version, left running across an upgrade) is sent the
+            // signal it withdraws on, once its socket shows it is the
+            // server recorded.
+            if client::peer_pid(&record.socket) != Some(pid) {
+                anyhow::bail!("stopping pid {pid}: {e}");
+            }
+            // SAFETY: kill(2) has no memory effects; `pid` is the live
+            // process at the other end of the server's socket.
+            if unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) } != 0 {
+                let err = std::io::Error::last_os_error();
+                anyhow::bail!("stopping pid {pid}: {e}; and it could not be signalled: {err}");
+            }
         }
     }
     // Return once the server is gone (its lock free), so that a `tg serve`

@@ -220,25 +220,6 @@ impl Client {
         self.request("stop")?;
         self.reply().map(|_| ())
     }
-
-    /// The process id of the server at the other end of the socket, as
-    /// the kernel tells it (`SO_PEERCRED`), whatever its record says.
-    pub fn peer_pid(&self) -> Option<u32> {
-        let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
-        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-        // SAFETY: `cred` and `len` are valid for writes of the sizes given,
-        // and the descriptor is the open socket `self.w` owns.
-        let rc = unsafe {
-            libc::getsockopt(
-                std::os::fd::AsRawFd::as_raw_fd(&self.w),
-                libc::SOL_SOCKET,
-                libc::SO_PEERCRED,
-                (&raw mut cred).cast(),
-                &raw mut len,
-            )
-        };
-        (rc == 0 && cred.pid > 0).then_some(cred.pid as u32)
-    }
 }
 
 /// The rules of a query's sweep that a server must know to judge for it
@@ -276,4 +257,25 @@ pub struct Served {
 /// The pid of the live server of the index in `index_dir`, if one answers.
 pub fn live_server(index_dir: &Path) -> Option<u32> {
     Client::connect(index_dir).ok().map(|c| c.record.pid)
+}
+
+/// The process id of whatever listens on `socket`, as the kernel tells it
+/// (`SO_PEERCRED`), whatever a record says: how `tg stop` makes sure the
+/// process it would signal is the server.
+pub fn peer_pid(socket: &Path) -> Option<u32> {
+    let stream = UnixStream::connect(socket).ok()?;
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are valid for writes of the sizes given, and
+    // the descriptor is the open socket `stream` owns.
+    let rc = unsafe {
+        libc::getsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(&stream),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &raw mut len,
+        )
+    };
+    (rc == 0 && cred.pid > 0).then_some(cred.pid as u32)
 }
