@@ -137,6 +137,8 @@ pub struct Server {
     state: Mutex<State>,
     applied: Condvar,
     next_cookie: AtomicU64,
+    /// What the drain thread took from the kernel's queue.
+    drained: Arc<watch::Drained>,
     /// When it started.
     pub started: Instant,
     last_query: Mutex<Instant>,
@@ -168,11 +170,20 @@ impl Server {
     pub fn sync(&self, patience: Duration) -> Option<(Touched, Arc<IndexReader>)> {
         *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
+        let deadline = Instant::now() + patience;
+        if let Some(handed) = self.drained.quiet() {
+            // Every earlier change was handed on: wait until it is applied.
+            let mut st = self.state();
+            while st.seq < handed {
+                let left = deadline.checked_duration_since(Instant::now())?;
+                st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
+            }
+            return st.ready.then(|| (st.overlay.touched(), Arc::clone(&st.reader)));
+        }
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
         let cookie = self.rendezvous.cookies.join(n.to_string());
         let overflows = self.state().overflows_applied;
         std::fs::File::create(&cookie).ok()?;
-        let deadline = Instant::now() + patience;
         let mut st = self.state();
         while st.cookie_seen < n && st.overflows_applied == overflows {
             let left = deadline.checked_duration_since(Instant::now())?;
@@ -212,7 +223,9 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     let reader = Arc::new(reader);
     let _ = std::fs::remove_dir_all(&rendezvous.cookies);
     let (watches, inotify) = watch::start(&opts.root, &rendezvous.cookies)?;
+    let drained = Arc::new(watch::Drained::of(&inotify));
     let server = Arc::new(Server {
+        drained: Arc::clone(&drained),
         index_dir,
         rendezvous,
         state: Mutex::new(State {
@@ -238,7 +251,9 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     });
     merge::watch_table(&server);
     let (tx, rx) = crossbeam_channel::bounded(1 << 16);
-    std::thread::Builder::new().name("tg-drain".into()).spawn(move || watch::drain(inotify, tx))?;
+    std::thread::Builder::new()
+        .name("tg-drain".into())
+        .spawn(move || watch::drain(inotify, tx, &drained))?;
     let s = Arc::clone(&server);
     std::thread::Builder::new().name("tg-apply".into()).spawn(move || apply::run(&s, &rx))?;
     // Everything changed before the watches were set is found by one look.

@@ -13,12 +13,23 @@
 //! in its private cookie directory, watched by the same inotify instance;
 //! inotify queues events in order, so once the cookie's event is applied,
 //! so is every earlier one.
+//!
+//! **The quiet check** spares most queries the cookie: inotify queues an
+//! event within the system call that made the change, so when the
+//! kernel's queue is empty ([`Drained::quiet`], `FIONREAD`), every change
+//! made before was already taken by the drain thread, which takes and
+//! counts events under one lock; once the apply thread has applied that
+//! many, the server can answer. Only a query that finds events queued (or
+//! the drain thread mid-read) writes a cookie.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_channel::Sender;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
@@ -156,28 +167,95 @@ impl DirWatches {
     }
 }
 
+/// What the drain thread has taken from the kernel's queue (see the
+/// module docs' quiet check).
+pub struct Drained {
+    /// Held while events are taken from the queue and counted.
+    reading: Mutex<()>,
+    /// Events taken from the queue and handed to the apply thread.
+    handed: AtomicU64,
+    /// The inotify descriptor, while `open`.
+    fd: RawFd,
+    /// The descriptor is open (cleared, under `reading`, before it closes).
+    open: AtomicBool,
+}
+
+impl Drained {
+    /// The bookkeeping of the drain thread of `inotify`.
+    pub fn of(inotify: &Inotify) -> Drained {
+        Drained {
+            reading: Mutex::new(()),
+            handed: AtomicU64::new(0),
+            fd: inotify.as_raw_fd(),
+            open: AtomicBool::new(true),
+        }
+    }
+
+    /// How many events the drain thread had handed on when the kernel's
+    /// queue was found empty now, so that every change made before this
+    /// call is among them; `None` when events are queued, the drain thread
+    /// is taking some, or it has stopped.
+    pub fn quiet(&self) -> Option<u64> {
+        let _taking = self.reading.try_lock().ok()?;
+        if !self.open.load(Ordering::SeqCst) {
+            return None;
+        }
+        let mut queued: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int; the descriptor stays open while
+        // `reading` is held and `open` is set.
+        let rc = unsafe { libc::ioctl(self.fd, libc::FIONREAD, &raw mut queued) };
+        (rc == 0 && queued == 0).then(|| self.handed.load(Ordering::SeqCst))
+    }
+}
+
 /// Drains events from `inotify` into `tx` until the receiver is gone.
-/// Runs on its own thread and does nothing else: no lookups, no locks.
-pub fn drain(mut inotify: Inotify, tx: Sender<Raw>) {
+/// Runs on its own thread and does nothing else: no lookups, no state
+/// lock (only `drained`'s, while it takes and counts a batch).
+pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
     let mut buf = vec![0u8; 64 << 10];
-    loop {
-        let events = match inotify.read_events_blocking(&mut buf) {
-            Ok(e) => e,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let _ = tx.send(Raw::Failed(e.to_string()));
-                return;
+    let failure = loop {
+        // Wait for events without taking them, so that the queue and the
+        // count change together under the lock.
+        let mut ready = libc::pollfd { fd: drained.fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd; `inotify` keeps the descriptor open.
+        if unsafe { libc::poll(&raw mut ready, 1, -1) } < 0 {
+            match io::Error::last_os_error() {
+                e if e.kind() == io::ErrorKind::Interrupted => continue,
+                e => break Some(e),
             }
+        }
+        let _taking = drained.reading.lock().unwrap_or_else(|e| e.into_inner());
+        let events = match inotify.read_events(&mut buf) {
+            Ok(e) => e,
+            Err(e)
+                if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock) =>
+            {
+                continue;
+            }
+            Err(e) => break Some(e),
         };
+        let (mut handed, mut gone) = (0, false);
         for e in events {
             let raw = if e.mask.contains(EventMask::Q_OVERFLOW) {
                 Raw::Overflow
             } else {
                 Raw::Event(e.wd, e.mask, e.name.map(|n| n.as_bytes().to_vec()))
             };
-            if tx.send(raw).is_err() {
-                return;
+            gone = tx.send(raw).is_err();
+            if gone {
+                break;
             }
+            handed += 1;
         }
+        drained.handed.fetch_add(handed, Ordering::SeqCst);
+        if gone {
+            break None;
+        }
+    };
+    if let Some(e) = failure {
+        let _ = tx.send(Raw::Failed(e.to_string()));
     }
+    let _closing = drained.reading.lock().unwrap_or_else(|e| e.into_inner());
+    drained.open.store(false, Ordering::SeqCst);
+    drop(inotify);
 }
