@@ -259,3 +259,36 @@ pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
     drained.open.store(false, Ordering::SeqCst);
     drop(inotify);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// `quiet` says "not quiet" while an event waits in the kernel's
+    /// queue, and counts it once the drain thread has taken it.
+    #[test]
+    fn quiet_only_when_every_queued_event_was_handed_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let inotify = Inotify::init().unwrap();
+        inotify.watches().add(dir.path(), WatchMask::CREATE).unwrap();
+        let drained = Arc::new(Drained::of(&inotify));
+        assert_eq!(drained.quiet(), Some(0), "nothing happened yet");
+        std::fs::write(dir.path().join("new"), b"x").unwrap();
+        assert_eq!(drained.quiet(), None, "the creation's event is queued");
+        let (tx, rx) = crossbeam_channel::bounded(16);
+        let d = Arc::clone(&drained);
+        let drainer = std::thread::spawn(move || drain(inotify, tx, &d));
+        assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Raw::Event(..))));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while drained.quiet() != Some(1) {
+            assert!(Instant::now() < deadline, "quiet: {:?}", drained.quiet());
+            std::thread::yield_now();
+        }
+        drop(rx);
+        std::fs::write(dir.path().join("another"), b"x").unwrap();
+        drainer.join().unwrap();
+        assert_eq!(drained.quiet(), None, "a stopped drain thread vouches for nothing");
+    }
+}
