@@ -196,6 +196,12 @@ fn new_entries(
             return None;
         }
     }
+    if nothing_new(&abs, &join, known) {
+        // The walker would find nothing the table does not hold: its
+        // ignore rules, and those of every child directory it passes, are
+        // not read.
+        return Some(Vec::new());
+    }
     let mut out = Vec::new();
     let mut new_dirs = Vec::new();
     let builder = opts.walk_builder_at(&[dir.to_path_buf()]).ok()?;
@@ -228,6 +234,26 @@ fn new_entries(
         }
     }
     Some(out)
+}
+
+/// Whether every entry of the directory `abs` is one the table holds, as
+/// what it is now (`join` makes a child's table path); `false` when
+/// unsure (a symbolic link, whose walk depends on `-L`, or an error).
+fn nothing_new(
+    abs: &Path,
+    join: &dyn Fn(&[u8]) -> Vec<u8>,
+    known: &dyn Fn(&[u8]) -> Option<bool>,
+) -> bool {
+    let Ok(entries) = std::fs::read_dir(abs) else { return false };
+    entries.into_iter().all(|e| {
+        let Ok(e) = e else { return false };
+        match e.file_type() {
+            Ok(t) if t.is_dir() || t.is_file() => {
+                known(&join(e.file_name().as_bytes())) == Some(t.is_dir())
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The printed path of the table entry `rel`: its search path joined with
