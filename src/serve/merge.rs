@@ -153,6 +153,12 @@ pub fn rebuild(server: &Server) {
 /// what changed between that build and now.
 fn follow_external_rebuild(server: &Server) {
     let Ok(reader) = IndexReader::open(&server.index_dir) else { return };
+    if reader.needs_reindex() || !reader.has_edges() {
+        // Published by another version of tg: clients plan for an index
+        // with edges. Build this version's (queries walk meanwhile).
+        server.state().walk_changed = true;
+        return;
+    }
     if reader.stats().table_id == server.state().reader.stats().table_id {
         return;
     }

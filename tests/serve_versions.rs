@@ -1,7 +1,10 @@
-//! `tg stop` and a server it cannot talk to: one left running across an
-//! upgrade refuses the new protocol version, and must be stopped all the
-//! same, by a signal, once the socket shows it is the server recorded; a
-//! record that names another process must not get that process killed.
+//! `tg serve` beside other versions of tg. `tg stop` and a server it
+//! cannot talk to: one left running across an upgrade refuses the new
+//! protocol version, and must be stopped all the same, by a signal, once
+//! the socket shows it is the server recorded; a record that names
+//! another process must not get that process killed. And an index
+//! published behind a server's back by another version (without edges)
+//! is not served: the server builds its own, answering right meanwhile.
 //!
 //! The old server is this test binary run again as [`fake_old_server`]:
 //! it listens on the recorded socket and closes every connection unread.
@@ -14,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use util::Tree;
+use util::serve::{Served, wait_for};
+use util::{Case, Report, Tree};
 
 /// The environment variable that makes [`fake_old_server`] serve.
 const FAKE: &str = "TG_TEST_FAKE_OLD_SERVER";
@@ -120,4 +124,50 @@ fn a_record_naming_another_process_gets_no_one_killed() {
     assert!(alive, "tg stop killed a process the socket does not lead to");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.lines().count() == 1, "tg stop: {err}");
+}
+
+/// The index file `good` relabeled as feature version `version` (the
+/// footer's u32 at 32, its CRC recomputed over the 36 bytes before it).
+fn relabeled(good: &[u8], version: u32) -> Vec<u8> {
+    let mut out = good.to_vec();
+    let footer = out.len() - trigrep::index::format::FOOTER_LEN;
+    out[footer + 32..footer + 36].copy_from_slice(&version.to_le_bytes());
+    let crc = crc32fast::hash(&out[footer..footer + 36]);
+    out[footer + 36..footer + 40].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// The feature version of the index file at `path`.
+fn feature_of(path: &Path) -> u32 {
+    let bytes = std::fs::read(path).expect("read the index");
+    let footer = bytes.len() - trigrep::index::format::FOOTER_LEN;
+    u32::from_le_bytes(bytes[footer + 32..footer + 36].try_into().expect("4 bytes"))
+}
+
+#[test]
+fn an_index_without_edges_published_behind_the_servers_back_is_rebuilt() {
+    let t = Tree::new("serve_old_index");
+    t.git_init("repo");
+    t.write("repo/a.txt", "ok\nword at the start\n");
+    t.write("repo/b.txt", "words\nok go\n");
+    util::tg_index(&t, "repo");
+    let index = index_dir(&t).join("index.tg");
+    let _s = Served::start(&t, &[]);
+    // Published the way tg publishes: a complete file renamed over.
+    let tmp = index.with_extension("tmp-old");
+    std::fs::write(&tmp, relabeled(&std::fs::read(&index).expect("index"), 2)).expect("write");
+    std::fs::rename(&tmp, &index).expect("publish");
+    t.write("repo/c.txt", "ok\n");
+    let cases: Vec<Case> = [&["-w", "ok"][..], &["-n", "^word"], &["-x", "ok"]]
+        .iter()
+        .enumerate()
+        .map(|(i, args)| Case::new(format!("old_index/{i}"), *args).cwd("repo"))
+        .collect();
+    let mut r = Report::new("old index");
+    r.check_all(&t, &cases);
+    r.finish();
+    wait_for(&t, "the server's own rebuild", |_| feature_of(&index) == 3);
+    let mut r = Report::new("rebuilt");
+    r.check_all(&t, &cases);
+    r.finish();
 }
