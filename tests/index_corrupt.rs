@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use trigrep::index::format::{FOOTER_LEN, FORMAT_VERSION, Layout, MIN_FORMAT_VERSION};
 use trigrep::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
 use trigrep::index::trigram::pack;
-use util::{Case, Outcome, Tree};
+use util::{Case, Outcome, Tree, footer};
 
 /// Queries run after each damage: matches, counts, a miss, case folding, a regex.
 const QUERIES: &[&[&str]] = &[
@@ -302,18 +302,6 @@ fn issue_0004_foreign_file_falls_back_to_scanning() {
     finish(failures);
 }
 
-/// `good` with the footer's u32 at `field` set to `version` (40: format
-/// version, 32: feature version) and the footer CRC recomputed, so only the
-/// version is wrong.
-fn with_version(good: &[u8], field: usize, version: u32) -> Vec<u8> {
-    let mut bad = good.to_vec();
-    let footer = bad.len() - FOOTER_LEN;
-    bad[footer + field..footer + field + 4].copy_from_slice(&version.to_le_bytes());
-    let crc = crc32fast::hash(&bad[footer..footer + 36]);
-    bad[footer + 36..footer + 40].copy_from_slice(&crc.to_le_bytes());
-    bad
-}
-
 #[test]
 fn issue_0004_unsupported_format_version_falls_back_to_scanning() {
     let (tree, index_file) = build_tree();
@@ -321,7 +309,7 @@ fn issue_0004_unsupported_format_version_falls_back_to_scanning() {
     let rg = expected(&tree);
     let mut failures = Vec::new();
     for version in [FORMAT_VERSION + 1, 1000, u32::MAX, MIN_FORMAT_VERSION - 1] {
-        std::fs::write(&index_file, with_version(&good, 40, version)).unwrap();
+        std::fs::write(&index_file, footer::with_version(&good, footer::FORMAT, version)).unwrap();
         let label = format!("format version {version}");
         check(&tree, &rg, &label, Warn::One, ALL, &mut failures);
         check_status(&tree, &label, &mut failures);
@@ -344,14 +332,14 @@ fn issue_0004_other_feature_versions_warn_and_scan() {
     let good = std::fs::read(&index_file).unwrap();
     let rg = expected(&tree);
     let mut failures = Vec::new();
-    let feature = u32::from_le_bytes(good[good.len() - 20..good.len() - 16].try_into().unwrap());
+    let feature = footer::read(&good, footer::FEATURE);
     assert_eq!(feature, 3, "this build writes feature version 3");
     for other in [feature + 1, feature - 2] {
-        std::fs::write(&index_file, with_version(&good, 32, other)).unwrap();
+        std::fs::write(&index_file, footer::with_version(&good, footer::FEATURE, other)).unwrap();
         let label = format!("feature version {other}");
         check(&tree, &rg, &label, Warn::One, ALL, &mut failures);
     }
-    std::fs::write(&index_file, with_version(&good, 32, 2)).unwrap();
+    std::fs::write(&index_file, footer::with_version(&good, footer::FEATURE, 2)).unwrap();
     for &i in ALL {
         let q: Vec<&str> = QUERIES[i].iter().chain(&["--stats"]).copied().collect();
         let got = util::run(&util::tg_bin(), tree.root(), &Case::new("feature 2", q.iter()));

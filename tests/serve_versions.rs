@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use util::serve::{Served, wait_for};
-use util::{Case, Report, Tree};
+use util::{Case, Report, Tree, footer};
 
 /// The environment variable that makes [`fake_old_server`] serve.
 const FAKE: &str = "TG_TEST_FAKE_OLD_SERVER";
@@ -126,24 +126,6 @@ fn a_record_naming_another_process_gets_no_one_killed() {
     assert!(!out.status.success() && err.lines().count() == 1, "tg stop: {err}");
 }
 
-/// The index file `good` relabeled as feature version `version` (the
-/// footer's u32 at 32, its CRC recomputed over the 36 bytes before it).
-fn relabeled(good: &[u8], version: u32) -> Vec<u8> {
-    let mut out = good.to_vec();
-    let footer = out.len() - trigrep::index::format::FOOTER_LEN;
-    out[footer + 32..footer + 36].copy_from_slice(&version.to_le_bytes());
-    let crc = crc32fast::hash(&out[footer..footer + 36]);
-    out[footer + 36..footer + 40].copy_from_slice(&crc.to_le_bytes());
-    out
-}
-
-/// The feature version of the index file at `path`.
-fn feature_of(path: &Path) -> u32 {
-    let bytes = std::fs::read(path).expect("read the index");
-    let footer = bytes.len() - trigrep::index::format::FOOTER_LEN;
-    u32::from_le_bytes(bytes[footer + 32..footer + 36].try_into().expect("4 bytes"))
-}
-
 #[test]
 fn an_index_without_edges_published_behind_the_servers_back_is_rebuilt() {
     let t = Tree::new("serve_old_index");
@@ -155,7 +137,8 @@ fn an_index_without_edges_published_behind_the_servers_back_is_rebuilt() {
     let _s = Served::start(&t, &[]);
     // Published the way tg publishes: a complete file renamed over.
     let tmp = index.with_extension("tmp-old");
-    std::fs::write(&tmp, relabeled(&std::fs::read(&index).expect("index"), 2)).expect("write");
+    let old = footer::with_version(&std::fs::read(&index).expect("index"), footer::FEATURE, 2);
+    std::fs::write(&tmp, old).expect("write");
     std::fs::rename(&tmp, &index).expect("publish");
     t.write("repo/c.txt", "ok\n");
     let cases: Vec<Case> = [&["-w", "ok"][..], &["-n", "^word"], &["-x", "ok"]]
@@ -166,7 +149,9 @@ fn an_index_without_edges_published_behind_the_servers_back_is_rebuilt() {
     let mut r = Report::new("old index");
     r.check_all(&t, &cases);
     r.finish();
-    wait_for(&t, "the server's own rebuild", |_| feature_of(&index) == 3);
+    wait_for(&t, "the server's own rebuild", |_| {
+        footer::read(&std::fs::read(&index).expect("index"), footer::FEATURE) == 3
+    });
     let mut r = Report::new("rebuilt");
     r.check_all(&t, &cases);
     r.finish();

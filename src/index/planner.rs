@@ -134,16 +134,19 @@ pub fn plan(patterns: &[String], opts: &PlanOptions) -> Query {
 /// [`plan`], with the patterns wrapped for `-w` and `-x` or not.
 fn plan_wrapped(patterns: &[String], opts: &PlanOptions, wrap: bool) -> Query {
     let parser = parser_builder(opts);
-    let mut q = Query::Nothing;
+    let (mut q, mut nodes) = (Query::Nothing, 0);
     for p in patterns {
-        match parser.build().parse(&pattern_text(p, opts)) {
-            Ok(hir) if wrap => q = q.or(plan_one(&wrapped(hir, opts), opts.edges)),
-            Ok(hir) => q = q.or(plan_one(&hir, opts.edges)),
+        let one = match parser.build().parse(&pattern_text(p, opts)) {
+            Ok(hir) if wrap => plan_one(&wrapped(hir, opts), opts.edges),
+            Ok(hir) => plan_one(&hir, opts.edges),
             Err(_) => return Query::All,
-        }
-        if q.node_count() > MAX_QUERY_NODES {
+        };
+        // Counted as they come: the OR's size is about their sum.
+        nodes += one.node_count();
+        if nodes > MAX_QUERY_NODES {
             return Query::All;
         }
+        q = q.or(one);
     }
     // One pattern's plan is simplified already.
     let q = if patterns.len() == 1 { q } else { q.simplify() };

@@ -117,15 +117,10 @@ pub fn for_each_edge(text: &[u8], mut f: impl FnMut(&[u8])) {
 /// [`for_each_edge`]), sorted, with their follow masks: what an index
 /// holds for it.
 pub fn doc_grams(text: &[u8]) -> Vec<Gram> {
-    let mut all = std::collections::BTreeMap::new();
-    let mut add = |bytes: &[u8]| {
-        for_each_trigram(bytes, |t, next| {
-            *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
-        });
-    };
-    add(text);
-    for_each_edge(text, &mut add);
-    all.into_iter().map(|(t, m)| gram(t, m)).collect()
+    collect_grams(|add| {
+        add(text);
+        for_each_edge(text, add);
+    })
 }
 
 /// The distinct trigrams of `bytes`, sorted.
@@ -136,9 +131,17 @@ pub fn trigrams(bytes: &[u8]) -> Vec<Trigram> {
 /// The distinct trigrams of `bytes`, sorted, each with its follow mask
 /// (the follow bits of every byte after it in `bytes`).
 pub fn grams(bytes: &[u8]) -> Vec<Gram> {
+    collect_grams(|add| add(bytes))
+}
+
+/// The distinct trigrams of every text `feed` passes to its argument,
+/// sorted, with their follow masks.
+fn collect_grams(feed: impl FnOnce(&mut dyn FnMut(&[u8]))) -> Vec<Gram> {
     let mut all = std::collections::BTreeMap::new();
-    for_each_trigram(bytes, |t, next| {
-        *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
+    feed(&mut |bytes| {
+        for_each_trigram(bytes, |t, next| {
+            *all.entry(t).or_insert(0) |= next.map_or(0, follow_bit);
+        });
     });
     all.into_iter().map(|(t, m)| gram(t, m)).collect()
 }

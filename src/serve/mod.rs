@@ -171,28 +171,37 @@ impl Server {
         *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
         let deadline = Instant::now() + patience;
+        let answer = |st: MutexGuard<'_, State>| {
+            st.ready.then(|| (st.overlay.touched(), Arc::clone(&st.reader)))
+        };
         if let Some(handed) = self.drained.quiet() {
             // Every earlier change was handed on: wait until it is applied.
-            let mut st = self.state();
-            while st.seq < handed {
-                let left = deadline.checked_duration_since(Instant::now())?;
-                st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
-            }
-            return st.ready.then(|| (st.overlay.touched(), Arc::clone(&st.reader)));
+            return self.wait_applied(deadline, |st| st.seq >= handed).and_then(answer);
         }
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
         let cookie = self.rendezvous.cookies.join(n.to_string());
         let overflows = self.state().overflows_applied;
         std::fs::File::create(&cookie).ok()?;
+        let applied = self
+            .wait_applied(deadline, |st| st.cookie_seen >= n || st.overflows_applied != overflows);
+        // The lock is released before the cookie goes (also after a timeout).
+        let answered = applied.and_then(answer);
+        let _ = std::fs::remove_file(cookie);
+        answered
+    }
+
+    /// The state once `done` holds for it, or `None` past `deadline`.
+    fn wait_applied(
+        &self,
+        deadline: Instant,
+        done: impl Fn(&State) -> bool,
+    ) -> Option<MutexGuard<'_, State>> {
         let mut st = self.state();
-        while st.cookie_seen < n && st.overflows_applied == overflows {
+        while !done(&st) {
             let left = deadline.checked_duration_since(Instant::now())?;
             st = self.applied.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let answer = st.ready.then(|| (st.overlay.touched(), Arc::clone(&st.reader)));
-        drop(st);
-        let _ = std::fs::remove_file(cookie);
-        answer
+        Some(st)
     }
 
     /// Time since the last query (or the start).

@@ -25,6 +25,7 @@
 pub mod diff;
 pub mod faults;
 pub mod fixtures;
+pub mod footer;
 pub mod logs;
 pub mod serve;
 

@@ -31,14 +31,14 @@ pub(super) fn query(hir: &Hir, prefixes: &StrSet, suffixes: &StrSet) -> Query {
     let before = outside(hir, Side::Prefix).map_or(Query::All, |bytes| {
         around(prefixes, |s, alts| {
             for b in bytes.iter() {
-                alts.push(window_query([b[0], s[0], s[1]], s.get(2).copied()));
+                alts.push(window_query([b, s[0], s[1]], s.get(2).copied()));
             }
         })
     });
     let after = outside(hir, Side::Suffix).map_or(Query::All, |bytes| {
         around(suffixes, |s, alts| {
             for b in bytes.iter() {
-                alts.push(window_query([s[s.len() - 2], s[s.len() - 1], b[0]], None));
+                alts.push(window_query([s[s.len() - 2], s[s.len() - 1], b], None));
             }
         })
     });
@@ -65,7 +65,7 @@ fn around(strings: &StrSet, alternatives: impl Fn(&[u8], &mut Vec<Query>)) -> Qu
 /// The bytes that can sit just outside a match of `hir` on `side` (the
 /// byte before its start for [`Side::Prefix`], after its end for
 /// [`Side::Suffix`]), when an assertion at that edge restricts them.
-fn outside(hir: &Hir, side: Side) -> Option<StrSet> {
+fn outside(hir: &Hir, side: Side) -> Option<Bytes> {
     match hir.kind() {
         HirKind::Look(look) => look_outside(*look, side, None),
         HirKind::Capture(cap) => outside(&cap.sub, side),
@@ -88,9 +88,9 @@ fn outside(hir: &Hir, side: Side) -> Option<StrSet> {
             None
         }
         HirKind::Alternation(alts) => {
-            let mut all = StrSet::empty();
+            let mut all = Bytes::of(|_| false);
             for alt in alts {
-                all.union(&outside(alt, side)?);
+                all = all.union(outside(alt, side)?);
             }
             Some(all)
         }
@@ -101,14 +101,12 @@ fn outside(hir: &Hir, side: Side) -> Option<StrSet> {
 /// The bytes outside a match on `side` that assertion `look`, at that edge,
 /// allows; `inside` is the node next to it within the match, which a plain
 /// word boundary (`\b`) needs to know the outside byte's class.
-fn look_outside(look: Look, side: Side, inside: Option<&Hir>) -> Option<StrSet> {
+fn look_outside(look: Look, side: Side, inside: Option<&Hir>) -> Option<Bytes> {
     let word_inside = |unicode| inside.is_some_and(|h| edge_is_word(h, side, unicode));
     let set = match (side, look) {
-        (Side::Prefix, Look::StartLF) | (Side::Suffix, Look::EndLF) => StrSet::single(b"\n"),
+        (Side::Prefix, Look::StartLF) | (Side::Suffix, Look::EndLF) => Bytes::of(|b| b == b'\n'),
         (Side::Prefix, Look::StartCRLF) | (Side::Suffix, Look::EndCRLF) => {
-            let mut set = StrSet::single(b"\n");
-            set.insert(b"\r");
-            set
+            Bytes::of(|b| b == b'\n' || b == b'\r')
         }
         (
             Side::Prefix,
@@ -134,16 +132,33 @@ fn look_outside(look: Look, side: Side, inside: Option<&Hir>) -> Option<StrSet> 
 /// Every byte that can end (or start) a character that is not a word
 /// character: all but ASCII letters, digits and `_` (bytes of multibyte
 /// characters included, whatever the character).
-fn non_word() -> StrSet {
-    static SET: std::sync::OnceLock<StrSet> = std::sync::OnceLock::new();
-    SET.get_or_init(|| {
-        let mut set = StrSet::empty();
-        for b in (0..=u8::MAX).filter(|&b| !is_word(char::from(b), false)) {
-            set.insert(&[b]);
+fn non_word() -> Bytes {
+    Bytes::of(|b| !is_word(char::from(b), false))
+}
+
+/// A set of bytes.
+#[derive(Clone, Copy)]
+struct Bytes([u64; 4]);
+
+impl Bytes {
+    /// The bytes `keep` says yes to.
+    fn of(keep: impl Fn(u8) -> bool) -> Bytes {
+        let mut words = [0u64; 4];
+        for b in (0..=u8::MAX).filter(|&b| keep(b)) {
+            words[usize::from(b / 64)] |= 1 << (b % 64);
         }
-        set
-    })
-    .clone()
+        Bytes(words)
+    }
+
+    /// The bytes in either set.
+    fn union(self, other: Bytes) -> Bytes {
+        Bytes(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    /// The bytes, in order.
+    fn iter(self) -> impl Iterator<Item = u8> {
+        (0..=u8::MAX).filter(move |&b| self.0[usize::from(b / 64)] & (1 << (b % 64)) != 0)
+    }
 }
 
 /// Whether every match of `hir` starts (`Side::Prefix`) or ends
