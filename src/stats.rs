@@ -51,6 +51,11 @@ pub struct RunStats {
     pub blocks_total: u64,
     /// Candidate blocks searched.
     pub blocks_searched: u64,
+    /// Indexed bytes of grown files read to verify them unchanged (the
+    /// trust rule, [`crate::index::trust`]).
+    pub verified_bytes: u64,
+    /// The time those verifications took.
+    pub verify_time: Duration,
     /// Minor page faults of the whole process (getrusage, self), over the run.
     pub minor_faults: u64,
     /// Major page faults (faults that waited for the disk) of the process, over the run.
@@ -83,6 +88,8 @@ impl RunStats {
         self.block_indexes += other.block_indexes;
         self.blocks_total += other.blocks_total;
         self.blocks_searched += other.blocks_searched;
+        self.verified_bytes += other.verified_bytes;
+        self.verify_time += other.verify_time;
         self.minor_faults += other.minor_faults;
         self.major_faults += other.major_faults;
         self.peak_private = self.peak_private.max(other.peak_private);

@@ -31,4 +31,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = packed.frame(i, &mut dctx, &mut buf);
     }
     let _ = packed.unpack(&mut std::io::sink());
+    let _ = trigrep::pack::verify::inspect(&packed);
 });

@@ -119,10 +119,8 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
     }
-    match &summary.index {
-        Some(Ok(index)) => report::line(&stats::index_line(index)),
-        Some(Err(why)) => report::line(&format!("index: not used: {why}")),
-        None => {}
+    if let Some(line) = stats::index_sentence(summary.index.as_ref(), summary.run.as_ref()) {
+        report::line(&line);
     }
     Ok(if summary.matched && (opts.print.quiet || !msgs.errored()) {
         Outcome::Matched

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use trigrep::index::fresh::IndexReport;
+use trigrep::index::search_plan::Unused;
 use trigrep::stats::RunStats;
 
 /// Writes the run's statistics to `wtr`, one `name: value` per line.
@@ -24,6 +25,12 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
     }
     writeln!(wtr, "  block indexes used: {}", run.block_indexes)?;
     writeln!(wtr, "  blocks searched: {} of {}", run.blocks_searched, run.blocks_total)?;
+    writeln!(
+        wtr,
+        "  indexed bytes of grown files verified: {} in {:.1} ms",
+        run.verified_bytes,
+        ms(run.verify_time)
+    )?;
     for (why, n) in &run.fallbacks {
         writeln!(wtr, "  large file on one thread ({why}): {n}")?;
     }
@@ -33,8 +40,32 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
     writeln!(wtr, "  peak resident set (VmHWM): {}", run.peak_resident)
 }
 
-/// The index's part of `--stats`, as one line.
-pub fn index_line(r: &IndexReport) -> String {
+/// The indexes' part of `--stats`, one sentence true for what was used:
+/// the tree index (or why not) and the block indexes of huge, `.gz` and
+/// packed files (`None`: nothing to say, no search ran).
+pub fn index_sentence(
+    tree: Option<&Result<IndexReport, Unused>>,
+    run: Option<&RunStats>,
+) -> Option<String> {
+    let blocks = run.filter(|r| r.block_indexes > 0).map(|r| {
+        let n = r.block_indexes;
+        format!(
+            "{n} block {} used ({} of {} blocks searched)",
+            if n == 1 { "index" } else { "indexes" },
+            r.blocks_searched,
+            r.blocks_total
+        )
+    });
+    Some(match (tree?, blocks) {
+        (Ok(index), None) => index_line(index),
+        (Ok(index), Some(blocks)) => format!("{}; {blocks}", index_line(index)),
+        (Err(why), None) => format!("index: not used: {why}"),
+        (Err(why), Some(blocks)) => format!("index: {blocks}; tree index not used: {why}"),
+    })
+}
+
+/// The tree index's part of `--stats`, as one line.
+fn index_line(r: &IndexReport) -> String {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (open, freshness) = match (r.server_time, r.sweep_time, &r.served) {
         (Some(server), Some(t), Some(Ok(pid))) => (

@@ -43,6 +43,18 @@ pub fn index_dir_for(base: &Path, root: &Path) -> PathBuf {
     base.join("indexes").join(format!("{name}-{hash:016x}"))
 }
 
+/// The directory of what is kept of the file at `canonical` under the
+/// kind `kind` (`"gz"`: a `.gz` file's index; `"zst"`: a packed file's
+/// verdict): distinct from a block index of the same path, as its key
+/// carries a NUL, which no path does.
+pub fn kind_dir(base: &Path, canonical: &Path, kind: &str) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut key = canonical.as_os_str().as_bytes().to_vec();
+    key.push(0);
+    key.extend_from_slice(kind.as_bytes());
+    index_dir_for(base, Path::new(&std::ffi::OsString::from_vec(key)))
+}
+
 /// An index found for a query: the tree it covers and the directory holding it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {

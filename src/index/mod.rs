@@ -31,4 +31,6 @@ pub mod table;
 pub mod temp;
 pub mod tree;
 pub mod trigram;
+pub mod trust;
+pub mod verdict;
 pub mod writer;

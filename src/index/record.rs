@@ -18,12 +18,12 @@ pub(crate) fn start(magic: &[u8; 8], version: u32, flags: u32, capacity: usize) 
 pub(crate) struct Fields<'a>(&'a [u8]);
 
 impl<'a> Fields<'a> {
-    /// `b`, when it starts with `magic` and `version`; `bad` makes the
-    /// error for a short record or a wrong magic.
+    /// `b`, when it starts with `magic` and a version in `versions`;
+    /// `bad` makes the error for a short record or a wrong magic.
     pub(crate) fn check(
         b: &'a [u8],
         magic: &[u8; 8],
-        version: u32,
+        versions: std::ops::RangeInclusive<u32>,
         bad: impl Fn(&str) -> IndexError,
     ) -> Result<Fields<'a>, IndexError> {
         if b.len() < 16 {
@@ -34,10 +34,16 @@ impl<'a> Fields<'a> {
         }
         let f = Fields(b);
         let found = f.u32_at(8);
-        if found != version {
-            return Err(IndexError::UnsupportedVersion { found, min: version, max: version });
+        if !versions.contains(&found) {
+            let (min, max) = (*versions.start(), *versions.end());
+            return Err(IndexError::UnsupportedVersion { found, min, max });
         }
         Ok(f)
+    }
+
+    /// The record's version.
+    pub(crate) fn version(&self) -> u32 {
+        self.u32_at(8)
     }
 
     /// The record's flags.
@@ -61,15 +67,27 @@ impl<'a> Fields<'a> {
 /// long span (a last block that is one huge line, or a crafted record)
 /// never sits in memory whole.
 pub(crate) fn crc_of_range(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<u32> {
-    use std::os::unix::fs::FileExt;
     let mut crc = crc32fast::Hasher::new();
     let mut buf = vec![0; len.min(64 << 10) as usize];
-    let (mut at, end) = (offset, offset + len);
-    while at < end {
-        let n = buf.len().min((end - at) as usize);
+    read_in_pieces(file, offset..offset + len, &mut buf, |piece| crc.update(piece))?;
+    Ok(crc.finalize())
+}
+
+/// Reads the bytes `range` of `file` with `pread`, a `buf` at a time, and
+/// hands each piece to `take` (a file shorter than the range is an error).
+pub(crate) fn read_in_pieces(
+    file: &std::fs::File,
+    range: std::ops::Range<u64>,
+    buf: &mut [u8],
+    mut take: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut at = range.start;
+    while at < range.end {
+        let n = buf.len().min((range.end - at) as usize);
         file.read_exact_at(&mut buf[..n], at)?;
-        crc.update(&buf[..n]);
+        take(&buf[..n]);
         at += n as u64;
     }
-    Ok(crc.finalize())
+    Ok(())
 }

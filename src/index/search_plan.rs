@@ -65,7 +65,9 @@ impl std::fmt::Display for Unused {
             Unused::Disabled => "--no-index",
             Unused::Inverted => "-v selects the lines without a match",
             Unused::Encoding => "-E reads files in an encoding the index does not hold",
-            Unused::Transformed => "-z or --pre search what files turn into, not their bytes",
+            Unused::Transformed => {
+                "-z or --pre search what files turn into, and a tree index holds their bytes"
+            }
             Unused::Stdin => "only stdin is searched",
             Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
             Unused::NoIndex => "no tree index covers the search path (build one: tg index DIR)",
@@ -96,6 +98,15 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
     } else {
         return None;
     })
+}
+
+/// Why the block index of a file's own bytes (a huge file, a packed
+/// file's text) cannot serve a search of those bytes, if it cannot: as
+/// [`unusable_for`], except that `-z` and `--pre`, which left this file as
+/// it is (its name is no compressed format, no `--pre-glob` took it), do
+/// not apply.
+pub fn bytes_unusable_for(opts: &SearchOptions) -> Option<Unused> {
+    unusable_for(opts).filter(|why| *why != Unused::Transformed)
 }
 
 /// Why the index of a compressed file's text ([`crate::index::gz`]) cannot

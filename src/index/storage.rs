@@ -153,14 +153,22 @@ impl FsStorage {
     }
 
     /// Records which tree the index covers ([`ROOT_FILE`], for people and
-    /// tools; queries never read it), written atomically through a
-    /// temporary file like the index's (swept the same way when its writer
-    /// dies).
+    /// tools; queries never read it), written like any small file
+    /// ([`FsStorage::write_file`]).
     pub fn record_root(&self, root: &Path) -> Result<(), IndexError> {
         use std::os::unix::ffi::OsStrExt;
+        self.write_file(ROOT_FILE, root.as_os_str().as_bytes())
+    }
+
+    /// Writes `bytes` as the file `name` here, atomically and durably as an
+    /// index is published: a locked temporary file (swept the same way when
+    /// its writer dies), fsync, rename, fsync of the directory.
+    pub fn write_file(&self, name: &str, bytes: &[u8]) -> Result<(), IndexError> {
         let mut tmp = locked_temp_file(&self.dir, TEMP_PREFIX, TEMP_SUFFIX)?;
-        tmp.write_all(root.as_os_str().as_bytes())?;
-        tmp.persist(self.dir.join(ROOT_FILE)).map_err(|e| e.error)?;
+        tmp.write_all(bytes)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(self.dir.join(name)).map_err(|e| e.error)?;
+        File::open(&self.dir)?.sync_all()?;
         Ok(())
     }
 

@@ -34,6 +34,7 @@ use crate::index::error::IndexError;
 
 pub mod format;
 pub mod read;
+pub mod verify;
 pub mod write;
 
 /// Why a packed file cannot be written or read.
@@ -48,6 +49,10 @@ pub enum PackError {
     /// A tg container of a version this tg does not read.
     #[error("tg container version {0} is not supported (this tg reads version {v})", v = format::VERSION)]
     Version(u32),
+    /// A tg container whose bytes changed since it was written (found by
+    /// [`verify::check`]).
+    #[error("damaged packed file: {0}")]
+    Damaged(String),
     /// The seek table does not describe the frames.
     #[error("the seek table does not match the frames: {0}")]
     Mismatch(String),

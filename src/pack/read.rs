@@ -108,6 +108,17 @@ impl PackedFile {
         Some(open())
     }
 
+    /// Checks the block index carried in a tg container against the
+    /// footer's CRC (another tool's file carries none: nothing to check).
+    pub fn check_index(&self) -> Result<(), PackError> {
+        let Some((footer, range)) = &self.layout.tg else { return Ok(()) };
+        let bytes = self.map.get(range.clone());
+        if bytes.map(crc32fast::hash) != Some(footer.index_crc) {
+            return Err(PackError::Corrupt("the block index's checksum does not match".into()));
+        }
+        Ok(())
+    }
+
     /// Up to `len` bytes of the start of the text, decompressing no more
     /// than needed.
     pub fn head(&self, len: usize) -> Result<Vec<u8>, PackError> {

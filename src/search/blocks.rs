@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use crate::chunk::{HugeFile, Piece};
 use crate::index::blocks::{Block, BlockIndex, Freshness, cut};
 use crate::index::query::Query;
-use crate::index::search_plan::{lists_misses, query_for, unusable_for};
+use crate::index::search_plan::{bytes_unusable_for, lists_misses, query_for};
 use crate::options::SearchOptions;
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -64,7 +64,8 @@ impl<'o> BlockLookup<'o> {
     /// in `run`.
     pub fn pieces(&mut self, huge: &HugeFile<'_>, run: &mut RunStats) -> Option<Vec<Piece>> {
         let opts = self.opts;
-        if unusable_for(opts).is_some() || lists_misses(opts) {
+        // Only a file that -z and --pre leave as it is comes here.
+        if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
             return None;
         }
         let index = match BlockIndex::open(&opts.index.base, huge.path) {
@@ -83,7 +84,12 @@ impl<'o> BlockLookup<'o> {
                 return None;
             }
         };
+        let checked = std::time::Instant::now();
         let freshness = index.freshness(huge.file).ok()?;
+        if freshness == Freshness::Grown {
+            run.verified_bytes += index.source.len;
+            run.verify_time += checked.elapsed();
+        }
         if freshness != Freshness::Fresh {
             // Grown: answer from the index and the tail, and index it again;
             // rewritten: scan, and index it again.

@@ -34,9 +34,10 @@ use crate::chunk::strategy::advise_willneed;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
 use crate::index::fresh::maybe_packed;
 use crate::index::query::Query;
-use crate::index::search_plan::{Unused, lists_misses, query_for, unusable_for};
+use crate::index::search_plan::{bytes_unusable_for, lists_misses, query_for};
 use crate::options::{OutputMode, SearchOptions};
 use crate::pack::read::PackedFile;
+use crate::pack::verify;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
@@ -74,6 +75,11 @@ impl<'o> PackedSearch<'o> {
             Ok(_) => return None,
             Err(e) => return Some(Err(e.into())),
         };
+        if packed.is_tg()
+            && let Err(e) = verify::check(&packed, &file, path, &self.opts.index.base)
+        {
+            return Some(Err(e.into()));
+        }
         let mut mine = RunStats::default();
         let run = run.unwrap_or(&mut mine);
         let target = Target { path, explicit: subject.is_explicit(), file: &file, packed: &packed };
@@ -144,8 +150,7 @@ impl<'o> PackedSearch<'o> {
             None => return (all, None),
         };
         let lines: Vec<u64> = index.blocks().map(|b| b.first_line).collect();
-        let usable = matches!(unusable_for(opts), None | Some(Unused::Transformed));
-        if !usable || lists_misses(opts) {
+        if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
             return (all, Some(lines));
         }
         let query = query_for(&opts.matcher, index.has_edges());

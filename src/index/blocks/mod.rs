@@ -30,6 +30,7 @@ use super::reader::IndexReader;
 use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
+use super::trust;
 use super::writer::{IndexSummary, IndexWriter};
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
@@ -194,6 +195,7 @@ pub(crate) fn index_text(
         head_crc: crc32fast::hash(&data[..head_len]),
         tail_offset,
         tail_crc: crc32fast::hash(&data[tail_offset as usize..]),
+        text_digest: Some(trust::digest_of(data)),
     };
     writer.set_source(source.encode());
     Ok((writer, source))
@@ -350,9 +352,11 @@ impl BlockIndex {
     }
 
     /// How `file` (open, at the indexed path) compares with what was
-    /// indexed: another inode, a shorter file, or the same size with a new
-    /// status-change time is stale; a longer file is grown if its first and
-    /// last indexed bytes are unchanged.
+    /// indexed, by the rule in [`crate::index::trust`]: another inode, a
+    /// shorter file, or the same size with a new status-change time is
+    /// stale; a longer file is grown only if every indexed byte is
+    /// unchanged (its digest is the build's; an index without one, from
+    /// an older tg, cannot tell, so the file is stale).
     pub fn freshness(&self, file: &File) -> std::io::Result<Freshness> {
         let s = &self.source;
         let md = file.metadata()?;
@@ -363,9 +367,15 @@ impl BlockIndex {
             let same = self.changed_ns != RACY && changed_ns(&md) == self.changed_ns;
             return Ok(if same { Freshness::Fresh } else { Freshness::Stale });
         }
+        let Some(text_digest) = s.text_digest else {
+            return Ok(Freshness::Stale);
+        };
+        // The head and the last block first: a rewritten file is told
+        // stale without reading the rest.
         let crc_of = |offset, len| super::record::crc_of_range(file, offset, len);
         if crc_of(0, u64::from(s.head_len))? != s.head_crc
             || crc_of(s.tail_offset, s.len - s.tail_offset)? != s.tail_crc
+            || trust::digest(file, s.len)? != text_digest
         {
             return Ok(Freshness::Stale);
         }

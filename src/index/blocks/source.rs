@@ -7,10 +7,11 @@
 //! ```text
 //! magic "TGBLKSRC" | version u32 | flags u32 | dev u64 | ino u64 | len u64
 //! | lines u64 | block_size u64 | head_len u32 | head_crc u32 | tail_offset u64
-//! | tail_crc u32 | reserved u32
+//! | tail_crc u32 | reserved u32 | text_digest u64 (version 2 on)
 //! ```
 //!
-//! All integers little-endian. [`BlockSource::decode`] checks the length,
+//! All integers little-endian. Version 1 had no `text_digest`: a grown file
+//! whose index has none is stale (see [`crate::index::trust`]). [`BlockSource::decode`] checks the length,
 //! magic and version and never panics on bad input.
 
 use crate::index::error::IndexError;
@@ -20,10 +21,16 @@ use crate::index::record::{self, Fields};
 const MAGIC: [u8; 8] = *b"TGBLKSRC";
 
 /// The version of this record.
-const VERSION: u32 = 1;
+///
+/// History: 1, the first; 2 adds `text_digest`, the digest of every
+/// indexed byte, so that a grown file is trusted only when none changed.
+const VERSION: u32 = 2;
+
+/// The length of a version 1 record.
+const SOURCE_LEN_V1: usize = 8 + 4 + 4 + 8 * 5 + 4 + 4 + 8 + 4 + 4;
 
 /// The length of an encoded record.
-pub const SOURCE_LEN: usize = 8 + 4 + 4 + 8 * 5 + 4 + 4 + 8 + 4 + 4;
+pub const SOURCE_LEN: usize = SOURCE_LEN_V1 + 8;
 
 /// `flags`: the indexed bytes hold a NUL.
 const HAS_NUL: u32 = 1;
@@ -56,13 +63,18 @@ pub struct BlockSource {
     pub tail_offset: u64,
     /// CRC32 of the last block (`tail_offset..len`).
     pub tail_crc: u32,
+    /// [`crate::index::trust::digest`] of the indexed bytes (`None`: a
+    /// version 1 record, which has none).
+    pub text_digest: Option<u64>,
 }
 
 impl BlockSource {
-    /// The record's bytes.
+    /// The record's bytes (a version 1 record when it has no digest, so
+    /// that every record read encodes back to its own bytes).
     pub fn encode(&self) -> Vec<u8> {
         let flags = if self.has_nul { HAS_NUL } else { 0 };
-        let mut b = record::start(&MAGIC, VERSION, flags, SOURCE_LEN);
+        let version = if self.text_digest.is_some() { VERSION } else { 1 };
+        let mut b = record::start(&MAGIC, version, flags, SOURCE_LEN);
         for v in [self.dev, self.ino, self.len, self.lines, self.block_size] {
             b.extend_from_slice(&v.to_le_bytes());
         }
@@ -71,6 +83,9 @@ impl BlockSource {
         b.extend_from_slice(&self.tail_offset.to_le_bytes());
         b.extend_from_slice(&self.tail_crc.to_le_bytes());
         b.extend_from_slice(&0u32.to_le_bytes());
+        if let Some(d) = self.text_digest {
+            b.extend_from_slice(&d.to_le_bytes());
+        }
         b
     }
 
@@ -78,10 +93,11 @@ impl BlockSource {
     /// offsets, are [`IndexError::Corrupt`] or [`IndexError::UnsupportedVersion`].
     pub fn decode(b: &[u8]) -> Result<BlockSource, IndexError> {
         let bad = |what: &str| IndexError::Corrupt(format!("block source record: {what}"));
-        if b.len() != SOURCE_LEN {
+        let f = Fields::check(b, &MAGIC, 1..=VERSION, bad)?;
+        let v2 = f.version() >= 2;
+        if b.len() != if v2 { SOURCE_LEN } else { SOURCE_LEN_V1 } {
             return Err(bad("wrong length"));
         }
-        let f = Fields::check(b, &MAGIC, VERSION, bad)?;
         let (u32_at, u64_at) = (|at| f.u32_at(at), |at| f.u64_at(at));
         let s = BlockSource {
             has_nul: f.flags() & HAS_NUL != 0,
@@ -94,6 +110,7 @@ impl BlockSource {
             head_crc: u32_at(60),
             tail_offset: u64_at(64),
             tail_crc: u32_at(72),
+            text_digest: v2.then(|| u64_at(80)),
         };
         if u64::from(s.head_len) > s.len.min(HEAD_LEN) || s.tail_offset > s.len {
             return Err(bad("offsets out of range"));
@@ -118,6 +135,7 @@ mod tests {
             head_crc: 0xdead_beef,
             tail_offset: (1 << 30) - 1000,
             tail_crc: 0x1234_5678,
+            text_digest: Some(0x0123_4567_89ab_cdef),
         }
     }
 
@@ -127,6 +145,16 @@ mod tests {
         let b = s.encode();
         assert_eq!(b.len(), SOURCE_LEN);
         assert_eq!(BlockSource::decode(&b).unwrap(), s);
+    }
+
+    #[test]
+    fn version_1_records_are_read_without_a_digest() {
+        let old = BlockSource { text_digest: None, ..sample() };
+        let mut b = old.encode();
+        assert_eq!((b.len(), &b[8..12]), (SOURCE_LEN_V1, &1u32.to_le_bytes()[..]));
+        assert_eq!(BlockSource::decode(&b).unwrap(), old);
+        b.push(0);
+        assert!(BlockSource::decode(&b).is_err(), "a version 1 record of the wrong length");
     }
 
     #[test]

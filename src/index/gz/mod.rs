@@ -27,10 +27,8 @@
 //! (58 ms per GiB of text, per query); here a query inflates only the
 //! windows of its candidate blocks. BENCHMARKS.md, "Indexed .gz".
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -68,9 +66,7 @@ pub const AUTO_INDEX_MIN: u64 = 64 << 20;
 /// The index directory of the `.gz` file at `canonical`: distinct from a
 /// block index of the same path (its name carries a NUL, which no path does).
 pub fn index_dir(base: &Path, canonical: &Path) -> PathBuf {
-    let mut name = canonical.as_os_str().as_bytes().to_vec();
-    name.extend_from_slice(b"\0gz");
-    location::index_dir_for(base, Path::new(&OsString::from_vec(name)))
+    location::kind_dir(base, canonical, "gz")
 }
 
 /// Whether the `.gz` file at `path` has an index (fresh or not).

@@ -167,7 +167,7 @@ impl GzRecord {
         if b.len() < HEADER_LEN {
             return Err(bad("too short"));
         }
-        let f = Fields::check(b, &MAGIC, VERSION, bad)?;
+        let f = Fields::check(b, &MAGIC, VERSION..=VERSION, bad)?;
         let (u32_at, u64_at) = (|at| f.u32_at(at), |at| f.u64_at(at));
         let file = GzFile {
             dev: u64_at(16),
