@@ -231,3 +231,28 @@ fn candidate_blocks_include_every_block_with_a_match() {
         }
     }
 }
+
+#[test]
+fn z_keeps_a_plain_files_block_index_and_stats_say_so_once() {
+    // Issue 23, items 5 and 6: `-z` leaves a plain file as it is, so its
+    // block index still answers; `--stats` says in one sentence which
+    // indexes answered, never "not used" beside a block index that was.
+    let tree = Tree::new("blocks-z");
+    let mut rng = StdRng::seed_from_u64(23);
+    tree.write("app.log", log(&mut rng, 8_000, false));
+    index(&tree, "app.log");
+    assert_eq!(check(&tree, &["-z", "-c", "RAREMARK", "app.log"]), "block indexes used: 1");
+    assert_eq!(check(&tree, &["-z", "-n", "page fault", "app.log"]), "block indexes used: 1");
+    for args in [&["-z", "-c", "RAREMARK", "app.log"][..], &["-c", "RAREMARK", "app.log"]] {
+        let stats = run(&util::tg_bin(), &tree, &[TG_OPTS, &["--stats"], args].concat());
+        let err = String::from_utf8_lossy(&stats.stderr);
+        let sentences: Vec<&str> = err.lines().filter(|l| l.starts_with("tg: index:")).collect();
+        assert_eq!(sentences.len(), 1, "{args:?}: {err}");
+        assert!(
+            sentences[0].starts_with("tg: index: 1 block index used (")
+                && sentences[0].contains("; tree index not used: "),
+            "{args:?}: {}",
+            sentences[0]
+        );
+    }
+}
