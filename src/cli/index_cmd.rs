@@ -284,8 +284,8 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
         anyhow::bail!("{}: {err}", dir.display());
     }
     let base = args.index_dir.base();
-    if let Some(packed) = super::pack_cmd::open_packed(&dir)? {
-        return super::pack_cmd::write_status(&dir, &packed, &base);
+    if let Some(packed) = super::packed_status::open_packed(&dir)? {
+        return super::packed_status::write_status(&dir, &packed, &base);
     }
     // A `.gz` file's index is kept under its own key (`index::gz::index_dir`).
     let gz = dir

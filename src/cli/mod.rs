@@ -15,6 +15,7 @@ pub mod flags;
 pub mod help;
 pub mod index_cmd;
 pub mod pack_cmd;
+pub mod packed_status;
 pub mod parse;
 pub mod rcfile;
 pub mod serve_cmd;
