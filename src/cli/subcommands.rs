@@ -42,7 +42,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "stop",
         command: StopArgs::command,
-        run: |argv| parsed(argv, |a| serve_cmd::run_stop(a).map(done)),
+        run: |argv| parsed(argv, |a| Ok(stopped(serve_cmd::run_stop(a)?))),
     },
     Subcommand {
         name: "pack",
@@ -64,6 +64,11 @@ pub fn find(word: &str) -> Option<&'static Subcommand> {
 /// A subcommand that did its work.
 fn done((): ()) -> Outcome {
     Outcome::Matched
+}
+
+/// `tg stop`: 0 when it stopped a server, 1 when none ran (nothing to stop).
+fn stopped(any: bool) -> Outcome {
+    if any { Outcome::Matched } else { Outcome::NoMatch }
 }
 
 /// Parses `argv` (`tg SUB ARGS...`) as `T` and runs it; help or the
