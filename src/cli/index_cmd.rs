@@ -294,11 +294,21 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };
     let storage = FsStorage::new(&found.dir);
-    let reader =
-        IndexReader::load(&storage).with_context(|| format!("index at {}", found.dir.display()))?;
+    let mut out = std::io::stdout().lock();
+    let reader = match IndexReader::load(&storage) {
+        Ok(reader) => reader,
+        // A server may run (and answer) whatever the index's state.
+        Err(err) if !args.skipped => {
+            writeln!(out, "root:       {}", found.root.display())?;
+            writeln!(out, "index:      {} (unusable)", storage.index_path().display())?;
+            super::serve_cmd::write_status(&mut out, &found.dir)?;
+            out.flush()?;
+            return Err(err).context(format!("index at {}", found.dir.display()));
+        }
+        Err(err) => return Err(err).context(format!("index at {}", found.dir.display())),
+    };
     let st = reader.stats();
     let age = storage.published_at()?.elapsed().unwrap_or_default();
-    let mut out = std::io::stdout().lock();
     if args.skipped {
         for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
             let why = match f.flags & flags::SKIPPED_ANY {
