@@ -121,6 +121,21 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `err`, with the way to choose another place when it is an index
+/// directory that could not be written.
+pub fn with_place_hint(err: anyhow::Error) -> anyhow::Error {
+    use trigrep::index::error::IndexError;
+    use trigrep::serve::ServeError;
+    let place = err.chain().any(|c| {
+        matches!(c.downcast_ref(), Some(IndexError::Place { .. }))
+            || matches!(c.downcast_ref(), Some(ServeError::Index(IndexError::Place { .. })))
+    });
+    if !place {
+        return err;
+    }
+    anyhow::anyhow!("{err:#} (choose another place with --index-dir DIR or TG_INDEX_DIR)")
+}
+
 /// Builds the block index of the huge file `path`.
 fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyhow::Result<()> {
     let block_size = match &args.block_size {

@@ -44,7 +44,7 @@ pub enum Outcome {
 /// Runs `tg` with `argv` and says how it ended.
 pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
     match argv.get(1).and_then(|a| a.to_str()).and_then(subcommands::find) {
-        Some(sub) => (sub.run)(&argv),
+        Some(sub) => (sub.run)(&argv).map_err(index_cmd::with_place_hint),
         None => search(argv.into_iter().skip(1).collect()),
     }
 }

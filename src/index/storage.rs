@@ -119,7 +119,8 @@ impl FsStorage {
 
     /// Storage in `dir`, created with its parents if missing.
     pub fn create(dir: &Path) -> Result<Self, IndexError> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|err| IndexError::Place { dir: dir.to_path_buf(), err })?;
         Ok(FsStorage::new(dir))
     }
 
@@ -250,7 +251,11 @@ impl FsStorage {
     /// Takes the directory's build lock (a `flock` on `.building`, held
     /// while the returned file lives); `None` when another build holds it.
     pub fn try_lock_build(&self) -> Result<Option<File>, IndexError> {
-        let file = File::options().create(true).append(true).open(self.dir.join(".building"))?;
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(".building"))
+            .map_err(|err| IndexError::Place { dir: self.dir.clone(), err })?;
         match file.try_lock() {
             Ok(()) => Ok(Some(file)),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
