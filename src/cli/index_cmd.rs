@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
+use trigrep::index::error::IndexError;
 use trigrep::index::build::{self, Progress};
 use trigrep::index::gz;
 use trigrep::index::location;
@@ -89,9 +90,10 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         return index_file(&args, &root, &base, budget);
     }
     anyhow::ensure!(root.is_dir(), "{}: not a directory or a regular file", dir.display());
-    clean_up_on_signal(location::index_dir_for(&base, &root))?;
+    let index_dir = location::index_dir_for(&base, &root);
+    clean_up_on_signal(index_dir.clone())?;
     let bar = Bar::new(args.quiet);
-    let built = build::build(&root, &base, budget, &bar)
+    let built = or_abandon(build::build(&root, &base, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
     if args.serve || args.no_serve {
@@ -124,7 +126,6 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
 /// `err`, with the way to choose another place when it is an index
 /// directory that could not be written.
 pub fn with_place_hint(err: anyhow::Error) -> anyhow::Error {
-    use trigrep::index::error::IndexError;
     use trigrep::serve::ServeError;
     let place = err.chain().any(|c| {
         matches!(c.downcast_ref(), Some(IndexError::Place { .. }))
@@ -146,11 +147,12 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
     if Format::of(path) == Some(Format::Gzip) {
         return index_gz(args, path, base, block_size, budget);
     }
-    let Some(_lock) = lock_build(args, path, &location::index_dir_for(base, path))? else {
+    let index_dir = location::index_dir_for(base, path);
+    let Some(_lock) = lock_build(args, path, &index_dir)? else {
         return Ok(());
     };
     let bar = Bar::new(args.quiet);
-    let built = blocks::build(path, base, block_size, budget, &bar)
+    let built = or_abandon(blocks::build(path, base, block_size, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
@@ -171,6 +173,16 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
         );
     }
     Ok(())
+}
+
+/// `built`, after removing the index directory `dir` if the build failed
+/// there before any index was published: a failed first build leaves
+/// nothing behind, a failed rebuild the old index.
+fn or_abandon<T>(built: Result<T, IndexError>, dir: &Path) -> Result<T, IndexError> {
+    if built.is_err() {
+        FsStorage::new(dir).remove_if_unpublished();
+    }
+    built
 }
 
 /// Takes the build lock of the index directory `dir` of file `path` and
@@ -195,7 +207,8 @@ fn index_gz(
     block_size: u64,
     budget: usize,
 ) -> anyhow::Result<()> {
-    let Some(_lock) = lock_build(args, path, &gz::index_dir(base, path))? else {
+    let index_dir = gz::index_dir(base, path);
+    let Some(_lock) = lock_build(args, path, &index_dir)? else {
         return Ok(());
     };
     let spacing = match &args.access_spacing {
@@ -204,7 +217,7 @@ fn index_gz(
     };
     anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
     let bar = Bar::new(args.quiet);
-    let built = gz::build(path, base, block_size, spacing, budget, &bar)
+    let built = or_abandon(gz::build(path, base, block_size, spacing, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
@@ -285,7 +298,9 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            FsStorage::new(&dir).remove_own_temp_files();
+            let storage = FsStorage::new(&dir);
+            storage.remove_own_temp_files();
+            storage.remove_if_unpublished();
             std::process::exit(128 + sig);
         }
     });

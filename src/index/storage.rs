@@ -263,6 +263,19 @@ impl FsStorage {
         }
     }
 
+    /// Removes this directory if no index was ever published in it (a
+    /// first build failed or was interrupted): its build lock and this
+    /// process's temporary files go, then the directory, unless something
+    /// else is in it. Best effort: errors are ignored.
+    pub fn remove_if_unpublished(&self) {
+        if self.has_index() {
+            return;
+        }
+        self.remove_own_temp_files();
+        let _ = std::fs::remove_file(self.dir.join(".building"));
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+
     /// Removes the temporary files this process is writing here: for a
     /// build interrupted by a signal, which will not get to drop them.
     /// Best effort: errors are ignored.
