@@ -13,6 +13,7 @@ use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
+use trigrep::report;
 use trigrep::index::table::flags;
 use trigrep::search::decode::Format;
 
@@ -96,6 +97,15 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let built = or_abandon(build::build(&root, &base, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
+    // As a search says where its walk failed, with the tree as named.
+    let named = args.dir.as_deref().unwrap_or(Path::new("."));
+    for err in &built.walk_errors {
+        let shown = |p: &Path| match p.strip_prefix(&root) {
+            Ok(rel) => named.join(rel).display().to_string(),
+            Err(_) => p.display().to_string(),
+        };
+        report::line(&err.message.replace(&err.path.display().to_string(), &shown(&err.path)));
+    }
     if args.serve || args.no_serve {
         trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
     }
@@ -344,6 +354,9 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
             let why = match f.flags & flags::SKIPPED_ANY {
                 flags::SKIPPED_BINARY => "binary (indexed up to its first NUL)",
                 flags::SKIPPED_TOO_LARGE => "too large",
+                flags::SKIPPED_UNREADABLE if f.flags & flags::DIR != 0 => {
+                    "unreadable directory (walked by every query)"
+                }
                 flags::SKIPPED_UNREADABLE => "unreadable",
                 flags::SKIPPED_ENCODING => "encoding (searched directly)",
                 _ => "skipped",
