@@ -19,6 +19,7 @@ use trigrep::search::decode::Format;
 
 use super::args::IndexDirArg;
 use super::config::parse_size;
+use super::summary;
 
 /// `tg index [DIR | FILE]`: build (or rebuild) the trigram index of a tree,
 /// or the block index of one huge file.
@@ -110,25 +111,7 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
     }
     if !args.quiet {
-        let s = &built.summary;
-        let share = if built.bytes == 0 {
-            "an empty tree".to_string()
-        } else {
-            format!("{:.1}% of the tree", 100.0 * s.bytes as f64 / built.bytes as f64)
-        };
-        eprintln!(
-            "indexed {} files ({} bytes) in {:.2}s: {} trigrams, {} postings, index {} bytes \
-             ({share}), {} left out; peak private memory {:.1} MiB\nindex: {}",
-            built.files,
-            built.bytes,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.postings,
-            s.bytes,
-            built.skipped,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::tree(&built));
     }
     Ok(())
 }
@@ -166,21 +149,7 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        let s = &built.summary;
-        eprintln!(
-            "indexed {} ({} bytes) as {} blocks in {:.2}s: {} trigrams, {} postings, index {} \
-             bytes ({:.2}% of the file); peak private memory {:.1} MiB\nindex: {}",
-            path.display(),
-            built.bytes,
-            built.blocks,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.postings,
-            s.bytes,
-            100.0 * s.bytes as f64 / built.bytes.max(1) as f64,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::file(path, &built));
     }
     Ok(())
 }
@@ -231,22 +200,7 @@ fn index_gz(
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        let s = &built.summary;
-        eprintln!(
-            "indexed {} ({} bytes of text) as {} blocks and {} access points in {:.2}s: {} \
-             trigrams, index {} bytes ({:.2}% of the text); peak private memory {:.1} MiB\n\
-             index: {}",
-            path.display(),
-            built.text_bytes,
-            built.blocks,
-            built.points,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.bytes,
-            100.0 * s.bytes as f64 / built.text_bytes.max(1) as f64,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::gz(path, &built));
     }
     Ok(())
 }

@@ -3,12 +3,13 @@
 //! [`parse`] reads the config file and the arguments into [`args::LowArgs`]
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
-//! help, versions, the man page and completions; [`index_cmd`] runs
-//! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`pack_cmd`]
-//! `tg pack` and `tg unpack`; [`subcommands`] is the table of them all;
-//! [`stats`] prints trigrep's `--stats`. The engine (the `trigrep` library)
-//! does the work. Subcommands are recognised by the first argument only,
-//! so `tg -e index` searches for the word.
+//! help, versions, the man page ([`man`]) and completions; [`index_cmd`]
+//! runs `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and
+//! `tg stop`; [`pack_cmd`] `tg pack` and `tg unpack`; [`subcommands`] is
+//! the table of them all; [`stats`] prints trigrep's `--stats`, and
+//! [`summary`] what a build or pack made. The engine (the `trigrep`
+//! library) does the work. Subcommands are recognised by the first argument
+//! only, so `tg -e index` searches for the word.
 
 pub mod args;
 pub mod config;
@@ -22,6 +23,7 @@ pub mod rcfile;
 pub mod serve_cmd;
 pub mod stats;
 pub mod subcommands;
+pub mod summary;
 
 use std::ffi::OsString;
 
