@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
-use trigrep::index::error::IndexError;
 use trigrep::index::build::{self, Progress};
+use trigrep::index::error::IndexError;
 use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
-use trigrep::report;
 use trigrep::index::table::flags;
+use trigrep::report;
 use trigrep::search::decode::Format;
 
 use super::args::IndexDirArg;
