@@ -195,6 +195,9 @@ fn a_failed_build_leaves_nothing_or_the_old_index() {
     one_line(&["index", "trunc.log.gz"], &out);
     let left: Vec<String> = listing(&indexes);
     assert!(left.is_empty(), "a failed first build left {left:?}");
+    t.write("whole.log.gz", &gz);
+    one_line(&["index"], &tg(&t, "", &["index", "--access-spacing", "1K", "whole.log.gz"]));
+    assert!(listing(&indexes).is_empty(), "a refused build left {:?}", listing(&indexes));
     t.write("app.log.gz", &gz);
     assert!(tg(&t, "", &["index", "-q", "app.log.gz"]).status.success());
     let before = listing(&indexes);

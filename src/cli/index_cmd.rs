@@ -101,11 +101,13 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     // As a search says where its walk failed, with the tree as named.
     let named = args.dir.as_deref().unwrap_or(Path::new("."));
     for err in &built.walk_errors {
-        let shown = |p: &Path| match p.strip_prefix(&root) {
-            Ok(rel) => named.join(rel).display().to_string(),
-            Err(_) => p.display().to_string(),
+        let shown = match err.path.strip_prefix(&root) {
+            Ok(rel) if rel.as_os_str().is_empty() => named.to_path_buf(),
+            Ok(rel) => named.join(rel),
+            Err(_) => err.path.clone(),
         };
-        report::line(&err.message.replace(&err.path.display().to_string(), &shown(&err.path)));
+        let message = err.message.replace(&*err.path.to_string_lossy(), &shown.to_string_lossy());
+        report::line(&message);
     }
     if args.serve || args.no_serve {
         trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
@@ -186,15 +188,15 @@ fn index_gz(
     block_size: u64,
     budget: usize,
 ) -> anyhow::Result<()> {
-    let index_dir = gz::index_dir(base, path);
-    let Some(_lock) = lock_build(args, path, &index_dir)? else {
-        return Ok(());
-    };
     let spacing = match &args.access_spacing {
         Some(s) => parse_size(s, "--access-spacing")?,
         None => gz::DEFAULT_SPACING,
     };
     anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
+    let index_dir = gz::index_dir(base, path);
+    let Some(_lock) = lock_build(args, path, &index_dir)? else {
+        return Ok(());
+    };
     let bar = Bar::new(args.quiet);
     let built = or_abandon(gz::build(path, base, block_size, spacing, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
