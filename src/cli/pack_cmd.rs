@@ -94,20 +94,7 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     // A cache: without it, the first search checks the file whole.
     let _ = verify::vouch_for(&output, &args.index_dir.base());
     if !args.quiet {
-        let secs = s.elapsed.as_secs_f64();
-        eprintln!(
-            "packed {} ({} bytes) into {} ({} bytes, {:.2}% incl. a {} byte index) as {} frames \
-             in {secs:.2}s ({:.0} MB/s); peak private memory {:.1} MiB",
-            args.file.display(),
-            s.text_len,
-            output.display(),
-            s.packed_len,
-            100.0 * s.packed_len as f64 / s.text_len.max(1) as f64,
-            s.index_len,
-            s.frames,
-            s.text_len as f64 / 1e6 / secs.max(1e-9),
-            s.peak_private as f64 / (1 << 20) as f64,
-        );
+        eprintln!("{}", super::summary::packed(&args.file, &output, &s));
     }
     Ok(())
 }
