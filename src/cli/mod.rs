@@ -5,7 +5,8 @@
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
 //! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`pack_cmd`]
-//! `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
+//! `tg pack` and `tg unpack`; [`view`] `tg view`, the
+//! terminal viewer; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -19,6 +20,7 @@ pub mod parse;
 pub mod rcfile;
 pub mod serve_cmd;
 pub mod stats;
+pub mod view;
 
 use std::ffi::OsString;
 
@@ -29,7 +31,7 @@ use trigrep::report::{self, Messages};
 use args::{Engine, LowMode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
-const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack"];
+const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack", "view"];
 
 /// How a run ended, before it becomes an exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,7 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
         }
         Some("pack") => sub(&argv, pack_cmd::run_pack),
         Some("unpack") => sub(&argv, pack_cmd::run_unpack),
+        Some("view") => sub(&argv, view::run_view),
         Some("serve") => {
             if let Some(args) = parse_sub::<serve_cmd::ServeArgs>(&subcommand_argv(&argv))? {
                 serve_cmd::run_serve(args)?;

@@ -49,6 +49,7 @@ use super::table::RACY;
 use super::tree::changed_ns;
 use record::{AccessPoint, GzRecord, PointKind, WINDOW_LEN};
 
+mod blocks;
 mod build;
 pub mod record;
 

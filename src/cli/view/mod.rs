@@ -1,0 +1,223 @@
+//! `tg view FILE`: a terminal viewer for texts of any size, plain, huge
+//! (block index), `.gz` (indexed, or decompressed in the background),
+//! packed `.zst` and stdin, with `less`'s keys.
+//!
+//! A front door over the engine: [`text`] adapts what the engine reads
+//! (files, block indexes, `.gz` access points, packed frames) to the one
+//! [`text::Text`] the viewer needs; [`lines`] knows line numbers (block
+//! map, background count); [`nav`] moves by lines; [`search`] finds
+//! matching lines through candidate ranges; [`density`] draws where the
+//! matches are; [`screen`] says which lines to draw; [`app`] is the state
+//! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
+//! sets up and always restores the terminal. [`replay`] runs keys without
+//! a terminal and times them (`--replay`, for bench/view.py).
+
+pub mod app;
+pub mod density;
+pub mod escape;
+pub mod keys;
+pub mod lines;
+pub mod nav;
+pub mod render;
+pub mod replay;
+pub mod screen;
+pub mod search;
+pub mod terminal;
+pub mod text;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use trigrep::options::Case;
+
+use super::args::IndexDirArg;
+use app::App;
+use keys::Action;
+use lines::LineMap;
+
+/// `tg view [FILE]`: a terminal viewer for files of any size, with the
+/// keys of `less` (h shows them); searches go through the file's block
+/// index when it has one.
+#[derive(Debug, Parser)]
+#[command(name = "tg view")]
+pub struct ViewArgs {
+    /// The file to view (none, or `-`: stdin).
+    pub file: Option<PathBuf>,
+    /// When to use colours: auto, always or never (NO_COLOR also turns them off).
+    #[arg(long = "color", value_name = "WHEN", default_value = "auto",
+          value_parser = ["auto", "always", "never"])]
+    pub color: String,
+    /// Search case-insensitively (toggled with -i in the viewer).
+    #[arg(short = 'i', long = "ignore-case")]
+    pub ignore_case: bool,
+    /// Search with smart case (toggled with -S in the viewer).
+    #[arg(short = 'S', long = "smart-case")]
+    pub smart_case: bool,
+    /// Start without line numbers (toggled with -N in the viewer).
+    #[arg(short = 'n', long = "no-line-numbers")]
+    pub no_line_numbers: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub index_dir: IndexDirArg,
+    /// Without a terminal: type these keys (`\n` for Enter, `{count}` to
+    /// wait for the line count, `{density}` for the density bar), print
+    /// each key's time to the screen and the last screen.
+    #[arg(long = "replay", value_name = "KEYS", hide = true)]
+    pub replay: Option<String>,
+    /// The replayed screen's size, COLUMNSxROWS.
+    #[arg(long = "size", value_name = "WxH", default_value = "120x40", hide = true)]
+    pub size: String,
+}
+
+/// Runs `tg view`.
+pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
+    let base = args.index_dir.base();
+    let path = args.file.clone().filter(|p| p.as_os_str() != "-");
+    let text = text::open(path.as_deref(), &base)?;
+    if let Some(p) = &path
+        && matches!(text.kind(), "no index" | "decompressing")
+    {
+        super::index_cmd::index_in_background(std::slice::from_ref(p), &base);
+    }
+    let name = path.as_ref().map_or_else(
+        || "stdin".to_string(),
+        |p| escape::escape(p.as_os_str().as_encoded_bytes(), &[], usize::MAX)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect(),
+    );
+    let lines = Arc::new(LineMap::new(&*text));
+    let stop = Arc::new(AtomicBool::new(false));
+    let counter = {
+        let (text, lines, stop) = (Arc::clone(&text), Arc::clone(&lines), Arc::clone(&stop));
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::spawn(move || lines::count(text, lines, threads, stop))
+    };
+    let mut app = App::new(Arc::clone(&text), name, lines);
+    app.numbers = !args.no_line_numbers;
+    app.case = if args.ignore_case {
+        Case::Insensitive
+    } else if args.smart_case {
+        Case::Smart
+    } else {
+        Case::Sensitive
+    };
+    let result = if let Some(keys) = &args.replay {
+        replay::run(&mut app, keys, &args.size)
+    } else if !std::io::stdout().is_terminal() {
+        copy_out(&*text)
+    } else {
+        let color = match args.color.as_str() {
+            "always" => true,
+            "never" => false,
+            _ => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb"),
+        };
+        interactive(&mut app, color)
+    };
+    stop.store(true, Ordering::Relaxed);
+    if let Some(d) = &app.density {
+        d.stop();
+    }
+    drop(counter);
+    result
+}
+
+/// Not a terminal: the text is written out whole, as `less` does (a
+/// spool once it is complete).
+fn copy_out(text: &dyn text::Text) -> anyhow::Result<()> {
+    use std::io::Write;
+    while text.arriving() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut out = std::io::stdout().lock();
+    let mut failed = None;
+    nav::each_chunk(text, 0..text.len(), &mut |bytes| match out.write_all(bytes) {
+        Ok(()) => true,
+        Err(e) => {
+            failed = Some(e);
+            false
+        }
+    });
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(out.flush()?),
+    }
+}
+
+/// The event loop on the terminal.
+fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
+    let mut screen = terminal::Screen::enter()?;
+    let mut dirty = true;
+    while !app.quit && !screen.signalled() {
+        if dirty {
+            draw(&mut screen, app, color)?;
+            dirty = false;
+        }
+        let wait = Duration::from_millis(if app.follow { 200 } else { 100 });
+        if !event::poll(wait)? {
+            let signalled = Arc::clone(&screen.signalled);
+            dirty = app.tick(&mut interruptible(&signalled))
+                || !app.counted()
+                || app.density.as_ref().is_some_and(|d| !d.done());
+            continue;
+        }
+        match event::read()? {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                if let Some(action) = app.keys.feed(k) {
+                    if matches!(action, Action::Next | Action::Previous | Action::Search { .. }
+                        | Action::Filter(_) | Action::Bottom)
+                    {
+                        app.message = Some("searching… (Esc stops)".into());
+                        draw(&mut screen, app, color)?;
+                    }
+                    let signalled = Arc::clone(&screen.signalled);
+                    app.apply(action, &mut interruptible(&signalled));
+                }
+                dirty = true;
+            }
+            Event::Resize(..) => dirty = true,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Sizes `app` to the terminal and draws it.
+fn draw(screen: &mut terminal::Screen, app: &mut App, color: bool) -> anyhow::Result<()> {
+    let size = screen.terminal.size()?;
+    app.rows = size.height.saturating_sub(1).max(1) as usize;
+    app.width = size.width as usize;
+    let signalled = Arc::clone(&screen.signalled);
+    let rows = app.screen(&mut interruptible(&signalled));
+    screen.terminal.draw(|f| render::draw(f, app, &rows, color))?;
+    Ok(())
+}
+
+/// A scan's progress check: every 50 ms, stops on Esc, Ctrl-C, `q` or a signal.
+fn interruptible(signalled: &AtomicBool) -> impl FnMut(u64) -> bool + '_ {
+    let mut last = Instant::now();
+    move |_| {
+        if signalled.load(Ordering::Relaxed) {
+            return false;
+        }
+        if last.elapsed() < Duration::from_millis(50) {
+            return true;
+        }
+        last = Instant::now();
+        while event::poll(Duration::ZERO).unwrap_or(false) {
+            if let Ok(Event::Key(k)) = event::read() {
+                let ctrl_c = k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
+                if ctrl_c || matches!(k.code, KeyCode::Esc | KeyCode::Char('q')) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
