@@ -28,6 +28,7 @@ pub mod fixtures;
 pub mod footer;
 pub mod logs;
 pub mod serve;
+pub mod tmux;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};

@@ -65,7 +65,7 @@ impl App {
     /// A viewer of `text` called `name`, its lines counted into `lines`.
     pub fn new(text: Arc<dyn Text>, name: String, lines: Arc<LineMap>) -> App {
         let mut head = vec![0; 64 << 10];
-        let n = text.read_at(0, &mut head).unwrap_or(0);
+        let n = nav::read_full(&*text, 0, &mut head);
         let binary = memchr::memchr(0, &head[..n]).is_some();
         let last_len = text.len();
         App {
@@ -154,6 +154,7 @@ impl App {
                 self.help = false;
                 self.pending_line = None;
             }
+            Action::Quit if self.help => self.help = false,
             Action::Quit => self.quit = true,
         }
     }
@@ -215,11 +216,8 @@ impl App {
 
     /// The last screen.
     fn bottom(&mut self, progress: Progress<'_>) {
-        self.top = if self.filter.is_some() {
-            self.filtered_bottom(progress)
-        } else {
-            self.bottom_top()
-        };
+        self.top =
+            if self.filter.is_some() { self.filtered_bottom(progress) } else { self.bottom_top() };
     }
 
     /// To line `n`, or once it is counted.
@@ -280,7 +278,9 @@ impl App {
         let text = &*self.text;
         let found = if backward != reverse {
             f.prev_line(text, self.top, progress).map(|s| (s, false)).or_else(|| {
-                f.prev_line(text, text.len(), progress).filter(|&s| s >= self.top).map(|s| (s, true))
+                f.prev_line(text, text.len(), progress)
+                    .filter(|&s| s >= self.top)
+                    .map(|s| (s, true))
             })
         } else {
             let from = nav::next_line_start(text, self.top).unwrap_or(text.len());
@@ -292,7 +292,11 @@ impl App {
             Some((at, wrapped)) => {
                 self.top = at;
                 if wrapped {
-                    let end = if backward != reverse { "top, continuing at bottom" } else { "bottom, continuing at top" };
+                    let end = if backward != reverse {
+                        "top, continuing at bottom"
+                    } else {
+                        "bottom, continuing at top"
+                    };
                     self.message = Some(format!("search hit {end}"));
                 }
             }
@@ -339,7 +343,8 @@ impl App {
             }
             .into(),
         );
-        let replan = |f: &Arc<Finder>| Finder::new(&*self.text, &f.pattern, self.case).ok().map(Arc::new);
+        let replan =
+            |f: &Arc<Finder>| Finder::new(&*self.text, &f.pattern, self.case).ok().map(Arc::new);
         let search = self.search.as_ref().and_then(|(f, b)| Some((replan(f)?, *b)));
         let filter = self.filter.as_ref().and_then(replan);
         self.search = search;
@@ -371,7 +376,9 @@ impl App {
             self.last_change = change;
             self.message = match change {
                 Change::None => None,
-                Change::Deleted => Some(format!("{} was deleted (showing the text still open)", self.name)),
+                Change::Deleted => {
+                    Some(format!("{} was deleted (showing the text still open)", self.name))
+                }
                 Change::Replaced => {
                     Some(format!("{} was replaced (showing the text still open)", self.name))
                 }

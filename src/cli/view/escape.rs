@@ -89,14 +89,14 @@ mod tests {
     #[test]
     fn control_and_invalid_bytes_are_escaped() {
         let out = escape(b"a\x1b[31mb\xffc\x7f\x00\td\xc2\x85", &[], 100);
-        assert_eq!(text(&out), "a^[[31mb\\xFFc^?^@ d<U+0085>");
+        assert_eq!(text(&out), "a^[[31mb\\xFFc^?^@       d<U+0085>");
         assert!(out.iter().all(|(_, s)| !s.chars().any(|c| c.is_control())));
         assert_eq!(out[1], (Kind::Escape, "^[".to_string()));
     }
 
     #[test]
     fn matches_are_marked_and_width_cuts() {
-        let out = escape("héllo wörld".as_bytes(), &[1..3, 7..10], 100);
+        let out = escape("héllo wörld".as_bytes(), &[1..3, 8..11], 100);
         assert_eq!(
             out,
             vec![

@@ -212,10 +212,19 @@ mod tests {
     #[test]
     fn prompts_make_searches_filters_and_toggles() {
         let search = |p: &str, backward| Action::Search { pattern: p.into(), backward };
-        assert_eq!(feed("/err[0-9]\nnN"), vec![search("err[0-9]", false), Action::Next, Action::Previous]);
+        assert_eq!(
+            feed("/err[0-9]\nnN"),
+            vec![search("err[0-9]", false), Action::Next, Action::Previous]
+        );
         assert_eq!(feed("?x\n"), vec![search("x", true)]);
-        assert_eq!(feed("&needle\n&\n"), vec![Action::Filter("needle".into()), Action::Filter(String::new())]);
-        assert_eq!(feed("-i-S-Nq"), vec![Action::IgnoreCase, Action::SmartCase, Action::LineNumbers, Action::Quit]);
+        assert_eq!(
+            feed("&needle\n&\n"),
+            vec![Action::Filter("needle".into()), Action::Filter(String::new())]
+        );
+        assert_eq!(
+            feed("-i-S-Nq"),
+            vec![Action::IgnoreCase, Action::SmartCase, Action::LineNumbers, Action::Quit]
+        );
         // Letters typed at a prompt are text, not keys.
         assert_eq!(feed("/q G\n"), vec![search("q G", false)]);
     }

@@ -50,7 +50,8 @@ impl LineMap {
         if !blocks.is_empty() {
             known.points = blocks.iter().map(|&(o, line)| (o, line.saturating_sub(1))).collect();
             known.end = text.mapped_len();
-            known.newlines = count_between(text, *known.points.last().unwrap_or(&(0, 0)), known.end);
+            known.newlines =
+                count_between(text, *known.points.last().unwrap_or(&(0, 0)), known.end);
         }
         LineMap { inner: Mutex::new(known) }
     }

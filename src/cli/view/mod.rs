@@ -86,10 +86,12 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
     }
     let name = path.as_ref().map_or_else(
         || "stdin".to_string(),
-        |p| escape::escape(p.as_os_str().as_encoded_bytes(), &[], usize::MAX)
-            .into_iter()
-            .map(|(_, s)| s)
-            .collect(),
+        |p| {
+            escape::escape(p.as_os_str().as_encoded_bytes(), &[], usize::MAX)
+                .into_iter()
+                .map(|(_, s)| s)
+                .collect()
+        },
     );
     let lines = Arc::new(LineMap::new(&*text));
     let stop = Arc::new(AtomicBool::new(false));
@@ -115,8 +117,10 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
         let color = match args.color.as_str() {
             "always" => true,
             "never" => false,
-            _ => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var_os("TERM").is_none_or(|t| t != "dumb"),
+            _ => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
         };
         interactive(&mut app, color)
     };
@@ -154,25 +158,33 @@ fn copy_out(text: &dyn text::Text) -> anyhow::Result<()> {
 fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
     let mut screen = terminal::Screen::enter()?;
     let mut dirty = true;
+    // Whether the last screen drawn showed work in progress (a count, a
+    // density bar): drawn once more after the work ends.
+    let mut drawn_busy = false;
+    let busy = |app: &App| !app.counted() || app.density.as_ref().is_some_and(|d| !d.done());
     while !app.quit && !screen.signalled() {
         if dirty {
+            drawn_busy = busy(app);
             draw(&mut screen, app, color)?;
             dirty = false;
         }
         let wait = Duration::from_millis(if app.follow { 200 } else { 100 });
         if !event::poll(wait)? {
             let signalled = Arc::clone(&screen.signalled);
-            dirty = app.tick(&mut interruptible(&signalled))
-                || !app.counted()
-                || app.density.as_ref().is_some_and(|d| !d.done());
+            dirty = app.tick(&mut interruptible(&signalled)) || drawn_busy || busy(app);
             continue;
         }
         match event::read()? {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 if let Some(action) = app.keys.feed(k) {
-                    if matches!(action, Action::Next | Action::Previous | Action::Search { .. }
-                        | Action::Filter(_) | Action::Bottom)
-                    {
+                    if matches!(
+                        action,
+                        Action::Next
+                            | Action::Previous
+                            | Action::Search { .. }
+                            | Action::Filter(_)
+                            | Action::Bottom
+                    ) {
                         app.message = Some("searching… (Esc stops)".into());
                         draw(&mut screen, app, color)?;
                     }
@@ -212,7 +224,8 @@ fn interruptible(signalled: &AtomicBool) -> impl FnMut(u64) -> bool + '_ {
         last = Instant::now();
         while event::poll(Duration::ZERO).unwrap_or(false) {
             if let Ok(Event::Key(k)) = event::read() {
-                let ctrl_c = k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
+                let ctrl_c =
+                    k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
                 if ctrl_c || matches!(k.code, KeyCode::Esc | KeyCode::Char('q')) {
                     return false;
                 }

@@ -8,6 +8,19 @@ use super::text::Text;
 /// How much is read at a time.
 const STEP: usize = 64 << 10;
 
+/// Fills `buf` from `offset` as far as the text goes (a text may return
+/// less than asked: a packed file stops at a frame's end); the count read.
+pub fn read_full(text: &dyn Text, offset: u64, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match text.read_at(offset + n as u64, &mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
 /// Reads `range` of `text` in order, a chunk at a time, while `f` says go on.
 pub fn each_chunk(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(&[u8]) -> bool) {
     let mut buf = vec![0; STEP * 4];
@@ -34,7 +47,7 @@ pub fn each_chunk_back(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64
     while end > range.start {
         let start = end.saturating_sub(STEP as u64).max(range.start);
         let want = (end - start) as usize;
-        let n = text.read_at(start, &mut buf[..want]).unwrap_or(0);
+        let n = read_full(text, start, &mut buf[..want]);
         if n < want || !f(start, &buf[..n]) {
             return;
         }

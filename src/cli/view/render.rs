@@ -79,8 +79,7 @@ fn line(row: &Row, gutter: usize, width: usize, color: bool) -> Line<'static> {
     let mut spans = Vec::new();
     if gutter > 0 {
         let n = row.line.map_or_else(String::new, |n| n.to_string());
-        let style =
-            if color { Style::default().fg(Color::DarkGray) } else { Style::default() };
+        let style = if color { Style::default().fg(Color::DarkGray) } else { Style::default() };
         spans.push(Span::styled(format!("{n:>w$} ", w = gutter - 1), style));
     }
     for (kind, s) in escape(&row.bytes, &row.matches, width) {

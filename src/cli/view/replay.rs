@@ -64,7 +64,8 @@ pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
     }
     let buffer = terminal.backend().buffer();
     for y in 0..buffer.area.height {
-        let row: String = (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
+        let row: String =
+            (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
         writeln!(out, "{}", row.trim_end())?;
     }
     Ok(())

@@ -114,15 +114,8 @@ mod tests {
         let text = numbered(100);
         let lines = LineMap::new(&text);
         let top = nav::skip_lines(&text, 0, 9).unwrap();
-        let frame = Frame {
-            text: &text,
-            lines: &lines,
-            top,
-            left: 0,
-            rows: 3,
-            filter: None,
-            marks: None,
-        };
+        let frame =
+            Frame { text: &text, lines: &lines, top, left: 0, rows: 3, filter: None, marks: None };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"line 10");
         assert_eq!(rows[2].bytes, b"line 12");
@@ -154,8 +147,15 @@ mod tests {
         let text = Memory(b"0123456789abcdef\nxy\n".to_vec());
         let lines = LineMap::new(&text);
         let f = Finder::new(&text, "9a", Case::Sensitive).unwrap();
-        let frame =
-            Frame { text: &text, lines: &lines, top: 0, left: 10, rows: 5, filter: None, marks: Some(&f) };
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top: 0,
+            left: 10,
+            rows: 5,
+            filter: None,
+            marks: Some(&f),
+        };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"abcdef");
         assert_eq!(rows[0].matches, vec![0..1]);

@@ -171,10 +171,10 @@ fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> b
     let mut at = range.start;
     while at < range.end {
         let want = PIECE.min((range.end - at) as usize);
-        let n = match text.read_at(at, &mut buf[..want]) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
+        let n = nav::read_full(text, at, &mut buf[..want]);
+        if n == 0 {
+            return;
+        }
         let cut = if at + (n as u64) < range.end {
             memchr::memrchr(b'\n', &buf[..n]).map_or(n, |i| i + 1)
         } else {
@@ -192,7 +192,7 @@ fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> b
 fn piece_before(text: &dyn Text, floor: u64, end: u64) -> (u64, Vec<u8>) {
     let start = end.saturating_sub(PIECE as u64).max(floor);
     let mut buf = vec![0; (end - start) as usize];
-    let n = text.read_at(start, &mut buf).unwrap_or(0);
+    let n = nav::read_full(text, start, &mut buf);
     buf.truncate(n);
     if start > floor
         && let Some(i) = memchr::memchr(b'\n', &buf)

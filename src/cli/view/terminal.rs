@@ -30,7 +30,9 @@ impl Screen {
     /// panic hook and signal flags that restore it.
     pub fn enter() -> anyhow::Result<Screen> {
         let signalled = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
+        for sig in
+            [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
+        {
             signal_hook::flag::register(sig, Arc::clone(&signalled))?;
         }
         let previous = std::panic::take_hook();

@@ -71,7 +71,9 @@ pub fn open(path: Option<&Path>, base: &Path) -> anyhow::Result<Arc<dyn Text>> {
     };
     let file = File::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     anyhow::ensure!(!file.metadata()?.is_dir(), "{}: is a directory", path.display());
-    if let Some(packed) = PackedFile::open(&file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))? {
+    if let Some(packed) =
+        PackedFile::open(&file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+    {
         let index = packed.block_index().transpose().ok().flatten();
         return Ok(Arc::new(Packed { packed, index, frame: Mutex::new(None) }));
     }
@@ -140,9 +142,9 @@ impl Text for Plain {
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {
-        self.index.as_ref().map_or_else(Vec::new, |i| {
-            i.blocks().map(|b| (b.offset, b.first_line)).collect()
-        })
+        self.index
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.blocks().map(|b| (b.offset, b.first_line)).collect())
     }
 
     fn mapped_len(&self) -> u64 {
@@ -151,8 +153,7 @@ impl Text for Plain {
 
     fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
         let index = self.index.as_ref()?;
-        let mut ranges =
-            candidate_ranges(m, index.has_edges(), |q| index.candidates(q, 0).ok())?;
+        let mut ranges = candidate_ranges(m, index.has_edges(), |q| index.candidates(q, 0).ok())?;
         let (indexed, len) = (index.source.len, self.len());
         if len > indexed {
             ranges.push(indexed..len);
@@ -290,9 +291,9 @@ impl Text for Packed {
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {
-        self.index.as_ref().map_or_else(Vec::new, |i| {
-            i.blocks().map(|b| (b.offset, b.first_line)).collect()
-        })
+        self.index
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.blocks().map(|b| (b.offset, b.first_line)).collect())
     }
 
     fn mapped_len(&self) -> u64 {
