@@ -29,7 +29,7 @@ fn fixture() -> Vec<u8> {
         x ^= x >> 7;
         x ^= x << 17;
         let w = |k: u64| words[((x >> k) % words.len() as u64) as usize];
-        let needle = if x % 53 == 0 { " needle" } else { "" };
+        let needle = if x.is_multiple_of(53) { " needle" } else { "" };
         writeln!(out, "{i:05} {} {} {}{needle} {}", w(3), w(11), w(19), x % 100_000).unwrap();
     }
     out

@@ -155,6 +155,9 @@ pub fn count(text: Arc<dyn Text>, map: Arc<LineMap>, threads: usize, stop: Arc<A
     }
 }
 
+/// A chunk's counted pieces: `(offset, newlines in the piece)`.
+type Pieces = Vec<(u64, u64)>;
+
 /// Counts `bytes[start..]` on `threads` threads, chunk by chunk, each
 /// chunk's pieces published once every chunk before it is.
 fn count_mapped(bytes: &[u8], start: u64, map: &LineMap, threads: usize, stop: &AtomicBool) {
@@ -163,7 +166,7 @@ fn count_mapped(bytes: &[u8], start: u64, map: &LineMap, threads: usize, stop: &
         .map(|s| s..(s + CHUNK).min(bytes.len() as u64))
         .collect();
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Vec<(u64, u64)>>>> = Mutex::new(vec![None; chunks.len()]);
+    let done: Mutex<Vec<Option<Pieces>>> = Mutex::new(vec![None; chunks.len()]);
     let published = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {

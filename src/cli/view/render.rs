@@ -133,7 +133,7 @@ pub fn status_line(app: &App, rows: &[Row]) -> String {
         _ => parts.push(format!("byte {}/{len}", app.top)),
     }
     if !app.counted() {
-        let pct = if len == 0 { 100 } else { counted * 100 / len };
+        let pct = (counted * 100).checked_div(len).unwrap_or(100);
         parts.push(format!("counting lines {pct}%"));
     }
     if len > 0 {

@@ -47,7 +47,7 @@ impl Finder {
     pub fn ranges(&self, from: u64, len: u64) -> Vec<Range<u64>> {
         match &self.ranges {
             Some(r) => r[r.partition_point(|r| r.end <= from)..].to_vec(),
-            None => vec![from.min(len)..len],
+            None => std::iter::once(from.min(len)..len).collect(),
         }
     }
 
@@ -55,7 +55,7 @@ impl Finder {
     fn ranges_back(&self, before: u64) -> Vec<Range<u64>> {
         match &self.ranges {
             Some(r) => r[..r.partition_point(|r| r.start < before)].iter().rev().cloned().collect(),
-            None => vec![0..before],
+            None => std::iter::once(0..before).collect(),
         }
     }
 

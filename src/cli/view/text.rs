@@ -283,7 +283,7 @@ impl Text for Packed {
             self.packed.frame(i, &mut dctx, &mut text).map_err(std::io::Error::other)?;
             *cached = Some((i, text));
         }
-        let text = &cached.as_ref().map_or(&[][..], |(_, t)| t)[..];
+        let text = cached.as_ref().map_or(&[][..], |(_, t)| t);
         let from = (offset - f.text_offset) as usize;
         let n = buf.len().min(text.len().saturating_sub(from));
         buf[..n].copy_from_slice(&text[from..from + n]);
