@@ -171,7 +171,7 @@ fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
         let wait = Duration::from_millis(if app.follow { 200 } else { 100 });
         if !event::poll(wait)? {
             let signalled = Arc::clone(&screen.signalled);
-            dirty = app.tick(&mut interruptible(&signalled)) || drawn_busy || busy(app);
+            dirty = app.tick(&mut |n| Interrupt::new(&signalled).check(n)) || drawn_busy || busy(app);
             continue;
         }
         match event::read()? {
@@ -189,7 +189,11 @@ fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
                         draw(&mut screen, app, color)?;
                     }
                     let signalled = Arc::clone(&screen.signalled);
-                    app.apply(action, &mut interruptible(&signalled));
+                    let mut interrupt = Interrupt::new(&signalled);
+                    app.apply(action, &mut |n| interrupt.check(n));
+                    if interrupt.stopped {
+                        app.message = Some("stopped".into());
+                    }
                 }
                 dirty = true;
             }
@@ -206,27 +210,42 @@ fn draw(screen: &mut terminal::Screen, app: &mut App, color: bool) -> anyhow::Re
     app.rows = size.height.saturating_sub(1).max(1) as usize;
     app.width = size.width as usize;
     let signalled = Arc::clone(&screen.signalled);
-    let rows = app.screen(&mut interruptible(&signalled));
+    let mut interrupt = Interrupt::new(&signalled);
+    let rows = app.screen(&mut |n| interrupt.check(n));
     screen.terminal.draw(|f| render::draw(f, app, &rows, color))?;
     Ok(())
 }
 
-/// A scan's progress check: every 50 ms, stops on Esc, Ctrl-C, `q` or a signal.
-fn interruptible(signalled: &AtomicBool) -> impl FnMut(u64) -> bool + '_ {
-    let mut last = Instant::now();
-    move |_| {
-        if signalled.load(Ordering::Relaxed) {
+/// A long scan's progress check: every 50 ms, stops on Esc, Ctrl-C, `q`
+/// or a signal.
+struct Interrupt<'a> {
+    signalled: &'a AtomicBool,
+    last: Instant,
+    /// The user (or a signal) stopped the scan.
+    stopped: bool,
+}
+
+impl<'a> Interrupt<'a> {
+    fn new(signalled: &'a AtomicBool) -> Interrupt<'a> {
+        Interrupt { signalled, last: Instant::now(), stopped: false }
+    }
+
+    /// Whether the scan goes on (it has read `_done` bytes).
+    fn check(&mut self, _done: u64) -> bool {
+        if self.stopped || self.signalled.load(Ordering::Relaxed) {
+            self.stopped = true;
             return false;
         }
-        if last.elapsed() < Duration::from_millis(50) {
+        if self.last.elapsed() < Duration::from_millis(50) {
             return true;
         }
-        last = Instant::now();
+        self.last = Instant::now();
         while event::poll(Duration::ZERO).unwrap_or(false) {
             if let Ok(Event::Key(k)) = event::read() {
                 let ctrl_c =
                     k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
                 if ctrl_c || matches!(k.code, KeyCode::Esc | KeyCode::Char('q')) {
+                    self.stopped = true;
                     return false;
                 }
             }
