@@ -52,7 +52,7 @@ impl Tmux {
 
     /// Types `text` as it is.
     pub fn send(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+        self.tmux(&["send-keys", "-t", "t", "-l", "--", text]);
     }
 
     /// Sends named keys (`Enter`, `Escape`, `C-c`, `Right`).
@@ -69,6 +69,11 @@ impl Tmux {
     /// The screen's text, one string per row.
     pub fn screen(&self) -> Vec<String> {
         self.tmux(&["capture-pane", "-t", "t", "-p"]).lines().map(str::to_string).collect()
+    }
+
+    /// The screen's rows with their SGR escape sequences (`capture-pane -e`).
+    pub fn screen_with_escapes(&self) -> Vec<String> {
+        self.tmux(&["capture-pane", "-e", "-t", "t", "-p"]).lines().map(str::to_string).collect()
     }
 
     /// Polls the screen until `ready` holds; the screen then. Fails the

@@ -9,12 +9,14 @@
 //! matching lines through candidate ranges; [`density`] draws where the
 //! matches are; [`screen`] says which lines to draw; [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
-//! sets up and always restores the terminal. [`replay`] runs keys without
+//! sets up and always restores the terminal; [`event_loop`] reads keys
+//! and ticks. [`replay`] runs keys without
 //! a terminal and times them (`--replay`, for bench/view.py).
 
 pub mod app;
 pub mod density;
 pub mod escape;
+pub mod event_loop;
 pub mod keys;
 pub mod lines;
 pub mod nav;
@@ -29,15 +31,13 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Parser;
-use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use trigrep::options::Case;
 
 use super::args::IndexDirArg;
 use app::App;
-use keys::Action;
 use lines::LineMap;
 
 /// `tg view [FILE]`: a terminal viewer for files of any size, with the
@@ -122,7 +122,7 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
                     && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
             }
         };
-        interactive(&mut app, color)
+        event_loop::interactive(&mut app, color)
     };
     stop.store(true, Ordering::Relaxed);
     if let Some(d) = &app.density {
@@ -151,105 +151,5 @@ fn copy_out(text: &dyn text::Text) -> anyhow::Result<()> {
     match failed {
         Some(e) => Err(e.into()),
         None => Ok(out.flush()?),
-    }
-}
-
-/// The event loop on the terminal.
-fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
-    let mut screen = terminal::Screen::enter()?;
-    let mut dirty = true;
-    // Whether the last screen drawn showed work in progress (a count, a
-    // density bar): drawn once more after the work ends.
-    let mut drawn_busy = false;
-    let busy = |app: &App| !app.counted() || app.density.as_ref().is_some_and(|d| !d.done());
-    while !app.quit && !screen.signalled() {
-        if dirty {
-            drawn_busy = busy(app);
-            draw(&mut screen, app, color)?;
-            dirty = false;
-        }
-        let wait = Duration::from_millis(if app.follow { 200 } else { 100 });
-        if !event::poll(wait)? {
-            let signalled = Arc::clone(&screen.signalled);
-            dirty = app.tick(&mut |n| Interrupt::new(&signalled).check(n)) || drawn_busy || busy(app);
-            continue;
-        }
-        match event::read()? {
-            Event::Key(k) if k.kind != KeyEventKind::Release => {
-                if let Some(action) = app.keys.feed(k) {
-                    if matches!(
-                        action,
-                        Action::Next
-                            | Action::Previous
-                            | Action::Search { .. }
-                            | Action::Filter(_)
-                            | Action::Bottom
-                    ) {
-                        app.message = Some("searching… (Esc stops)".into());
-                        draw(&mut screen, app, color)?;
-                    }
-                    let signalled = Arc::clone(&screen.signalled);
-                    let mut interrupt = Interrupt::new(&signalled);
-                    app.apply(action, &mut |n| interrupt.check(n));
-                    if interrupt.stopped {
-                        app.message = Some("stopped".into());
-                    }
-                }
-                dirty = true;
-            }
-            Event::Resize(..) => dirty = true,
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Sizes `app` to the terminal and draws it.
-fn draw(screen: &mut terminal::Screen, app: &mut App, color: bool) -> anyhow::Result<()> {
-    let size = screen.terminal.size()?;
-    app.rows = size.height.saturating_sub(1).max(1) as usize;
-    app.width = size.width as usize;
-    let signalled = Arc::clone(&screen.signalled);
-    let mut interrupt = Interrupt::new(&signalled);
-    let rows = app.screen(&mut |n| interrupt.check(n));
-    screen.terminal.draw(|f| render::draw(f, app, &rows, color))?;
-    Ok(())
-}
-
-/// A long scan's progress check: every 50 ms, stops on Esc, Ctrl-C, `q`
-/// or a signal.
-struct Interrupt<'a> {
-    signalled: &'a AtomicBool,
-    last: Instant,
-    /// The user (or a signal) stopped the scan.
-    stopped: bool,
-}
-
-impl<'a> Interrupt<'a> {
-    fn new(signalled: &'a AtomicBool) -> Interrupt<'a> {
-        Interrupt { signalled, last: Instant::now(), stopped: false }
-    }
-
-    /// Whether the scan goes on (it has read `_done` bytes).
-    fn check(&mut self, _done: u64) -> bool {
-        if self.stopped || self.signalled.load(Ordering::Relaxed) {
-            self.stopped = true;
-            return false;
-        }
-        if self.last.elapsed() < Duration::from_millis(50) {
-            return true;
-        }
-        self.last = Instant::now();
-        while event::poll(Duration::ZERO).unwrap_or(false) {
-            if let Ok(Event::Key(k)) = event::read() {
-                let ctrl_c =
-                    k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
-                if ctrl_c || matches!(k.code, KeyCode::Esc | KeyCode::Char('q')) {
-                    self.stopped = true;
-                    return false;
-                }
-            }
-        }
-        true
     }
 }
