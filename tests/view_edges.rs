@@ -191,3 +191,23 @@ fn marks_are_what_rg_o_prints() {
     assert_eq!(checked, 39);
     t.send("q");
 }
+
+/// A terminal closed under the viewer (the tmux server killed: no signal
+/// need come) ends it within seconds; it never spins on a dead terminal.
+#[test]
+fn a_closed_terminal_ends_the_viewer() {
+    let tree = Tree::new("view-hangup");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    let shell = t.pane_pid().to_string();
+    let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(!pid.is_empty(), "the viewer runs under the shell");
+    drop(t);
+    let proc = std::path::Path::new("/proc").join(&pid);
+    let start = std::time::Instant::now();
+    while proc.exists() && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!proc.exists(), "tg view {pid} still runs after its terminal closed");
+}

@@ -11,7 +11,7 @@ use super::density::Density;
 use super::keys::{Action, Keys};
 use super::lines::LineMap;
 use super::nav;
-use super::screen::{Frame, Row};
+use super::screen::{Frame, LineEnds, Row};
 use super::search::{Finder, Progress};
 use super::text::{Change, Text};
 
@@ -55,6 +55,8 @@ pub struct App {
     pub quit: bool,
     /// The text holds a NUL byte in its first 64 KiB: shown as binary.
     pub binary: bool,
+    /// Where the long lines seen so far end.
+    pub ends: LineEnds,
     /// The text's length at the last tick.
     last_len: u64,
     /// The last change on disk reported.
@@ -88,6 +90,7 @@ impl App {
             keys: Keys::default(),
             quit: false,
             binary,
+            ends: LineEnds::default(),
             last_len,
             last_change: Change::None,
         }
@@ -103,6 +106,7 @@ impl App {
             rows: self.rows,
             filter: self.filter.as_deref(),
             marks: self.search.as_ref().map(|s| &*s.0).or(self.filter.as_deref()),
+            ends: &self.ends,
         }
     }
 
@@ -361,6 +365,7 @@ impl App {
         let mut dirty = false;
         if len < self.last_len {
             self.message = Some(format!("{} was truncated to {len} bytes", self.name));
+            self.ends.clear();
             self.top = self.top.min(nav::line_start(&*self.text, len.saturating_sub(1)));
             dirty = true;
         }

@@ -41,6 +41,7 @@ pub fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
         let event = match next {
             Some(e) => e,
             None if event::poll(wait)? => event::read()?,
+            None if screen.hung_up() => break,
             None => {
                 let signalled = Arc::clone(&screen.signalled);
                 let changed = app.tick(&mut |n| Interrupt::new(&signalled, &ahead).check(n));

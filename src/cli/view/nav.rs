@@ -117,6 +117,15 @@ pub fn lines_back(text: &dyn Text, at: u64, k: u64) -> u64 {
     start
 }
 
+/// Up to `max` bytes of the line starting at `start`, from `skip` on,
+/// without looking for the line's end past them.
+pub fn read_window(text: &dyn Text, start: u64, skip: u64, max: usize) -> Vec<u8> {
+    let mut buf = vec![0; max];
+    let n = read_full(text, start + skip, &mut buf);
+    buf.truncate(memchr::memchr(b'\n', &buf[..n]).unwrap_or(n));
+    buf
+}
+
 /// The line starting at `start`: up to `max` of its bytes from `skip` on,
 /// and where the next line starts (`None`: this is the last line).
 pub fn read_line(text: &dyn Text, start: u64, skip: u64, max: usize) -> (Vec<u8>, Option<u64>) {

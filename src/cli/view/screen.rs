@@ -2,7 +2,9 @@
 //! filtered, which lines to draw. Pure of any terminal: the renderer
 //! draws [`Row`]s, the unit tests read them.
 
+use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::Mutex;
 
 use super::lines::LineMap;
 use super::nav;
@@ -15,6 +17,38 @@ pub const SHOWN: usize = 16 << 10;
 /// Bytes read either side of what is shown, so that matches near its
 /// edges are found as in the whole line.
 const CONTEXT: u64 = 4 << 10;
+
+/// Lines at least this long have their end remembered.
+const LONG: u64 = 1 << 20;
+
+/// Where long lines end, remembered so that a line of a gigabyte is
+/// scanned for its end once, not at every redraw: `(start, next line's
+/// start)`, the last [`LineEnds::KEEP`].
+#[derive(Default)]
+pub struct LineEnds(Mutex<VecDeque<(u64, u64)>>);
+
+impl LineEnds {
+    /// How many long lines are remembered.
+    const KEEP: usize = 64;
+
+    fn get(&self, start: u64) -> Option<u64> {
+        let ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        ends.iter().find(|e| e.0 == start).map(|e| e.1)
+    }
+
+    fn put(&self, start: u64, next: u64) {
+        let mut ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if ends.len() == Self::KEEP {
+            ends.pop_front();
+        }
+        ends.push_back((start, next));
+    }
+
+    /// Forgets every line (the text was truncated or replaced).
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
 
 /// One line on screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +79,8 @@ pub struct Frame<'a> {
     pub filter: Option<&'a Finder>,
     /// Matches of this are marked.
     pub marks: Option<&'a Finder>,
+    /// Where long lines end.
+    pub ends: &'a LineEnds,
 }
 
 impl Frame<'_> {
@@ -84,7 +120,16 @@ impl Frame<'_> {
     fn row(&self, start: u64, line: Option<u64>) -> (Row, Option<u64>) {
         let from = self.left.saturating_sub(CONTEXT);
         let max = (self.left - from) as usize + SHOWN + CONTEXT as usize;
-        let (bytes, next) = nav::read_line(self.text, start, from, max);
+        let (bytes, next) = match self.ends.get(start) {
+            Some(next) => (nav::read_window(self.text, start, from, max), Some(next)),
+            None => {
+                let (bytes, next) = nav::read_line(self.text, start, from, max);
+                if let Some(n) = next.filter(|&n| n - start >= LONG) {
+                    self.ends.put(start, n);
+                }
+                (bytes, next)
+            }
+        };
         let skip = ((self.left - from) as usize).min(bytes.len());
         let shown_len = (bytes.len() - skip).min(SHOWN);
         let matches = self.marks.map_or_else(Vec::new, |f| {
@@ -114,8 +159,16 @@ mod tests {
         let text = numbered(100);
         let lines = LineMap::new(&text);
         let top = nav::skip_lines(&text, 0, 9).unwrap();
-        let frame =
-            Frame { text: &text, lines: &lines, top, left: 0, rows: 3, filter: None, marks: None };
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top,
+            left: 0,
+            rows: 3,
+            filter: None,
+            marks: None,
+            ends: &LineEnds::default(),
+        };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"line 10");
         assert_eq!(rows[2].bytes, b"line 12");
@@ -135,6 +188,7 @@ mod tests {
             rows: 4,
             filter: Some(&f),
             marks: Some(&f),
+            ends: &LineEnds::default(),
         };
         let (rows, _) = frame.rows(&mut |_| true);
         let shown: Vec<&[u8]> = rows.iter().map(|r| &r.bytes[..]).collect();
@@ -155,6 +209,7 @@ mod tests {
             rows: 5,
             filter: None,
             marks: Some(&f),
+            ends: &LineEnds::default(),
         };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"abcdef");
@@ -162,5 +217,30 @@ mod tests {
         assert_eq!(rows[1].bytes, b"");
         assert_eq!(rows.len(), 2);
         assert_eq!(next, None);
+    }
+
+    #[test]
+    fn long_line_ends_are_remembered() {
+        let mut data = vec![b'a'; 2 << 20];
+        data.extend_from_slice(b"\nnext\n");
+        let text = Memory(data);
+        let lines = LineMap::new(&text);
+        let ends = LineEnds::default();
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top: 0,
+            left: 5,
+            rows: 2,
+            filter: None,
+            marks: None,
+            ends: &ends,
+        };
+        let (first, _) = frame.rows(&mut |_| true);
+        assert_eq!(ends.get(0), Some((2 << 20) + 1));
+        let (again, _) = frame.rows(&mut |_| true);
+        assert_eq!(first, again);
+        assert_eq!(again[1].bytes, b"");
+        assert_eq!(again[0].bytes.len(), SHOWN);
     }
 }
