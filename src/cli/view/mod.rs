@@ -78,6 +78,10 @@ pub struct ViewArgs {
 pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
     let base = args.index_dir.base();
     let path = args.file.clone().filter(|p| p.as_os_str() != "-");
+    anyhow::ensure!(
+        path.is_some() || !std::io::stdin().is_terminal(),
+        "no file to view (name one, or pipe text into tg view)"
+    );
     let text = text::open(path.as_deref(), &base)?;
     if let Some(p) = &path
         && matches!(text.kind(), "no index" | "decompressing")
