@@ -11,6 +11,7 @@ use super::Outcome;
 use super::index_cmd::{self, IndexArgs, StatusArgs};
 use super::pack_cmd::{self, PackArgs, UnpackArgs};
 use super::serve_cmd::{self, ServeArgs, StopArgs};
+use super::view::{self, ViewArgs};
 
 /// One subcommand: its name, its clap definition and how it runs.
 pub struct Subcommand {
@@ -53,6 +54,11 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         name: "unpack",
         command: UnpackArgs::command,
         run: |argv| parsed(argv, |a| pack_cmd::run_unpack(a).map(done)),
+    },
+    Subcommand {
+        name: "view",
+        command: ViewArgs::command,
+        run: |argv| parsed(argv, |a| view::run_view(a).map(done)),
     },
 ];
 

@@ -28,6 +28,8 @@ pub mod fixtures;
 pub mod footer;
 pub mod logs;
 pub mod serve;
+pub mod tmux;
+pub mod view;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""`tg view` against `less` on a big log: keypress to screen (issue 25).
+
+Two ways of timing, both reported:
+
+* **replay** (tg only, precise): `tg view --replay KEYS FILE` runs the viewer
+  without a terminal, draws every screen on ratatui's in-memory backend and
+  prints, per key, the time from the key to the drawn screen and the
+  process's RssAnon (src/cli/view/replay.rs). `{count}` waits for the
+  background line count, `{density}` for the density bar. Process start is
+  not included; the wall time of the whole process is reported apart.
+* **tmux** (tg and less alike): each tool runs in a 120x40 tmux window;
+  the clock starts when `send-keys` returns and stops when `capture-pane`
+  first shows the expected text (a snippet of the target line); polling
+  costs 2-5 ms, so these figures are coarse but the same for both tools.
+  Peak RssAnon is sampled from /proc/PID/status every 10 ms.
+
+Cases (a block index built into a private index directory first, or an
+empty index directory for "no index"):
+
+  first screen           open the log
+  jump                   line N (N = 73 % of the lines): `NG`
+  search                 `/NEEDLE` then `n` (planted needles, 3 hits)
+  filter                 `&NEEDLE`: the first filtered screen
+  density                `/NEEDLE` then the bar complete (tg only)
+  line count             without an index: the background count, GB/s
+
+In tmux the keys follow the first screen at once: without an index, `NG`
+then waits for the count (the replay jumps after `{count}`).
+
+less needs to count lines for `NG` with line numbers (`less -N`), and
+reads the whole file for a search or `&`.
+
+    python3 bench/view.py --tg target/release/tg --runs 5 \\
+        --log ~/.cache/trigrep-corpora/logs/big8G.log --markdown view.md
+
+Cold runs (`--cold`, root): caches dropped before every run and the drop
+checked with fincore on the log (< 1 % resident).
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+NEEDLE = "FATAL: checksum mismatch on volume vol-7f3a9c"
+
+
+def rss_anon_kib(pid):
+    """RssAnon of `pid` in KiB (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def snippet(line):
+    """A piece of `line` that any viewer shows as is: before its first tab
+    or control byte, at most 40 characters, at least 8."""
+    text = ""
+    for c in line:
+        if c == "\t" or ord(c) < 0x20 or ord(c) >= 0x7F:
+            break
+        text += c
+    text = text[:40].rstrip()
+    return text if len(text) >= 8 else None
+
+
+class Tmux:
+    """A tmux server of our own with one 120x40 window running `bash`."""
+
+    sessions = 0
+
+    def __init__(self, env):
+        Tmux.sessions += 1
+        self.sock = f"tg-view-bench-{os.getpid()}-{Tmux.sessions}"
+        self.run("new-session", "-d", "-s", "b", "-x", "120", "-y", "40",
+                 *sum((["-e", f"{k}={v}"] for k, v in env.items()), []),
+                 "bash --norc --noprofile")
+        self.run("set-option", "-g", "status", "off")
+        self.send("PS1='$ '; clear", enter=True)
+        time.sleep(0.3)
+
+    def run(self, *args):
+        return subprocess.run(["tmux", "-L", self.sock, *args], check=True,
+                              capture_output=True, text=True).stdout
+
+    def send(self, keys, enter=False):
+        self.run("send-keys", "-t", "b", "-l", keys)
+        if enter:
+            self.run("send-keys", "-t", "b", "Enter")
+
+    def screen(self):
+        return self.run("capture-pane", "-t", "b", "-p")
+
+    def wait(self, text, timeout):
+        """Seconds until the screen shows `text` (None: timed out)."""
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout:
+            if text in self.screen():
+                return time.perf_counter() - t0
+            # Fine polling at first; then every 50 ms, so that a capture
+            # a few ms costs does not take the CPU from a long operation.
+            time.sleep(0.002 if time.perf_counter() - t0 < 0.3 else 0.05)
+        return None
+
+    def timed(self, keys, text, timeout, enter=False):
+        """Sends `keys` and times until `text` shows."""
+        t0 = time.perf_counter()
+        self.send(keys, enter)
+        waited = self.wait(text, timeout)
+        return None if waited is None else time.perf_counter() - t0
+
+    def foreground_pid(self):
+        shell = self.run("display-message", "-p", "-t", "b", "#{pane_pid}").strip()
+        for _ in range(200):
+            out = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
+            if out:
+                return int(out[0])
+            time.sleep(0.005)
+        return None
+
+    def close(self):
+        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True)
+
+
+class Peak:
+    """Samples the RssAnon of a process every 10 ms; `.kib` is the peak."""
+
+    def __init__(self, pid):
+        self.pid, self.kib, self.stop = pid, 0, False
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.stop:
+            self.kib = max(self.kib, rss_anon_kib(self.pid))
+            time.sleep(0.01)
+
+    def end(self):
+        self.stop = True
+        self.thread.join()
+        return self.kib
+
+
+def replay(tg, log, keys, env, timeout=600):
+    """Runs `tg view --replay KEYS LOG`: per step (label, ms, RssAnon KiB), wall s."""
+    t0 = time.perf_counter()
+    out = subprocess.run([tg, "view", "--replay", keys, log], env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        sys.exit(f"tg view --replay failed: {out.stderr}")
+    steps = []
+    for line in out.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3:
+            steps.append((parts[0], float(parts[1]), int(parts[2])))
+    return steps, wall, out.stdout
+
+
+def step_ms(steps, label, nth=0):
+    """The time of the `nth` step named `label`."""
+    found = [s[1] for s in steps if s[0] == label]
+    return found[nth] if len(found) > nth else None
+
+
+def after_ms(steps, label, nth=0):
+    """The time of the step after the `nth` step named `label` (a key
+    typed after a prompt's Enter: the prompt's own letters share its name)."""
+    at = [i for i, s in enumerate(steps) if s[0] == label]
+    return steps[at[nth] + 1][1] if len(at) > nth and at[nth] + 1 < len(steps) else None
+
+
+def tmux_session(argv, env, ops, timeout):
+    """Runs `argv` in tmux and times `ops` [(name, typed untimed, keys,
+    Enter, text awaited)]: {name: seconds}, peak RssAnon KiB."""
+    t = Tmux({k: v for k, v in env.items() if os.environ.get(k) != v})
+    try:
+        times = {}
+        t0 = time.perf_counter()
+        t.send(" ".join(shlex.quote(a) for a in argv), enter=True)
+        pid = t.foreground_pid()
+        peak = Peak(pid) if pid else None
+        first = ops[0]
+        waited = t.wait(first[4], timeout)
+        times[first[0]] = None if waited is None else time.perf_counter() - t0
+        for name, typed, keys, enter, text in ops[1:]:
+            if typed:
+                # A prompt's text is typed untimed; the clock starts at Enter.
+                t.send(typed)
+                t.wait(typed[1:], timeout)
+            times[name] = t.timed(keys, text, timeout, enter)
+        kib = peak.end() if peak else 0
+        t.send("q")
+        return times, kib
+    finally:
+        t.close()
+
+
+def fmt_ms(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "—"
+    med = statistics.median(xs)
+    spread = f" ({min(xs):.1f}–{max(xs):.1f})" if len(xs) > 1 else ""
+    return f"{med:.1f}{spread}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    corpora = os.path.expanduser("~/.cache/trigrep-corpora/logs")
+    default_log = next((os.path.join(corpora, f) for f in ("big8G.log", "big1G.log")
+                        if os.path.exists(os.path.join(corpora, f))), None)
+    ap.add_argument("--tg", default="target/release/tg")
+    ap.add_argument("--log", default=default_log)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--less-runs", type=int, default=1)
+    ap.add_argument("--cold", action="store_true", help="drop caches before every run (root)")
+    ap.add_argument("--index-dir", default="/tmp/tg-view-bench-index")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--no-less", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--markdown")
+    a = ap.parse_args()
+    tg, log = os.path.abspath(a.tg), os.path.abspath(a.log)
+    size = os.path.getsize(log)
+    stats_path = log + ".stats.json"
+    lines = json.load(open(stats_path))["lines"] if os.path.exists(stats_path) else None
+    if lines is None:
+        lines = int(subprocess.run(["wc", "-l", log], capture_output=True, text=True).stdout.split()[0])
+    n = lines * 73 // 100
+    line_n = subprocess.run(["sed", "-n", f"{n}p;{n}q", log], capture_output=True, text=True,
+                            errors="replace").stdout.rstrip("\n")
+    hits = subprocess.run(["grep", "-n", "-F", NEEDLE, log], capture_output=True, text=True,
+                          errors="replace").stdout.splitlines()
+    first_line = open(log, errors="replace").readline().rstrip("\n")
+    benchlib.log(f"{log}: {size} bytes, {lines} lines, line {n}, {len(hits)} hits of {NEEDLE!r}")
+
+    empty = "/tmp/tg-view-bench-noindex"
+    shutil.rmtree(empty, ignore_errors=True)
+    os.makedirs(empty)
+    os.makedirs(a.index_dir, exist_ok=True)
+    have = subprocess.run([tg, "index", "--status", "--index-dir", a.index_dir, log],
+                          capture_output=True).returncode == 0
+    if not have:
+        t0 = time.perf_counter()
+        subprocess.run([tg, "index", "-q", "--index-dir", a.index_dir, log], check=True)
+        benchlib.log(f"block index built in {time.perf_counter() - t0:.1f} s")
+    base_env = dict(os.environ, TG_AUTO_INDEX="0", NO_COLOR="1")
+    env = {"indexed": dict(base_env, TG_INDEX_DIR=a.index_dir),
+           "no index": dict(base_env, TG_INDEX_DIR=empty)}
+
+    def prepare():
+        if a.cold:
+            benchlib.drop_caches()
+            time.sleep(0.5)
+            resident = benchlib.resident_bytes([log])
+            if resident > size / 100:
+                sys.exit(f"the cache drop failed: {resident} bytes of the log resident")
+
+    rows = {}
+
+    def add(case, tool, value):
+        rows.setdefault(case, {}).setdefault(tool, []).append(value)
+
+    # Replay: tg's own key-to-screen times.
+    needle_keys = f"/{NEEDLE}\n"
+    for r in range(a.runs):
+        for state in ("indexed", "no index"):
+            prepare()
+            # The same keys as in tmux: from line N to the top, search, n, filter.
+            if state == "indexed":
+                keys = f"{n}Gg{needle_keys}n&{NEEDLE}\n&\n{needle_keys}{{density}}"
+            else:
+                keys = f"jjj{{count}}{n}Gg{needle_keys}n&{NEEDLE}\n"
+            steps, wall, _ = replay(tg, log, keys, env[state], a.timeout)
+            add(f"first screen ({state})", "tg replay", step_ms(steps, "open"))
+            add(f"jump to line {n} ({state})", "tg replay", step_ms(steps, "G"))
+            add(f"/needle ({state})", "tg replay", step_ms(steps, "\\n", 0))
+            add(f"n to the next match ({state})", "tg replay", after_ms(steps, "\\n", 0))
+            add(f"&needle first screen ({state})", "tg replay", step_ms(steps, "\\n", 1))
+            add(f"peak RssAnon MiB ({state})", "tg replay", max(s[2] for s in steps) / 1024)
+            if state == "indexed":
+                density = step_ms(steps, "\\n", 3) + step_ms(steps, "{density}")
+                add("density bar complete (indexed)", "tg replay", density)
+            else:
+                count = step_ms(steps, "{count}")
+                add("j while counting (no index)", "tg replay", max(step_ms(steps, "j", i) for i in range(3)))
+                add("line count, ms (no index)", "tg replay", count)
+                add("line count, GB/s (no index)", "tg replay", size / 1e9 / (count / 1000))
+            benchlib.log(f"replay {state} run {r + 1}: wall {wall:.2f} s")
+
+    # tmux: tg and less, the same keys, the same waits.
+    s_first, s_n = snippet(first_line), snippet(line_n)
+    s_hits = [snippet(h.split(":", 1)[1]) for h in hits]
+    if s_first and s_n and len(s_hits) >= 2 and all(s_hits):
+        tools = [("tg tmux", [tg, "view", log], "indexed"), ("tg tmux", [tg, "view", log], "no index")]
+        if not a.no_less and shutil.which("less"):
+            tools.append(("less tmux", ["less", "-N", log], "no index"))
+        for tool, argv, state in tools:
+            runs = a.less_runs if tool.startswith("less") else a.runs
+            for r in range(runs):
+                ops = [("first screen", "", "", False, s_first),
+                       (f"jump to line {n}", "", f"{n}G", False, s_n),
+                       ("g to the first line", "", "g", False, s_first),
+                       ("/needle", f"/{NEEDLE}", "", True, s_hits[0]),
+                       ("n to the next match", "", "n", False, s_hits[1]),
+                       ("&needle first screen", f"&{NEEDLE}", "", True, s_hits[-1])]
+                prepare()
+                times, kib = tmux_session(argv, env[state], ops, a.timeout)
+                for name, secs in times.items():
+                    add(f"{name} ({state})", tool, None if secs is None else secs * 1000)
+                add(f"peak RssAnon MiB ({state})", tool, kib / 1024)
+                benchlib.log(f"{tool} {state} run {r + 1}: " + ", ".join(
+                    f"{k} {'timeout' if v is None else f'{v * 1000:.0f} ms'}" for k, v in times.items()))
+    else:
+        benchlib.log("no usable snippets of the target lines: tmux timings skipped")
+
+    tool_names = ["tg replay", "tg tmux", "less tmux"]
+    head = f"`tg view` vs `less`, {os.path.basename(log)} ({size / 2**30:.1f} GiB, {lines} lines), " \
+           f"{'cold' if a.cold else 'hot'}, ms unless said (median (min–max) of {a.runs} runs; less: {a.less_runs})"
+    md = [head, "", "| case | " + " | ".join(tool_names) + " |", "|---|" + "---|" * len(tool_names)]
+    for case, by_tool in rows.items():
+        cells = []
+        for tool in tool_names:
+            xs = by_tool.get(tool)
+            cells.append("" if xs is None else fmt_ms(xs))
+        md.append(f"| {case} | " + " | ".join(cells) + " |")
+    md += ["", f"Command: `{benchlib.cmdline()}`", f"Host: {benchlib.host_info()}"]
+    print("\n".join(md))
+    if a.markdown:
+        open(a.markdown, "w").write("\n".join(md) + "\n")
+    if a.out:
+        json.dump({"log": log, "size": size, "lines": lines, "rows": rows}, open(a.out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,407 @@
+//! The viewer's state and what each [`Action`] does to it: where the
+//! screen starts, the search, the filter, following, toggles, messages.
+//! No terminal here: [`super::render`] draws an [`App`], and the event
+//! loop in [`super`] feeds it keys and ticks.
+
+use std::sync::Arc;
+
+use trigrep::options::Case;
+
+use super::density::Density;
+use super::keys::{Action, Keys};
+use super::lines::LineMap;
+use super::nav;
+use super::screen::{Frame, LineEnds, Row};
+use super::search::{Finder, Progress};
+use super::text::{Change, Text};
+
+/// The viewer's state.
+pub struct App {
+    /// The text shown.
+    pub text: Arc<dyn Text>,
+    /// Its name on the status line.
+    pub name: String,
+    /// Its line numbers.
+    pub lines: Arc<LineMap>,
+    /// The first shown line starts here.
+    pub top: u64,
+    /// Bytes skipped on the left of every line.
+    pub left: u64,
+    /// Lines of text that fit on screen.
+    pub rows: usize,
+    /// Columns of the screen.
+    pub width: usize,
+    /// Line numbers shown.
+    pub numbers: bool,
+    /// How patterns treat case (`-i`, `-S`).
+    pub case: Case,
+    /// The last search, and whether it goes backward.
+    pub search: Option<(Arc<Finder>, bool)>,
+    /// Only lines matching this are shown.
+    pub filter: Option<Arc<Finder>>,
+    /// Where the matches of the search (or filter) are.
+    pub density: Option<Arc<Density>>,
+    /// Following the end as the text grows.
+    pub follow: bool,
+    /// The key help is shown.
+    pub help: bool,
+    /// A message for the status line, until the next key.
+    pub message: Option<String>,
+    /// A line to jump to once it is counted.
+    pub pending_line: Option<u64>,
+    /// Keys typed so far.
+    pub keys: Keys,
+    /// The user asked to leave.
+    pub quit: bool,
+    /// The text holds a NUL byte in its first 64 KiB: shown as binary.
+    pub binary: bool,
+    /// Where the long lines seen so far end.
+    pub ends: LineEnds,
+    /// The text's length at the last tick.
+    last_len: u64,
+    /// The last change on disk reported.
+    last_change: Change,
+}
+
+impl App {
+    /// A viewer of `text` called `name`, its lines counted into `lines`.
+    pub fn new(text: Arc<dyn Text>, name: String, lines: Arc<LineMap>) -> App {
+        let mut head = vec![0; 64 << 10];
+        let n = nav::read_full(&*text, 0, &mut head);
+        let binary = memchr::memchr(0, &head[..n]).is_some();
+        let last_len = text.len();
+        App {
+            text,
+            name,
+            lines,
+            top: 0,
+            left: 0,
+            rows: 24,
+            width: 80,
+            numbers: true,
+            case: Case::Sensitive,
+            search: None,
+            filter: None,
+            density: None,
+            follow: false,
+            help: false,
+            message: None,
+            pending_line: None,
+            keys: Keys::default(),
+            quit: false,
+            binary,
+            ends: LineEnds::default(),
+            last_len,
+            last_change: Change::None,
+        }
+    }
+
+    /// The screen's frame.
+    pub fn frame(&self) -> Frame<'_> {
+        Frame {
+            text: &*self.text,
+            lines: &self.lines,
+            top: self.top,
+            left: self.left,
+            rows: self.rows,
+            filter: self.filter.as_deref(),
+            marks: self.search.as_ref().map(|s| &*s.0).or(self.filter.as_deref()),
+            ends: &self.ends,
+        }
+    }
+
+    /// The lines on screen.
+    pub fn screen(&self, progress: Progress<'_>) -> Vec<Row> {
+        self.frame().rows(progress).0
+    }
+
+    /// Does what `action` asks; long scans report to `progress`.
+    pub fn apply(&mut self, action: Action, progress: Progress<'_>) {
+        self.message = None;
+        if self.follow {
+            self.follow = false;
+            if action == Action::Cancel {
+                return;
+            }
+        }
+        match action {
+            Action::Down(n) => self.down(n, progress),
+            Action::Up(n) => self.up(n, progress),
+            Action::PageDown(n) => self.down(n * self.rows as u64, progress),
+            Action::PageUp(n) => self.up(n * self.rows as u64, progress),
+            Action::HalfDown => self.down((self.rows as u64 / 2).max(1), progress),
+            Action::HalfUp => self.up((self.rows as u64 / 2).max(1), progress),
+            Action::Right => self.left += (self.width as u64 / 2).max(1),
+            Action::Left => self.left = self.left.saturating_sub((self.width as u64 / 2).max(1)),
+            Action::Line(n) => self.goto_line(n, progress),
+            Action::Top => self.top = 0,
+            Action::Bottom => self.bottom(progress),
+            Action::Percent(p) if p >= 100 => self.bottom(progress),
+            Action::Percent(p) => {
+                let at = (u128::from(self.text.len()) * u128::from(p) / 100) as u64;
+                self.top = nav::line_start(&*self.text, at);
+            }
+            Action::Search { pattern, backward } => self.search(pattern, backward, progress),
+            Action::Next => self.find(false, progress),
+            Action::Previous => self.find(true, progress),
+            Action::Filter(pattern) => self.set_filter(pattern),
+            Action::Follow => {
+                self.follow = true;
+                self.bottom(progress);
+            }
+            Action::IgnoreCase => self.toggle_case(Case::Insensitive),
+            Action::SmartCase => self.toggle_case(Case::Smart),
+            Action::LineNumbers => self.numbers = !self.numbers,
+            Action::Help => self.help = !self.help,
+            Action::Redraw => {}
+            Action::Cancel => {
+                self.help = false;
+                self.pending_line = None;
+            }
+            Action::Quit if self.help => self.help = false,
+            Action::Quit => self.quit = true,
+        }
+    }
+
+    /// Down `n` lines (matching lines when filtered), stopping with the last line at the bottom.
+    fn down(&mut self, n: u64, progress: Progress<'_>) {
+        let text = &*self.text;
+        if let Some(f) = self.filter.clone() {
+            let mut top = f.next_line(text, self.top, progress).unwrap_or(self.top);
+            for _ in 0..n {
+                match nav::next_line_start(text, top).and_then(|s| f.next_line(text, s, progress)) {
+                    Some(s) => top = s,
+                    None => break,
+                }
+            }
+            self.top = top.min(self.filtered_bottom(progress)).max(self.top);
+            return;
+        }
+        let next = nav::skip_lines(text, self.top, n).unwrap_or(u64::MAX);
+        self.top = next.min(self.bottom_top()).max(self.top);
+    }
+
+    /// Up `n` lines (matching lines when filtered).
+    fn up(&mut self, n: u64, progress: Progress<'_>) {
+        if let Some(f) = self.filter.clone() {
+            for _ in 0..n {
+                match f.prev_line(&*self.text, self.top, progress) {
+                    Some(s) => self.top = s,
+                    None => break,
+                }
+            }
+            return;
+        }
+        self.top = nav::lines_back(&*self.text, self.top, n);
+    }
+
+    /// Where the top is when the last line is at the bottom.
+    fn bottom_top(&self) -> u64 {
+        let len = self.text.len();
+        if len == 0 {
+            return 0;
+        }
+        let last = nav::line_start(&*self.text, len - 1);
+        nav::lines_back(&*self.text, last, self.rows.saturating_sub(1) as u64)
+    }
+
+    /// Where the top is when the last matching line is at the bottom.
+    fn filtered_bottom(&self, progress: Progress<'_>) -> u64 {
+        let Some(f) = &self.filter else { return self.bottom_top() };
+        let mut top = self.text.len();
+        for _ in 0..self.rows {
+            match f.prev_line(&*self.text, top, progress) {
+                Some(s) => top = s,
+                None => break,
+            }
+        }
+        top
+    }
+
+    /// The last screen.
+    fn bottom(&mut self, progress: Progress<'_>) {
+        self.top =
+            if self.filter.is_some() { self.filtered_bottom(progress) } else { self.bottom_top() };
+    }
+
+    /// To line `n`, or once it is counted.
+    fn goto_line(&mut self, n: u64, progress: Progress<'_>) {
+        match self.lines.offset_of_line(&*self.text, n) {
+            Some(at) if at < self.text.len() || at == 0 => {
+                self.pending_line = None;
+                self.top = at;
+                if let Some(f) = self.filter.clone() {
+                    self.top = f.next_line(&*self.text, at, progress).unwrap_or(at);
+                }
+            }
+            _ if self.counted() => self.bottom(progress),
+            _ => {
+                self.pending_line = Some(n);
+                self.message = Some(format!("line {n}: counting lines…"));
+            }
+        }
+    }
+
+    /// Whether every line is counted.
+    pub fn counted(&self) -> bool {
+        self.lines.progress().0 >= self.text.len() && !self.text.arriving()
+    }
+
+    /// A new search for `pattern` (empty: the last one again).
+    fn search(&mut self, pattern: String, backward: bool, progress: Progress<'_>) {
+        if pattern.is_empty() {
+            match &mut self.search {
+                Some(s) => s.1 = backward,
+                None => {
+                    self.message = Some("no previous search".into());
+                    return;
+                }
+            }
+        } else {
+            match Finder::new(&*self.text, &pattern, self.case) {
+                Ok(f) => {
+                    let f = Arc::new(f);
+                    self.set_density(Some(Arc::clone(&f)));
+                    self.search = Some((f, backward));
+                }
+                Err(e) => {
+                    self.message = Some(one_line(&e));
+                    return;
+                }
+            }
+        }
+        self.find(false, progress);
+    }
+
+    /// To the next match in the search's direction (`reverse`: the other way), wrapping.
+    fn find(&mut self, reverse: bool, progress: Progress<'_>) {
+        let Some((f, backward)) = self.search.clone() else {
+            self.message = Some("no previous search".into());
+            return;
+        };
+        let text = &*self.text;
+        let found = if backward != reverse {
+            f.prev_line(text, self.top, progress).map(|s| (s, false)).or_else(|| {
+                f.prev_line(text, text.len(), progress)
+                    .filter(|&s| s >= self.top)
+                    .map(|s| (s, true))
+            })
+        } else {
+            let from = nav::next_line_start(text, self.top).unwrap_or(text.len());
+            f.next_line(text, from, progress).map(|s| (s, false)).or_else(|| {
+                f.next_line(text, 0, progress).filter(|&s| s <= self.top).map(|s| (s, true))
+            })
+        };
+        match found {
+            Some((at, wrapped)) => {
+                self.top = at;
+                if wrapped {
+                    let end = if backward != reverse {
+                        "top, continuing at bottom"
+                    } else {
+                        "bottom, continuing at top"
+                    };
+                    self.message = Some(format!("search hit {end}"));
+                }
+            }
+            None => self.message = Some(format!("Pattern not found: {}", f.pattern)),
+        }
+    }
+
+    /// Shows only lines matching `pattern` (empty: every line).
+    fn set_filter(&mut self, pattern: String) {
+        if pattern.is_empty() {
+            self.filter = None;
+            let search = self.search.as_ref().map(|s| Arc::clone(&s.0));
+            self.set_density(search);
+            return;
+        }
+        match Finder::new(&*self.text, &pattern, self.case) {
+            Ok(f) => {
+                let f = Arc::new(f);
+                if self.search.is_none() {
+                    self.set_density(Some(Arc::clone(&f)));
+                }
+                self.filter = Some(f);
+            }
+            Err(e) => self.message = Some(one_line(&e)),
+        }
+    }
+
+    /// Counts where `finder`'s matches are (`None`: no picture).
+    fn set_density(&mut self, finder: Option<Arc<Finder>>) {
+        if let Some(d) = self.density.take() {
+            d.stop();
+        }
+        self.density = finder.map(|f| Density::start(Arc::clone(&self.text), f));
+    }
+
+    /// Toggles `case` against case-sensitive, and plans the patterns again.
+    fn toggle_case(&mut self, case: Case) {
+        self.case = if self.case == case { Case::Sensitive } else { case };
+        self.message = Some(
+            match self.case {
+                Case::Sensitive => "case-sensitive search",
+                Case::Insensitive => "case-insensitive search (-i)",
+                Case::Smart => "smart case search (-S)",
+            }
+            .into(),
+        );
+        let replan =
+            |f: &Arc<Finder>| Finder::new(&*self.text, &f.pattern, self.case).ok().map(Arc::new);
+        let search = self.search.as_ref().and_then(|(f, b)| Some((replan(f)?, *b)));
+        let filter = self.filter.as_ref().and_then(replan);
+        self.search = search;
+        self.filter = filter;
+        let marked = self.search.as_ref().map(|s| Arc::clone(&s.0)).or(self.filter.clone());
+        self.set_density(marked);
+    }
+
+    /// What changed since the last tick: growth (followed), truncation,
+    /// a file replaced or deleted, a pending line now counted. Whether the
+    /// screen must be drawn again.
+    pub fn tick(&mut self, progress: Progress<'_>) -> bool {
+        let len = self.text.len();
+        let mut dirty = false;
+        if len < self.last_len {
+            self.message = Some(format!("{} was truncated to {len} bytes", self.name));
+            self.ends.clear();
+            self.top = self.top.min(nav::line_start(&*self.text, len.saturating_sub(1)));
+            dirty = true;
+        }
+        if len != self.last_len {
+            self.last_len = len;
+            dirty = true;
+            if self.follow {
+                self.bottom(progress);
+            }
+        }
+        let change = self.text.check();
+        if change != self.last_change {
+            self.last_change = change;
+            self.message = match change {
+                Change::None => None,
+                Change::Deleted => {
+                    Some(format!("{} was deleted (showing the text still open)", self.name))
+                }
+                Change::Replaced => {
+                    Some(format!("{} was replaced (showing the text still open)", self.name))
+                }
+            };
+            dirty = true;
+        }
+        if let Some(n) = self.pending_line
+            && self.lines.offset_of_line(&*self.text, n).is_some_and(|at| at < len) | self.counted()
+        {
+            self.goto_line(n, progress);
+            dirty = true;
+        }
+        dirty
+    }
+}
+
+/// The first line of a multi-line message (rg's pattern errors).
+fn one_line(e: &str) -> String {
+    let lines: Vec<&str> = e.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    lines.last().map_or_else(String::new, |l| l.to_string())
+}

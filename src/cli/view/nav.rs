@@ -1,0 +1,187 @@
+//! Moving through a text by lines without loading it: chunked reads
+//! forward and backward from a byte offset.
+
+use std::ops::Range;
+
+use super::text::Text;
+
+/// How much is read at a time.
+const STEP: usize = 64 << 10;
+
+/// Fills `buf` from `offset` as far as the text goes (a text may return
+/// less than asked: a packed file stops at a frame's end); the count read.
+pub fn read_full(text: &dyn Text, offset: u64, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match text.read_at(offset + n as u64, &mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
+/// Reads `range` of `text` in order, a chunk at a time, while `f` says go on.
+pub fn each_chunk(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(&[u8]) -> bool) {
+    let mut buf = vec![0; STEP * 4];
+    let mut at = range.start;
+    while at < range.end {
+        let want = buf.len().min((range.end - at) as usize);
+        let n = match text.read_at(at, &mut buf[..want]) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if !f(&buf[..n]) {
+            return;
+        }
+        at += n as u64;
+    }
+}
+
+/// Reads `range` of `text` backward, a chunk at a time (each chunk's
+/// bytes in order, the last chunk first), while `f` says go on; `f` gets
+/// the chunk's offset too.
+pub fn each_chunk_back(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> bool) {
+    let mut buf = vec![0; STEP];
+    let mut end = range.end;
+    while end > range.start {
+        let start = end.saturating_sub(STEP as u64).max(range.start);
+        let want = (end - start) as usize;
+        let n = read_full(text, start, &mut buf[..want]);
+        if n < want || !f(start, &buf[..n]) {
+            return;
+        }
+        end = start;
+    }
+}
+
+/// The offset just past the `k`-th newline at or after `from` (`None`:
+/// there are fewer; `k` = 0: `from`).
+pub fn skip_lines(text: &dyn Text, from: u64, k: u64) -> Option<u64> {
+    if k == 0 {
+        return Some(from);
+    }
+    let (mut left, mut at, mut found) = (k, from, None);
+    each_chunk(text, from..text.len(), &mut |bytes| {
+        let mut it = memchr::memchr_iter(b'\n', bytes);
+        // Count whole chunks fast; find the position only in the last one.
+        let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
+        if n < left {
+            left -= n;
+            at += bytes.len() as u64;
+            return true;
+        }
+        let i = it.nth((left - 1) as usize).unwrap_or(0);
+        found = Some(at + i as u64 + 1);
+        false
+    });
+    found
+}
+
+/// Where the line after the one starting at `at` starts (`None`: that
+/// line is the last, with no newline, or `at` is the end).
+pub fn next_line_start(text: &dyn Text, at: u64) -> Option<u64> {
+    skip_lines(text, at, 1).filter(|&n| n < text.len())
+}
+
+/// Where the line holding `at` starts.
+pub fn line_start(text: &dyn Text, at: u64) -> u64 {
+    let mut start = 0;
+    each_chunk_back(text, 0..at, &mut |offset, bytes| match memchr::memrchr(b'\n', bytes) {
+        Some(i) => {
+            start = offset + i as u64 + 1;
+            false
+        }
+        None => true,
+    });
+    start
+}
+
+/// Where the `k`-th line before the line starting at `at` starts (0 at the top).
+pub fn lines_back(text: &dyn Text, at: u64, k: u64) -> u64 {
+    if k == 0 || at == 0 {
+        return at;
+    }
+    // The newline just before `at` ends the line before; skip it.
+    let (mut left, mut start) = (k, 0);
+    each_chunk_back(text, 0..at - 1, &mut |offset, bytes| {
+        for i in memchr::memrchr_iter(b'\n', bytes) {
+            left -= 1;
+            if left == 0 {
+                start = offset + i as u64 + 1;
+                return false;
+            }
+        }
+        true
+    });
+    start
+}
+
+/// Up to `max` bytes of the line starting at `start`, from `skip` on,
+/// without looking for the line's end past them.
+pub fn read_window(text: &dyn Text, start: u64, skip: u64, max: usize) -> Vec<u8> {
+    let mut buf = vec![0; max];
+    let n = read_full(text, start + skip, &mut buf);
+    buf.truncate(memchr::memchr(b'\n', &buf[..n]).unwrap_or(n));
+    buf
+}
+
+/// The line starting at `start`: up to `max` of its bytes from `skip` on,
+/// and where the next line starts (`None`: this is the last line).
+pub fn read_line(text: &dyn Text, start: u64, skip: u64, max: usize) -> (Vec<u8>, Option<u64>) {
+    let mut shown = Vec::new();
+    let mut at = start;
+    let mut next = None;
+    each_chunk(text, start..text.len(), &mut |bytes| {
+        let end = memchr::memchr(b'\n', bytes);
+        let line = &bytes[..end.unwrap_or(bytes.len())];
+        let from = skip.saturating_sub(at - start).min(line.len() as u64) as usize;
+        let room = max - shown.len();
+        shown.extend_from_slice(&line[from..line.len().min(from + room)]);
+        match end {
+            Some(i) => {
+                next = Some(at + i as u64 + 1);
+                false
+            }
+            None => {
+                at += bytes.len() as u64;
+                true
+            }
+        }
+    });
+    (shown, next.filter(|&n| n < text.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::view::text::Memory;
+
+    #[test]
+    fn moves_by_lines() {
+        let t = Memory(b"a\nbb\n\nccc\nd".to_vec());
+        assert_eq!(skip_lines(&t, 0, 1), Some(2));
+        assert_eq!(skip_lines(&t, 0, 3), Some(6));
+        assert_eq!(skip_lines(&t, 0, 5), None);
+        assert_eq!(line_start(&t, 8), 6);
+        assert_eq!(line_start(&t, 6), 6);
+        assert_eq!(line_start(&t, 1), 0);
+        assert_eq!(lines_back(&t, 10, 1), 6);
+        assert_eq!(lines_back(&t, 10, 2), 5);
+        assert_eq!(lines_back(&t, 10, 9), 0);
+        assert_eq!(read_line(&t, 2, 0, 10), (b"bb".to_vec(), Some(5)));
+        assert_eq!(read_line(&t, 6, 1, 1), (b"c".to_vec(), Some(10)));
+        assert_eq!(read_line(&t, 10, 0, 9), (b"d".to_vec(), None));
+    }
+
+    #[test]
+    fn long_lines_cross_chunks() {
+        let mut data = vec![b'x'; 700_000];
+        data.extend_from_slice(b"\nend\n");
+        let t = Memory(data);
+        let (shown, next) = read_line(&t, 0, 600_000, 5);
+        assert_eq!((shown, next), (b"xxxxx".to_vec(), Some(700_001)));
+        assert_eq!(line_start(&t, 699_000), 0);
+        assert_eq!(lines_back(&t, 700_001, 1), 0);
+    }
+}

@@ -1,0 +1,136 @@
+//! `tg view --replay KEYS`: the viewer without a terminal, for timing.
+//! Each key is fed to the [`App`] and the screen drawn on ratatui's
+//! in-memory backend; the time from key to drawn screen is printed, one
+//! line per key (`key<TAB>ms<TAB>RssAnon KiB`), then the last screen.
+//! `{count}` waits for the line count, `{density}` for the density bar,
+//! `\n` is Enter. bench/view.py reads this.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::app::App;
+use super::render;
+
+/// One step of a replay.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// A key.
+    Key(KeyCode),
+    /// Wait until every line is counted.
+    Count,
+    /// Wait until the density bar is complete.
+    Density,
+}
+
+/// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing timings.
+pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
+    let (w, h) = size
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--size: expected COLUMNSxROWS, got {size}"))?;
+    let mut terminal = Terminal::new(TestBackend::new(w, h))?;
+    app.rows = usize::from(h.saturating_sub(1).max(1));
+    app.width = usize::from(w);
+    let mut out = std::io::stdout().lock();
+    let started = Instant::now();
+    draw(&mut terminal, app)?;
+    writeln!(out, "open\t{:.3}\t{}", ms(started.elapsed()), rss_anon_kib())?;
+    for (label, step) in parse(keys) {
+        let t = Instant::now();
+        match step {
+            Step::Key(code) => {
+                if let Some(action) = app.keys.feed(KeyEvent::new(code, KeyModifiers::NONE)) {
+                    app.apply(action, &mut |_| true);
+                }
+            }
+            Step::Count => {
+                while !app.counted() {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                app.tick(&mut |_| true);
+            }
+            Step::Density => {
+                while app.density.as_ref().is_some_and(|d| !d.done()) {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+        }
+        draw(&mut terminal, app)?;
+        writeln!(out, "{label}\t{:.3}\t{}", ms(t.elapsed()), rss_anon_kib())?;
+    }
+    let buffer = terminal.backend().buffer();
+    for y in 0..buffer.area.height {
+        let row: String =
+            (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
+        writeln!(out, "{}", row.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Draws `app` on the in-memory terminal.
+fn draw(terminal: &mut Terminal<TestBackend>, app: &App) -> anyhow::Result<()> {
+    let rows = app.screen(&mut |_| true);
+    terminal.draw(|f| render::draw(f, app, &rows, false))?;
+    Ok(())
+}
+
+/// Milliseconds in `d`.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// This process's private resident memory now, in KiB (0: unknown).
+fn rss_anon_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The steps of `keys`, each with the text it came from.
+fn parse(keys: &str) -> Vec<(String, Step)> {
+    let mut steps = Vec::new();
+    let mut rest = keys;
+    while let Some(c) = rest.chars().next() {
+        let (token, step) = if rest.starts_with("{count}") {
+            ("{count}".len(), Step::Count)
+        } else if rest.starts_with("{density}") {
+            ("{density}".len(), Step::Density)
+        } else if c == '\n' {
+            (1, Step::Key(KeyCode::Enter))
+        } else {
+            (c.len_utf8(), Step::Key(KeyCode::Char(c)))
+        };
+        steps.push((rest[..token].escape_default().to_string(), step));
+        rest = &rest[token..];
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_and_keys() {
+        let steps: Vec<Step> = parse("12G{count}/a\n").into_iter().map(|s| s.1).collect();
+        assert_eq!(
+            steps,
+            vec![
+                Step::Key(KeyCode::Char('1')),
+                Step::Key(KeyCode::Char('2')),
+                Step::Key(KeyCode::Char('G')),
+                Step::Count,
+                Step::Key(KeyCode::Char('/')),
+                Step::Key(KeyCode::Char('a')),
+                Step::Key(KeyCode::Enter),
+            ]
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! The screen model: given a text, where the screen starts and what is
+//! filtered, which lines to draw. Pure of any terminal: the renderer
+//! draws [`Row`]s, the unit tests read them.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Mutex;
+
+use super::lines::LineMap;
+use super::nav;
+use super::search::{Finder, Progress};
+use super::text::Text;
+
+/// The most bytes of one line read for the screen.
+pub const SHOWN: usize = 16 << 10;
+
+/// Bytes read either side of what is shown, so that matches near its
+/// edges are found as in the whole line.
+const CONTEXT: u64 = 4 << 10;
+
+/// Lines at least this long have their end remembered.
+const LONG: u64 = 1 << 20;
+
+/// Where long lines end, remembered so that a line of a gigabyte is
+/// scanned for its end once, not at every redraw: `(start, next line's
+/// start)`, the last [`LineEnds::KEEP`].
+#[derive(Default)]
+pub struct LineEnds(Mutex<VecDeque<(u64, u64)>>);
+
+impl LineEnds {
+    /// How many long lines are remembered.
+    const KEEP: usize = 64;
+
+    fn get(&self, start: u64) -> Option<u64> {
+        let ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        ends.iter().find(|e| e.0 == start).map(|e| e.1)
+    }
+
+    fn put(&self, start: u64, next: u64) {
+        let mut ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if ends.len() == Self::KEEP {
+            ends.pop_front();
+        }
+        ends.push_back((start, next));
+    }
+
+    /// Forgets every line (the text was truncated or replaced).
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+/// One line on screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Where the line starts.
+    pub start: u64,
+    /// Its 1-based number (`None`: not counted yet).
+    pub line: Option<u64>,
+    /// Its bytes from the horizontal offset on, at most [`SHOWN`].
+    pub bytes: Vec<u8>,
+    /// Matches in `bytes` to mark.
+    pub matches: Vec<Range<usize>>,
+}
+
+/// What the screen shows.
+pub struct Frame<'a> {
+    /// The text.
+    pub text: &'a dyn Text,
+    /// Its line numbers.
+    pub lines: &'a LineMap,
+    /// The first line shown starts here.
+    pub top: u64,
+    /// Bytes of every line skipped on the left.
+    pub left: u64,
+    /// How many lines fit.
+    pub rows: usize,
+    /// Only lines matching this are shown.
+    pub filter: Option<&'a Finder>,
+    /// Matches of this are marked.
+    pub marks: Option<&'a Finder>,
+    /// Where long lines end.
+    pub ends: &'a LineEnds,
+}
+
+impl Frame<'_> {
+    /// The lines to draw, and where the line after them starts (`None`: the end).
+    pub fn rows(&self, progress: Progress<'_>) -> (Vec<Row>, Option<u64>) {
+        let mut rows = Vec::with_capacity(self.rows);
+        let mut at = Some(self.top);
+        let first_line = self.lines.line_of(self.text, self.top);
+        while rows.len() < self.rows {
+            let Some(start) = at else { break };
+            let start = match self.filter {
+                Some(f) => match f.next_line(self.text, start, progress) {
+                    Some(s) => s,
+                    None => {
+                        at = None;
+                        break;
+                    }
+                },
+                None => start,
+            };
+            if start >= self.text.len() && !(start == 0 && rows.is_empty()) {
+                at = None;
+                break;
+            }
+            let line = match self.filter {
+                Some(_) => self.lines.line_of(self.text, start),
+                None => first_line.map(|n| n + rows.len() as u64),
+            };
+            let (row, next) = self.row(start, line);
+            rows.push(row);
+            at = next;
+        }
+        (rows, at)
+    }
+
+    /// The line starting at `start`, cut to the screen, with its matches.
+    fn row(&self, start: u64, line: Option<u64>) -> (Row, Option<u64>) {
+        let from = self.left.saturating_sub(CONTEXT);
+        let max = (self.left - from) as usize + SHOWN + CONTEXT as usize;
+        let (bytes, next) = match self.ends.get(start) {
+            Some(next) => (nav::read_window(self.text, start, from, max), Some(next)),
+            None => {
+                let (bytes, next) = nav::read_line(self.text, start, from, max);
+                if let Some(n) = next.filter(|&n| n - start >= LONG) {
+                    self.ends.put(start, n);
+                }
+                (bytes, next)
+            }
+        };
+        let skip = ((self.left - from) as usize).min(bytes.len());
+        let shown_len = (bytes.len() - skip).min(SHOWN);
+        let matches = self.marks.map_or_else(Vec::new, |f| {
+            f.matches_in(&bytes)
+                .into_iter()
+                .filter(|m| m.end > skip && m.start < skip + shown_len)
+                .map(|m| m.start.max(skip) - skip..m.end.min(skip + shown_len) - skip)
+                .collect()
+        });
+        let shown = bytes[skip..skip + shown_len].to_vec();
+        (Row { start, line, bytes: shown, matches }, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::view::text::Memory;
+    use trigrep::options::Case;
+
+    fn numbered(n: usize) -> Memory {
+        Memory((1..=n).flat_map(|i| format!("line {i}\n").into_bytes()).collect())
+    }
+
+    #[test]
+    fn rows_from_the_top_with_numbers() {
+        let text = numbered(100);
+        let lines = LineMap::new(&text);
+        let top = nav::skip_lines(&text, 0, 9).unwrap();
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top,
+            left: 0,
+            rows: 3,
+            filter: None,
+            marks: None,
+            ends: &LineEnds::default(),
+        };
+        let (rows, next) = frame.rows(&mut |_| true);
+        assert_eq!(rows[0].bytes, b"line 10");
+        assert_eq!(rows[2].bytes, b"line 12");
+        assert_eq!(next, nav::skip_lines(&text, 0, 12));
+    }
+
+    #[test]
+    fn filter_shows_matching_lines_and_marks() {
+        let text = numbered(100);
+        let lines = LineMap::new(&text);
+        let f = Finder::new(&text, "7", Case::Sensitive).unwrap();
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top: 0,
+            left: 0,
+            rows: 4,
+            filter: Some(&f),
+            marks: Some(&f),
+            ends: &LineEnds::default(),
+        };
+        let (rows, _) = frame.rows(&mut |_| true);
+        let shown: Vec<&[u8]> = rows.iter().map(|r| &r.bytes[..]).collect();
+        assert_eq!(shown, vec![&b"line 7"[..], b"line 17", b"line 27", b"line 37"]);
+        assert_eq!(rows[1].matches, vec![6..7]);
+    }
+
+    #[test]
+    fn horizontal_offset_cuts_the_left() {
+        let text = Memory(b"0123456789abcdef\nxy\n".to_vec());
+        let lines = LineMap::new(&text);
+        let f = Finder::new(&text, "9a", Case::Sensitive).unwrap();
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top: 0,
+            left: 10,
+            rows: 5,
+            filter: None,
+            marks: Some(&f),
+            ends: &LineEnds::default(),
+        };
+        let (rows, next) = frame.rows(&mut |_| true);
+        assert_eq!(rows[0].bytes, b"abcdef");
+        assert_eq!(rows[0].matches, vec![0..1]);
+        assert_eq!(rows[1].bytes, b"");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(next, None);
+    }
+
+    #[test]
+    fn long_line_ends_are_remembered() {
+        let mut data = vec![b'a'; 2 << 20];
+        data.extend_from_slice(b"\nnext\n");
+        let text = Memory(data);
+        let lines = LineMap::new(&text);
+        let ends = LineEnds::default();
+        let frame = Frame {
+            text: &text,
+            lines: &lines,
+            top: 0,
+            left: 5,
+            rows: 2,
+            filter: None,
+            marks: None,
+            ends: &ends,
+        };
+        let (first, _) = frame.rows(&mut |_| true);
+        assert_eq!(ends.get(0), Some((2 << 20) + 1));
+        let (again, _) = frame.rows(&mut |_| true);
+        assert_eq!(first, again);
+        assert_eq!(again[1].bytes, b"");
+        assert_eq!(again[0].bytes.len(), SHOWN);
+    }
+}

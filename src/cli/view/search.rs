@@ -1,0 +1,246 @@
+//! Finding matching lines through a text's candidate ranges: the next and
+//! previous matching line, and the matches inside a line (what `tg -o`
+//! marks), with the matcher `tg` builds from the same options.
+//!
+//! A [`Finder`] plans its pattern once: with a block index, only the
+//! candidate blocks (plus a grown tail) are read; without one, the whole
+//! text, in pieces cut at line ends. A long scan reports its progress and
+//! stops when asked.
+
+use std::ops::Range;
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use trigrep::options::{Case, MatchOptions};
+
+use super::nav;
+use super::text::Text;
+
+/// How much of a text is searched at a time.
+const PIECE: usize = 1 << 20;
+
+/// Says how far a scan got (bytes read so far); false stops it.
+pub type Progress<'a> = &'a mut dyn FnMut(u64) -> bool;
+
+/// A pattern, compiled and planned against one text.
+pub struct Finder {
+    /// What was asked, as typed.
+    pub pattern: String,
+    matcher: RegexMatcher,
+    /// The candidate ranges (`None`: everything is read).
+    ranges: Option<Vec<Range<u64>>>,
+}
+
+impl Finder {
+    /// `pattern` (rg's syntax) with `case`, planned against `text`; an
+    /// invalid pattern is rg's message.
+    pub fn new(text: &dyn Text, pattern: &str, case: Case) -> Result<Finder, String> {
+        let mut opts = MatchOptions::new(vec![pattern.to_string()]);
+        opts.case = case;
+        let matcher = opts.matcher(false).map_err(|e| e.to_string())?;
+        let ranges = text.candidates(&opts);
+        Ok(Finder { pattern: pattern.to_string(), matcher, ranges })
+    }
+
+    /// The byte ranges searched that end after `from`: candidates, or
+    /// `from..len`.
+    pub fn ranges(&self, from: u64, len: u64) -> Vec<Range<u64>> {
+        match &self.ranges {
+            Some(r) => r[r.partition_point(|r| r.end <= from)..].to_vec(),
+            None => std::iter::once(from.min(len)..len).collect(),
+        }
+    }
+
+    /// The byte ranges searched that start before `before`, last first.
+    fn ranges_back(&self, before: u64) -> Vec<Range<u64>> {
+        match &self.ranges {
+            Some(r) => r[..r.partition_point(|r| r.start < before)].iter().rev().cloned().collect(),
+            None => std::iter::once(0..before).collect(),
+        }
+    }
+
+    /// Whether the ranges come from an index.
+    pub fn indexed(&self) -> bool {
+        self.ranges.is_some()
+    }
+
+    /// The non-empty matches in `line` (one line, without its newline).
+    pub fn matches_in(&self, line: &[u8]) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let _ = self.matcher.find_iter(line, |m| {
+            if !m.is_empty() {
+                out.push(m.start()..m.end());
+            }
+            true
+        });
+        out
+    }
+
+    /// Where the first matching line at or after `from` (a line start)
+    /// starts; `None`: none before the end, or stopped.
+    pub fn next_line(&self, text: &dyn Text, from: u64, progress: Progress<'_>) -> Option<u64> {
+        let mut done = 0;
+        for r in self.ranges(from, text.len()) {
+            let mut found = None;
+            let start = r.start.max(from);
+            pieces(text, start..r.end, &mut |at, piece| {
+                done += piece.len() as u64;
+                if let Some(m) = self.first_in(piece, 0) {
+                    found = Some(start_of(text, at, piece, m));
+                    return false;
+                }
+                progress(done)
+            });
+            if found.is_some() {
+                return found;
+            }
+            if !progress(done) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Where the last matching line starting before `before` starts.
+    pub fn prev_line(&self, text: &dyn Text, before: u64, progress: Progress<'_>) -> Option<u64> {
+        let mut done = 0;
+        for r in self.ranges_back(before) {
+            let end = r.end.min(before);
+            let mut piece_end = end;
+            while piece_end > r.start {
+                let (at, piece) = piece_before(text, r.start, piece_end);
+                done += piece.len() as u64;
+                let mut last = None;
+                let mut pos = 0;
+                while let Some(m) = self.first_in(&piece, pos) {
+                    last = Some(m);
+                    pos = memchr::memchr(b'\n', &piece[m..]).map_or(piece.len(), |i| m + i + 1);
+                }
+                if let Some(m) = last {
+                    return Some(start_of(text, at, &piece, m));
+                }
+                if !progress(done) || at == piece_end {
+                    return None;
+                }
+                piece_end = at;
+            }
+        }
+        None
+    }
+
+    /// Counts matching lines in `range` (line starts at its edges), calling
+    /// `hit` with each one's offset, while `go_on` says so.
+    pub fn each_line(
+        &self,
+        text: &dyn Text,
+        range: Range<u64>,
+        hit: &mut dyn FnMut(u64),
+        go_on: &mut dyn FnMut() -> bool,
+    ) {
+        pieces(text, range, &mut |at, piece| {
+            let mut pos = 0;
+            while let Some(m) = self.first_in(piece, pos) {
+                hit(at + m as u64);
+                pos = memchr::memchr(b'\n', &piece[m..]).map_or(piece.len(), |i| m + i + 1);
+            }
+            go_on()
+        });
+    }
+
+    /// Where the first match in `piece` at or after `pos` starts.
+    fn first_in(&self, piece: &[u8], pos: usize) -> Option<usize> {
+        if pos >= piece.len() && !piece.is_empty() {
+            return None;
+        }
+        self.matcher.find_at(piece, pos).ok().flatten().map(|m| m.start())
+    }
+}
+
+/// The start of the line holding byte `m` of `piece` (which starts at `at`).
+fn start_of(text: &dyn Text, at: u64, piece: &[u8], m: usize) -> u64 {
+    match memchr::memrchr(b'\n', &piece[..m]) {
+        Some(i) => at + i as u64 + 1,
+        None => nav::line_start(text, at + m as u64),
+    }
+}
+
+/// Reads `range` in pieces of about [`PIECE`] bytes, each cut after its
+/// last newline (a longer line is cut where the piece ends), while `f` says go on.
+fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> bool) {
+    let mut buf = vec![0; PIECE];
+    let mut at = range.start;
+    while at < range.end {
+        let want = PIECE.min((range.end - at) as usize);
+        let n = nav::read_full(text, at, &mut buf[..want]);
+        if n == 0 {
+            return;
+        }
+        let cut = if at + (n as u64) < range.end {
+            memchr::memrchr(b'\n', &buf[..n]).map_or(n, |i| i + 1)
+        } else {
+            n
+        };
+        if !f(at, &buf[..cut]) {
+            return;
+        }
+        at += cut as u64;
+    }
+}
+
+/// The piece of at most [`PIECE`] bytes ending at `end`, starting at a
+/// line start (or at `floor`): its offset and bytes.
+fn piece_before(text: &dyn Text, floor: u64, end: u64) -> (u64, Vec<u8>) {
+    let start = end.saturating_sub(PIECE as u64).max(floor);
+    let mut buf = vec![0; (end - start) as usize];
+    let n = nav::read_full(text, start, &mut buf);
+    buf.truncate(n);
+    if start > floor
+        && let Some(i) = memchr::memchr(b'\n', &buf)
+        && i + 1 < buf.len()
+    {
+        buf.drain(..=i);
+        return (start + i as u64 + 1, buf);
+    }
+    (start, buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::view::text::Memory;
+
+    #[test]
+    fn next_and_previous_matching_lines() {
+        let t = Memory(b"alpha\nbeta err\ngamma\nerr delta\nepsilon\n".to_vec());
+        let f = Finder::new(&t, "err", Case::Sensitive).unwrap();
+        let go = &mut |_| true;
+        assert_eq!(f.next_line(&t, 0, go), Some(6));
+        assert_eq!(f.next_line(&t, 15, go), Some(21));
+        assert_eq!(f.next_line(&t, 31, go), None);
+        assert_eq!(f.prev_line(&t, 31, go), Some(21));
+        assert_eq!(f.prev_line(&t, 21, go), Some(6));
+        assert_eq!(f.prev_line(&t, 6, go), None);
+        assert_eq!(f.matches_in(b"err x err"), vec![0..3, 6..9]);
+        let i = Finder::new(&t, "ERR", Case::Insensitive).unwrap();
+        assert_eq!(i.next_line(&t, 0, go), Some(6));
+        assert!(Finder::new(&t, "(", Case::Sensitive).is_err());
+    }
+
+    #[test]
+    fn pieces_cross_at_line_ends() {
+        let mut data = Vec::new();
+        for i in 0..300_000 {
+            data.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        let t = Memory(data.clone());
+        let f = Finder::new(&t, "^line 2999[0-9]{2}$", Case::Sensitive).unwrap();
+        let go = &mut |_| true;
+        let at = f.next_line(&t, 0, go).unwrap();
+        assert!(data[at as usize..].starts_with(b"line 299900\n"));
+        let back = f.prev_line(&t, t.len(), go).unwrap();
+        assert!(data[back as usize..].starts_with(b"line 299999\n"));
+        let mut n = 0;
+        f.each_line(&t, 0..t.len(), &mut |_| n += 1, &mut || true);
+        assert_eq!(n, 100);
+    }
+}

@@ -1,0 +1,154 @@
+//! What the viewer's tests (`view.rs`, `view_edges.rs`) share: the
+//! fixture log, `sed -n Np` and `rg -n` as references, reading rows off a
+//! captured screen, and starting `tg view` on each kind of text in tmux.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use super::Tree;
+use super::tmux::Tmux;
+
+/// Lines in the fixture log.
+pub const LINES: usize = 3000;
+
+/// The fixture log: numbered lines, some holding "needle".
+pub fn fixture() -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let words = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega"];
+    for i in 1..=LINES {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let w = |k: u64| words[((x >> k) % words.len() as u64) as usize];
+        let needle = if x.is_multiple_of(53) { " needle" } else { "" };
+        writeln!(out, "{i:05} {} {} {}{needle} {}", w(3), w(11), w(19), x % 100_000).unwrap();
+    }
+    out
+}
+
+/// Line `n` (1-based) of `data`, as `sed -n Np` prints it without its newline.
+pub fn sed(data: &[u8], n: u64) -> String {
+    let line = data.split(|&b| b == b'\n').nth(n as usize - 1).unwrap_or_default();
+    String::from_utf8_lossy(line).into_owned()
+}
+
+/// `rg -n PATTERN FILE` in `tree`: the numbers and text of the matching lines.
+pub fn rg_lines(tree: &Tree, pattern: &str, file: &str) -> Vec<(u64, String)> {
+    let out = super::rg_command(tree, tree.root()).args(["-n", pattern, file]).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (n, text) = l.split_once(':').unwrap();
+            (n.parse().unwrap(), text.to_string())
+        })
+        .collect()
+}
+
+/// A screen row as (line number, text): the gutter parsed, the density bar
+/// (the last column) dropped.
+pub fn row(s: &str, width: usize) -> Option<(u64, String)> {
+    let s: String = s.chars().take(width - 1).collect();
+    let s = s.trim_start();
+    let (n, text) = s.split_once(' ').unwrap_or((s, ""));
+    Some((n.parse().ok()?, text.trim_end().to_string()))
+}
+
+/// The text rows of a screen (all but the status line), parsed.
+pub fn rows(screen: &[String], width: usize) -> Vec<(u64, String)> {
+    screen[..screen.len() - 1].iter().filter_map(|s| row(s, width)).collect()
+}
+
+/// The line number at the top of the screen.
+pub fn top(screen: &[String]) -> Option<u64> {
+    row(screen.first()?, 120).map(|r| r.0)
+}
+
+/// How the viewer is started on each kind of text.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// A plain file without an index.
+    Plain,
+    /// A log with a block index of 4 KiB blocks.
+    Blocks,
+    /// An indexed `.gz` (64 KiB access points).
+    Gz,
+    /// A `.gz` without an index: decompressed into a spool.
+    GzSpool,
+    /// A packed `.zst` (4 KiB frames).
+    Packed,
+    /// stdin.
+    Stdin,
+}
+
+/// Runs `tg` with `args` in `tree`, indexes under `tree/idx`; fails on error.
+pub fn tg(tree: &Tree, args: &[&str]) {
+    let st = super::tg_command(tree, tree.root())
+        .env("TG_INDEX_DIR", tree.path("idx"))
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "tg {args:?} failed");
+}
+
+/// Prepares `kind` from `app.log`: the command line that views it, and
+/// what the status line calls it.
+pub fn prepare(tree: &Tree, kind: Kind) -> (String, &'static str) {
+    let tg_bin = super::tg_bin().display().to_string();
+    match kind {
+        Kind::Plain => (format!("{tg_bin} view app.log"), "(no index)"),
+        Kind::Blocks => {
+            tg(tree, &["index", "-q", "--block-size", "4K", "app.log"]);
+            (format!("{tg_bin} view app.log"), "(block index)")
+        }
+        Kind::Gz => {
+            let st = Command::new("gzip").args(["-k", "app.log"]).current_dir(tree.root()).status();
+            assert!(st.unwrap().success());
+            tg(
+                tree,
+                &["index", "-q", "--block-size", "4K", "--access-spacing", "64K", "app.log.gz"],
+            );
+            (format!("{tg_bin} view app.log.gz"), "(.gz index)")
+        }
+        Kind::GzSpool => {
+            let st = Command::new("gzip").args(["-k", "app.log"]).current_dir(tree.root()).status();
+            assert!(st.unwrap().success());
+            (format!("{tg_bin} view app.log.gz"), "app.log.gz (spooled)")
+        }
+        Kind::Packed => {
+            tg(tree, &["pack", "-q", "--frame-size", "4K", "app.log"]);
+            (format!("{tg_bin} view app.log.zst"), "(packed)")
+        }
+        Kind::Stdin => (format!("cat app.log | {tg_bin} view"), "stdin (spooled)"),
+    }
+}
+
+/// A viewer of `kind` in a 120×40 window, its first screen shown.
+pub fn open(tree: &Tree, kind: Kind) -> (Tmux, &'static str) {
+    let (command, label) = prepare(tree, kind);
+    let idx = tree.path("idx").display().to_string();
+    let env = [("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")];
+    let t = Tmux::new(tree.root(), 120, 40, &env);
+    t.send_line(&format!("{command} 2>tg.err; stty -a > stty.txt"));
+    let data = std::fs::read(tree.path("app.log")).unwrap();
+    let want: Vec<(u64, String)> = (1..=39).map(|n| (n, sed(&data, n))).collect();
+    t.wait(&format!("{kind:?}: the first screen, lines 1-39 as sed prints them"), |s| {
+        s.last().is_some_and(|l| l.contains(label) && l.contains(&format!("lines 1-39/{LINES}")))
+            && rows(s, 120) == want
+    });
+    (t, label)
+}
+
+/// Types `keys` and waits until the top line is `want` and the status
+/// line (drawn last) says so; the screen.
+pub fn top_after(t: &Tmux, keys: &str, want: u64, what: &str) -> Vec<String> {
+    t.send(keys);
+    t.wait(&format!("{what}: line {want} at the top"), |s| at_top(s, want))
+}
+
+/// Whether line `n` is at the top, by the first row and the status line.
+pub fn at_top(s: &[String], n: u64) -> bool {
+    top(s) == Some(n) && s.last().is_some_and(|l| l.contains(&format!("lines {n}-")))
+}

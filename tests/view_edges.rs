@@ -1,0 +1,213 @@
+//! `tg view` (issue 25) at its edges, in a real terminal (tmux): `F`
+//! follows appended lines; control bytes, invalid UTF-8 and NULs are shown
+//! escaped and a long line moves sideways; signals restore the terminal;
+//! a truncated, rotated or deleted file is reported; `-i` and `-N` toggle;
+//! marked matches are exactly what `rg -o` prints.
+
+mod util;
+
+use std::io::Write;
+use std::process::Command;
+
+use util::Tree;
+use util::tmux::Tmux;
+use util::view::*;
+
+/// `F` shows lines appended to a plain file and to a block-indexed log
+/// (the tail past the index counted), with their true line numbers.
+#[test]
+fn follow_appended_lines() {
+    for kind in [Kind::Plain, Kind::Blocks] {
+        let tree = Tree::new("view-follow");
+        tree.write("app.log", fixture());
+        let (t, _) = open(&tree, kind);
+        t.send("F");
+        t.wait_for("following");
+        let mut f = std::fs::OpenOptions::new().append(true).open(tree.path("app.log")).unwrap();
+        writeln!(f, "appended one").unwrap();
+        writeln!(f, "appended two").unwrap();
+        let n = LINES as u64 + 2;
+        t.wait("the appended lines, counted", |s| {
+            rows(s, 120).last() == Some(&(n, "appended two".to_string()))
+                && s.last().is_some_and(|l| l.contains(&format!("/{n}")))
+        });
+        t.send("q");
+    }
+}
+
+/// Control bytes, invalid UTF-8 and NULs are shown escaped, never sent to
+/// the terminal raw; a binary file says so; a 3 MB line shows its start,
+/// the next line, and moves sideways.
+#[test]
+fn escapes_binary_and_long_lines() {
+    let tree = Tree::new("view-bytes");
+    let mut data = b"red \x1b[31mRED\x1b[0m end\nbad \xff\xfe bytes\nnul \x00 here\n".to_vec();
+    data.extend((0..3_000_000).map(|i| b"0123456789"[i % 10]));
+    data.extend_from_slice(b"\nafter the long line\n");
+    tree.write("bytes.log", &data);
+    let idx = tree.path("idx").display().to_string();
+    let t = Tmux::new(tree.root(), 120, 40, &[("TG_INDEX_DIR", &idx), ("TG_AUTO_INDEX", "0")]);
+    t.send_line(&format!("{} view bytes.log", util::tg_bin().display()));
+    let screen = t.wait_for("after the long line");
+    let text: Vec<String> = rows(&screen, 120).into_iter().map(|r| r.1).collect();
+    assert_eq!(text[0], "red ^[[31mRED^[[0m end");
+    assert_eq!(text[1], "bad \\xFF\\xFE bytes");
+    assert_eq!(text[2], "nul ^@ here");
+    assert!(text[3].starts_with("0123456789012"), "{}", text[3]);
+    assert!(screen.last().unwrap().contains("binary file"));
+    // Half a screen right: the long line shifts by 60 bytes.
+    t.key("Right");
+    let screen = t.wait("a shift right", |s| rows(s, 120).first().is_some_and(|r| r.1.is_empty()));
+    let shifted = rows(&screen, 120);
+    assert!(shifted[3].1.starts_with("0123456789"), "{shifted:?}");
+    assert_eq!(shifted[4], (5, String::new()));
+    t.send("q");
+}
+
+/// SIGTERM and SIGINT end the viewer with the terminal restored.
+#[test]
+fn signals_restore_the_terminal() {
+    for signal in ["-TERM", "-INT"] {
+        let tree = Tree::new("view-signal");
+        tree.write("app.log", fixture());
+        let (t, label) = open(&tree, Kind::Plain);
+        let shell = t.pane_pid().to_string();
+        let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+        let pid = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        assert!(!pid.is_empty(), "the viewer runs under the shell");
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        let stty = tree.path("stty.txt");
+        t.wait("the shell after the signal", |_| {
+            std::fs::metadata(&stty).is_ok_and(|m| m.len() > 0)
+        });
+        let modes = std::fs::read_to_string(&stty).unwrap();
+        assert!(modes.contains(" icanon") && modes.contains(" echo "), "{signal}: {modes}");
+        assert!(
+            !t.screen().iter().any(|l| l.contains(label)),
+            "{signal}: the viewer's screen is gone"
+        );
+    }
+}
+
+/// A file truncated, rotated, then deleted while viewed: each is said on
+/// the status line, and no line past the new end is shown as current.
+#[test]
+fn truncated_rotated_deleted() {
+    let tree = Tree::new("view-changes");
+    let data = fixture();
+    tree.write("app.log", &data);
+    let (t, _) = open(&tree, Kind::Plain);
+    top_after(&t, "2000G", 2000, "2000G");
+    let cut: usize = data.split_inclusive(|&b| b == b'\n').take(100).map(<[u8]>::len).sum();
+    let f = std::fs::OpenOptions::new().write(true).open(tree.path("app.log")).unwrap();
+    f.set_len(cut as u64).unwrap();
+    let screen =
+        t.wait("the truncation said", |s| s.last().is_some_and(|l| l.contains("was truncated")));
+    assert!(rows(&screen, 120).iter().all(|r| r.0 <= 100), "{screen:?}");
+    t.wait("the new length counted", |s| s.last().is_some_and(|l| l.contains("/100")));
+    std::fs::rename(tree.path("app.log"), tree.path("app.log.1")).unwrap();
+    tree.write("app.log", "a new file\n");
+    t.wait_for("was replaced");
+    std::fs::remove_file(tree.path("app.log")).unwrap();
+    t.wait_for("was deleted");
+    t.send("q");
+}
+
+/// `-i` makes searches case-insensitive, as rg's flag; `-N` hides line numbers.
+#[test]
+fn case_and_line_number_toggles() {
+    let tree = Tree::new("view-toggles");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    let hits = rg_lines(&tree, "(?i)NEEDLE", "app.log");
+    t.send("/NEEDLE");
+    t.key("Enter");
+    t.wait_for("Pattern not found: NEEDLE");
+    t.send("-i");
+    t.wait_for("case-insensitive search");
+    t.send("/NEEDLE");
+    t.key("Enter");
+    t.wait("-i /NEEDLE", |s| at_top(s, hits[0].0));
+    t.send("-N");
+    let first = format!("{:05} ", hits[0].0);
+    t.wait("-N: no line numbers", |s| s[0].starts_with(&first));
+    t.send("q");
+}
+
+/// The text between reverse-video escapes in a captured row.
+fn marked(row: &str) -> Vec<String> {
+    let (mut out, mut on, mut cur) = (Vec::new(), false, String::new());
+    let mut chars = row.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            let params: String = chars.by_ref().take_while(|&c| c != 'm').collect();
+            for p in params.split(';') {
+                match p {
+                    "7" => on = true,
+                    "" | "0" | "27" => on = false,
+                    _ => {}
+                }
+            }
+            if !on && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else if on {
+            cur.push(c);
+        }
+    }
+    out.extend((!cur.is_empty()).then_some(cur));
+    out
+}
+
+/// The matches marked on screen (colours off: reverse video) are those
+/// `rg -o -n` prints for the same lines.
+#[test]
+fn marks_are_what_rg_o_prints() {
+    let tree = Tree::new("view-marks");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    let pattern = "a[lm]p?|et|\\b9\\d";
+    top_after(&t, "100G", 100, "100G");
+    t.send(&format!("/{pattern}"));
+    t.key("Enter");
+    let first = rg_lines(&tree, pattern, "app.log").into_iter().find(|h| h.0 > 100).unwrap().0;
+    t.wait("the search", |s| at_top(s, first) && s.last().is_some_and(|l| l.contains(pattern)));
+    let out = util::rg_command(&tree, tree.root()).args(["-o", "-n", pattern, "app.log"]).output();
+    let mut want: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
+    for l in String::from_utf8(out.unwrap().stdout).unwrap().lines() {
+        let (n, m) = l.split_once(':').unwrap();
+        want.entry(n.parse().unwrap()).or_default().push(m.to_string());
+    }
+    let screen = t.screen_with_escapes();
+    let plain = t.screen();
+    let mut checked = 0;
+    for (escaped, text) in screen[..screen.len() - 1].iter().zip(&plain) {
+        let Some((n, _)) = row(text, 120) else { continue };
+        let got = marked(escaped);
+        assert_eq!(got, want.get(&n).cloned().unwrap_or_default(), "line {n}: {escaped:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 39);
+    t.send("q");
+}
+
+/// A terminal closed under the viewer (the tmux server killed: no signal
+/// need come) ends it within seconds; it never spins on a dead terminal.
+#[test]
+fn a_closed_terminal_ends_the_viewer() {
+    let tree = Tree::new("view-hangup");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    let shell = t.pane_pid().to_string();
+    let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(!pid.is_empty(), "the viewer runs under the shell");
+    drop(t);
+    let proc = std::path::Path::new("/proc").join(&pid);
+    let start = std::time::Instant::now();
+    while proc.exists() && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!proc.exists(), "tg view {pid} still runs after its terminal closed");
+}
