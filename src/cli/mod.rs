@@ -113,8 +113,8 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         other => other?,
     };
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
-    if let Some(dir) = &summary.serve_wanted {
-        serve_cmd::start_on_demand(dir, &opts.index.base);
+    if let Some(root) = &summary.serve_wanted {
+        serve_cmd::start_on_demand(root, &opts.index.base);
     }
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());
