@@ -16,6 +16,7 @@ pub mod help;
 pub mod index_cmd;
 pub mod pack_cmd;
 pub mod parse;
+pub mod progress;
 pub mod rcfile;
 pub mod serve_cmd;
 pub mod stats;

@@ -13,8 +13,8 @@ use trigrep::serve::client::{self, Client, NoServer};
 use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
 
-use super::args::IndexDirArg;
 use super::config::parse_size;
+use super::flags::trigrep::IndexDirArg;
 
 /// `tg serve [DIR]`: keep DIR's index open, watch DIR, and answer queries.
 #[derive(Debug, Parser)]
