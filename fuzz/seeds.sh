@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record
+mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record corpus/integrity
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export TG_INDEX_DIR="$work/idx"
 tg=${TG:-}
 if [ -z "$tg" ]; then
   ( cd "$root" && cargo build --quiet --release )
@@ -60,14 +61,18 @@ for i, p in enumerate(sys.argv[1:]):
         out += bytes([len(name)]) + name + struct.pack('<I', ln) + b[off:off + ln]
     open(f"corpus/index_reader/sections{i}", "wb").write(out)
 PY
-# The block index's `source` section: the 80 bytes after the "TGBLKSRC" magic's start.
+# The packed files' integrity records, as tg pack keeps them.
+for f in "$work"/idx/indexes/*/integrity; do cp "$f" "corpus/integrity/seed-$(basename "$(dirname "$f")")"; done
+# The block index's `source` section: the 88 bytes after the "TGBLKSRC" magic's start
+# (80 in version 1).
 python3 - "$work"/idx/indexes/*/index.tg <<'PY'
 import sys
 for i, p in enumerate(sys.argv[1:]):
     b = open(p, 'rb').read()
     at = b.find(b"TGBLKSRC")
     if at >= 0:
-        open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 80])
+        open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 88])
+        open(f"corpus/block_source/seed{i}-v1", "wb").write(b[at:at + 8] + (1).to_bytes(4, "little") + b[at + 12:at + 80])
     # A .gz index's record: header, point table, windows (lengths in the table).
     at = b.find(b"TGGZSRC\0")
     if at >= 0:

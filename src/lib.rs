@@ -14,6 +14,8 @@
 //! - [`chunk`]: one huge file searched on every core;
 //! - [`index`]: the trigram index (format, planner, build, freshness);
 //! - [`pack`]: packed logs (zstd seekable frames plus a block index);
+//! - [`text`]: how a text with a block index is read (a huge file, a
+//!   `.gz` file's text, a packed file's text): one trait, [`text::BlockText`];
 //! - [`search`]: where subjects come from ([`search::Source`]) and the
 //!   drivers that search them.
 #![deny(missing_docs)]
@@ -29,4 +31,5 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
+pub mod text;
 pub mod worker;

@@ -4,34 +4,44 @@
 //! The flag table ([`super::flags`]) becomes one `clap::Command`; clap
 //! renders the help from it, `clap_mangen` the man page and `clap_complete`
 //! the shell completions, so none of them can drift from what the parser
-//! accepts. The command also holds `tg index` and `tg status` (their own
-//! clap definitions), so completions know the subcommands.
+//! accepts. The command also holds every subcommand of
+//! [`super::subcommands::SUBCOMMANDS`] (their own clap definitions), so
+//! help, the man page ([`super::man`]) and completions list them all.
 
 use std::io::Write;
 
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use clap::{Arg, ArgAction, Command, CommandFactory};
+use clap::{Arg, ArgAction, Command};
 use clap_complete::Shell;
 
 use super::args::{Generate, Special};
 use super::flags::{self, Flag};
-use super::index_cmd::{IndexArgs, StatusArgs};
+use super::subcommands::SUBCOMMANDS;
 
-/// The usage lines.
+/// The usage lines of a search; each subcommand's follow.
 const USAGE: &str = "tg [OPTIONS] PATTERN [PATH ...]
        tg [OPTIONS] -e PATTERN ... [PATH ...]
        tg [OPTIONS] -f PATTERNFILE ... [PATH ...]
        tg [OPTIONS] --files [PATH ...]
        tg [OPTIONS] --type-list
-       command | tg [OPTIONS] PATTERN
-       tg index [DIR]
-       tg status [DIR]";
+       command | tg [OPTIONS] PATTERN";
 
 /// The last words of `--help`.
 const AFTER: &str = "Flags may be repeated (the last one wins) and most have a --no-... form \
 that undoes them. Arguments from the file named by RIPGREP_CONFIG_PATH (one per line, '#' \
-comments) come first, unless --no-config. Subcommands: tg index [DIR] builds a trigram index; \
-tg status shows it. To search for a word that is a subcommand name, use -e (tg -e index).";
+comments) come first, unless --no-config. A subcommand's own flags: tg SUBCOMMAND --help. To \
+search for a word that is a subcommand name, use -e (tg -e index).";
+
+/// The usage lines: a search's, then one per subcommand.
+fn usage() -> String {
+    let mut usage = USAGE.to_string();
+    for sub in SUBCOMMANDS {
+        let line = (sub.command)().render_usage().to_string();
+        usage.push_str("\n       ");
+        usage.push_str(line.trim_start_matches("Usage:").trim());
+    }
+    usage
+}
 
 /// `tg`'s command line as a clap command: every flag, the positional
 /// arguments and the subcommands.
@@ -39,7 +49,7 @@ pub fn command() -> Command {
     let mut cmd = Command::new("tg")
         .version(env!("CARGO_PKG_VERSION"))
         .about("trigrep: ripgrep-compatible search, faster on the second query")
-        .override_usage(USAGE)
+        .override_usage(usage())
         .after_help(AFTER)
         .args_conflicts_with_subcommands(true)
         .disable_help_subcommand(true)
@@ -54,9 +64,10 @@ pub fn command() -> Command {
                 .num_args(0..)
                 .value_hint(clap::ValueHint::AnyPath)
                 .help("A file or directory to search ('-' is stdin)."),
-        )
-        .subcommand(IndexArgs::command().name("index"))
-        .subcommand(StatusArgs::command().name("status"));
+        );
+    for sub in SUBCOMMANDS {
+        cmd = cmd.subcommand((sub.command)().name(sub.name));
+    }
     for (category, table) in flags::tables() {
         for flag in table {
             cmd = cmd.arg(arg(flag).help_heading(category.heading()));
@@ -122,7 +133,7 @@ pub fn generate(kind: Generate) -> anyhow::Result<()> {
     let mut cmd = command();
     let mut out = Vec::new();
     match kind {
-        Generate::Man => clap_mangen::Man::new(cmd).render(&mut out)?,
+        Generate::Man => super::man::render(cmd, &mut out)?,
         Generate::Bash => clap_complete::generate(Shell::Bash, &mut cmd, "tg", &mut out),
         Generate::Zsh => clap_complete::generate(Shell::Zsh, &mut cmd, "tg", &mut out),
         Generate::Fish => clap_complete::generate(Shell::Fish, &mut cmd, "tg", &mut out),

@@ -8,16 +8,19 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
 use trigrep::index::build;
+use trigrep::index::error::IndexError;
 use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
 use trigrep::index::table::flags;
+use trigrep::report;
 use trigrep::search::decode::Format;
 
 use super::config::parse_size;
 use super::flags::trigrep::IndexDirArg;
 use super::progress::Bar;
+use super::summary;
 
 /// `tg index [DIR | FILE]`: build (or rebuild) the trigram index of a tree,
 /// or the block index of one huge file.
@@ -90,36 +93,44 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         return index_file(&args, &root, &base, budget);
     }
     anyhow::ensure!(root.is_dir(), "{}: not a directory or a regular file", dir.display());
-    clean_up_on_signal(location::index_dir_for(&base, &root))?;
+    let index_dir = location::index_dir_for(&base, &root);
+    clean_up_on_signal(index_dir.clone())?;
     let bar = Bar::new(args.quiet);
-    let built = build::build(&root, &base, budget, &bar)
+    let built = or_abandon(build::build(&root, &base, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
+    // As a search says where its walk failed, with the tree as named.
+    let named = args.dir.as_deref().unwrap_or(Path::new("."));
+    for err in &built.walk_errors {
+        let shown = match err.path.strip_prefix(&root) {
+            Ok(rel) if rel.as_os_str().is_empty() => named.to_path_buf(),
+            Ok(rel) => named.join(rel),
+            Err(_) => err.path.clone(),
+        };
+        let message = err.message.replace(&*err.path.to_string_lossy(), &shown.to_string_lossy());
+        report::line(&message);
+    }
     if args.serve || args.no_serve {
         trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
     }
     if !args.quiet {
-        let s = &built.summary;
-        let share = if built.bytes == 0 {
-            "an empty tree".to_string()
-        } else {
-            format!("{:.1}% of the tree", 100.0 * s.bytes as f64 / built.bytes as f64)
-        };
-        eprintln!(
-            "indexed {} files ({} bytes) in {:.2}s: {} trigrams, {} postings, index {} bytes \
-             ({share}), {} left out; peak private memory {:.1} MiB\nindex: {}",
-            built.files,
-            built.bytes,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.postings,
-            s.bytes,
-            built.skipped,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::tree(&built));
     }
     Ok(())
+}
+
+/// `err`, with the way to choose another place when it is an index
+/// directory that could not be written.
+pub fn with_place_hint(err: anyhow::Error) -> anyhow::Error {
+    use trigrep::serve::ServeError;
+    let place = err.chain().any(|c| {
+        matches!(c.downcast_ref(), Some(IndexError::Place { .. }))
+            || matches!(c.downcast_ref(), Some(ServeError::Index(IndexError::Place { .. })))
+    });
+    if !place {
+        return err;
+    }
+    anyhow::anyhow!("{err:#} (choose another place with --index-dir DIR or TG_INDEX_DIR)")
 }
 
 /// Builds the block index of the huge file `path`.
@@ -132,31 +143,28 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
     if Format::of(path) == Some(Format::Gzip) {
         return index_gz(args, path, base, block_size, budget);
     }
-    let Some(_lock) = lock_build(args, path, &location::index_dir_for(base, path))? else {
+    let index_dir = location::index_dir_for(base, path);
+    let Some(_lock) = lock_build(args, path, &index_dir)? else {
         return Ok(());
     };
     let bar = Bar::new(args.quiet);
-    let built = blocks::build(path, base, block_size, budget, &bar)
+    let built = or_abandon(blocks::build(path, base, block_size, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        let s = &built.summary;
-        eprintln!(
-            "indexed {} ({} bytes) as {} blocks in {:.2}s: {} trigrams, {} postings, index {} \
-             bytes ({:.2}% of the file); peak private memory {:.1} MiB\nindex: {}",
-            path.display(),
-            built.bytes,
-            built.blocks,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.postings,
-            s.bytes,
-            100.0 * s.bytes as f64 / built.bytes.max(1) as f64,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::file(path, &built));
     }
     Ok(())
+}
+
+/// `built`, after removing the index directory `dir` if the build failed
+/// there before any index was published: a failed first build leaves
+/// nothing behind, a failed rebuild the old index.
+fn or_abandon<T>(built: Result<T, IndexError>, dir: &Path) -> Result<T, IndexError> {
+    if built.is_err() {
+        FsStorage::new(dir).remove_if_unpublished();
+    }
+    built
 }
 
 /// Takes the build lock of the index directory `dir` of file `path` and
@@ -181,35 +189,21 @@ fn index_gz(
     block_size: u64,
     budget: usize,
 ) -> anyhow::Result<()> {
-    let Some(_lock) = lock_build(args, path, &gz::index_dir(base, path))? else {
-        return Ok(());
-    };
     let spacing = match &args.access_spacing {
         Some(s) => parse_size(s, "--access-spacing")?,
         None => gz::DEFAULT_SPACING,
     };
     anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
+    let index_dir = gz::index_dir(base, path);
+    let Some(_lock) = lock_build(args, path, &index_dir)? else {
+        return Ok(());
+    };
     let bar = Bar::new(args.quiet);
-    let built = gz::build(path, base, block_size, spacing, budget, &bar)
+    let built = or_abandon(gz::build(path, base, block_size, spacing, budget, &bar), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        let s = &built.summary;
-        eprintln!(
-            "indexed {} ({} bytes of text) as {} blocks and {} access points in {:.2}s: {} \
-             trigrams, index {} bytes ({:.2}% of the text); peak private memory {:.1} MiB\n\
-             index: {}",
-            path.display(),
-            built.text_bytes,
-            built.blocks,
-            built.points,
-            built.elapsed.as_secs_f64(),
-            s.trigrams,
-            s.bytes,
-            100.0 * s.bytes as f64 / built.text_bytes.max(1) as f64,
-            built.peak_private as f64 / (1 << 20) as f64,
-            built.dir.display(),
-        );
+        eprintln!("{}", summary::gz(path, &built));
     }
     Ok(())
 }
@@ -271,7 +265,9 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            FsStorage::new(&dir).remove_own_temp_files();
+            let storage = FsStorage::new(&dir);
+            storage.remove_own_temp_files();
+            storage.remove_if_unpublished();
             std::process::exit(128 + sig);
         }
     });
@@ -285,8 +281,8 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
         anyhow::bail!("{}: {err}", dir.display());
     }
     let base = args.index_dir.base();
-    if let Some(packed) = super::pack_cmd::open_packed(&dir)? {
-        return super::pack_cmd::write_status(&dir, &packed, &base);
+    if let Some(packed) = super::packed_status::open_packed(&dir)? {
+        return super::packed_status::write_status(&dir, &packed, &base);
     }
     // A `.gz` file's index is kept under its own key (`index::gz::index_dir`).
     let gz = dir
@@ -298,16 +294,29 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };
     let storage = FsStorage::new(&found.dir);
-    let reader =
-        IndexReader::load(&storage).with_context(|| format!("index at {}", found.dir.display()))?;
+    let mut out = std::io::stdout().lock();
+    let reader = match IndexReader::load(&storage) {
+        Ok(reader) => reader,
+        // A server may run (and answer) whatever the index's state.
+        Err(err) if !args.skipped => {
+            writeln!(out, "root:       {}", found.root.display())?;
+            writeln!(out, "index:      {} (unusable)", storage.index_path().display())?;
+            super::serve_cmd::write_status(&mut out, &found.dir)?;
+            out.flush()?;
+            return Err(err).context(format!("index at {}", found.dir.display()));
+        }
+        Err(err) => return Err(err).context(format!("index at {}", found.dir.display())),
+    };
     let st = reader.stats();
     let age = storage.published_at()?.elapsed().unwrap_or_default();
-    let mut out = std::io::stdout().lock();
     if args.skipped {
         for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
             let why = match f.flags & flags::SKIPPED_ANY {
                 flags::SKIPPED_BINARY => "binary (indexed up to its first NUL)",
                 flags::SKIPPED_TOO_LARGE => "too large",
+                flags::SKIPPED_UNREADABLE if f.flags & flags::DIR != 0 => {
+                    "unreadable directory (walked by every query)"
+                }
                 flags::SKIPPED_UNREADABLE => "unreadable",
                 flags::SKIPPED_ENCODING => "encoding (searched directly)",
                 _ => "skipped",

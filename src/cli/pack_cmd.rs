@@ -9,8 +9,8 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::temp::locked_temp_file;
 use trigrep::pack::read::PackedFile;
+use trigrep::pack::verify;
 use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
-use trigrep::pack::{PackError, verify};
 
 use super::config::parse_size;
 use super::flags::trigrep::IndexDirArg;
@@ -94,20 +94,7 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     // A cache: without it, the first search checks the file whole.
     let _ = verify::vouch_for(&output, &args.index_dir.base());
     if !args.quiet {
-        let secs = s.elapsed.as_secs_f64();
-        eprintln!(
-            "packed {} ({} bytes) into {} ({} bytes, {:.2}% incl. a {} byte index) as {} frames \
-             in {secs:.2}s ({:.0} MB/s); peak private memory {:.1} MiB",
-            args.file.display(),
-            s.text_len,
-            output.display(),
-            s.packed_len,
-            100.0 * s.packed_len as f64 / s.text_len.max(1) as f64,
-            s.index_len,
-            s.frames,
-            s.text_len as f64 / 1e6 / secs.max(1e-9),
-            s.peak_private as f64 / (1 << 20) as f64,
-        );
+        eprintln!("{}", super::summary::packed(&args.file, &output, &s));
     }
     Ok(())
 }
@@ -195,38 +182,4 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
         }
     });
     Ok(())
-}
-
-/// The tg container at `path` (`None`: `path` is not one).
-pub(super) fn open_packed(path: &Path) -> anyhow::Result<Option<(File, PackedFile)>> {
-    let Ok(file) = File::open(path) else { return Ok(None) };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Ok(None);
-    }
-    match PackedFile::open(&file) {
-        Ok(Some(p)) if p.is_tg() => Ok(Some((file, p))),
-        Ok(_) => Ok(None),
-        Err(e) => Err(anyhow::Error::from(e).context(path.display().to_string())),
-    }
-}
-
-/// `tg status FILE.zst`: what the container holds and whether it is
-/// sound (checked now when no verdict covers the file as it is); exits 2
-/// when it is damaged.
-pub(super) fn write_status(
-    path: &Path,
-    (file, packed): &(File, PackedFile),
-    base: &Path,
-) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "packed:     {}", path.display())?;
-    writeln!(out, "text:       {} bytes in {} frames", packed.text_len(), packed.frames().len())?;
-    let checked = verify::check(packed, file, path, base);
-    match &checked {
-        Ok(()) => writeln!(out, "integrity:  sound (every frame checked against its checksums)")?,
-        Err(PackError::Damaged(why)) => writeln!(out, "integrity:  damaged: {why}")?,
-        Err(e) => writeln!(out, "integrity:  not known: {e}")?,
-    }
-    out.flush()?;
-    checked.with_context(|| path.display().to_string())
 }

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::location;
 use trigrep::index::storage::FsStorage;
-use trigrep::serve::client::{self, Client, NoServer};
+use trigrep::serve::client::{self, Client, ExitWatch, NoServer};
 use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
 
@@ -45,6 +45,9 @@ pub struct ServeArgs {
 }
 
 /// `tg stop [DIR]`: stop the server of DIR's index.
+///
+/// Returns once the server's process has exited. Exit status: 0 when it
+/// stopped a server, 1 when none ran (nothing to stop), 2 on an error.
 #[derive(Debug, Parser)]
 #[command(name = "tg stop")]
 pub struct StopArgs {
@@ -160,19 +163,24 @@ fn withdraw_on_signal(index_dir: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `tg stop`.
-pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
+/// Runs `tg stop`: asks the server of DIR's index to stop and returns once
+/// its process has exited; `false` (said on stderr) when no server runs
+/// for DIR, so there was nothing to stop.
+pub fn run_stop(args: StopArgs) -> anyhow::Result<bool> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let Some(found) = location::find(&args.index_dir.base(), &dir) else {
-        anyhow::bail!("no index covers {}", dir.display());
-    };
-    let Some(record) = trigrep::serve::rendezvous::read_record(&found.dir) else {
-        anyhow::bail!("{}: {}", found.root.display(), NoServer::Absent);
+    if let Err(err) = dir.metadata() {
+        anyhow::bail!("{}: {err}", dir.display());
+    }
+    let found = location::find(&args.index_dir.base(), &dir);
+    let record = found.as_ref().and_then(|f| trigrep::serve::rendezvous::read_record(&f.dir));
+    let (Some(found), Some(record)) = (found, record) else {
+        return Ok(nothing_to_stop(&dir));
     };
     let pid = record.pid;
+    let exit = ExitWatch::new(pid);
     match Client::connect(&found.dir).and_then(|mut c| c.stop()) {
         Ok(()) => {}
-        Err(NoServer::Absent) => anyhow::bail!("{}: {}", found.root.display(), NoServer::Absent),
+        Err(NoServer::Absent) => return Ok(nothing_to_stop(&found.root)),
         Err(e) => {
             // A server that refuses the request or hangs up (one of another
             // protocol version, left running across an upgrade) is sent the
@@ -189,15 +197,38 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<()> {
             }
         }
     }
-    // Return once the server is gone (its lock free), so that a `tg serve`
-    // right after does not find it still there.
-    let rv = Rendezvous::for_index(&found.dir)?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while rv.lock()?.is_none() && std::time::Instant::now() < deadline {
+    // Return once the process is gone, so that a `tg serve` right after
+    // does not find it still there, nor a user its pid.
+    let gone = match exit {
+        Some(exit) => exit.wait(STOP_WAIT),
+        None => lock_freed(&found.dir)?,
+    };
+    anyhow::ensure!(gone, "pid {pid} was asked to stop and still runs after {STOP_WAIT:?}");
+    eprintln!("tg: stopped the server of {} (pid {pid})", found.root.display());
+    Ok(true)
+}
+
+/// How long `tg stop` waits for the server's process to exit.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// Says that no server runs for `dir`; `false`.
+fn nothing_to_stop(dir: &Path) -> bool {
+    eprintln!("tg: {}: {} (nothing to stop)", dir.display(), NoServer::Absent);
+    false
+}
+
+/// Waits until the server lock of the index in `index_dir` is free (where
+/// a process cannot be watched); whether it became free in time.
+fn lock_freed(index_dir: &Path) -> anyhow::Result<bool> {
+    let rv = Rendezvous::for_index(index_dir)?;
+    let deadline = std::time::Instant::now() + STOP_WAIT;
+    while rv.lock()?.is_none() {
+        if std::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
         std::thread::sleep(Duration::from_millis(5));
     }
-    eprintln!("tg: stopped the server of {} (pid {pid})", found.root.display());
-    Ok(())
+    Ok(true)
 }
 
 /// Writes the server lines of `tg status` for the index in `index_dir`.

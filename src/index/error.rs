@@ -15,6 +15,15 @@ pub enum IndexError {
     /// print it twice).
     #[error("index I/O error: {0}")]
     Io(io::Error),
+    /// The index directory could not be created or written (an unwritable
+    /// home, a read-only cache): the path tried, and why.
+    #[error("cannot write the index directory {}: {err}", .dir.display())]
+    Place {
+        /// The directory tried.
+        dir: PathBuf,
+        /// Why it failed (shown in the message, so not also a `source`).
+        err: io::Error,
+    },
     /// No index file exists at this path.
     #[error("no index at {}", .0.display())]
     NotFound(PathBuf),

@@ -119,7 +119,8 @@ impl FsStorage {
 
     /// Storage in `dir`, created with its parents if missing.
     pub fn create(dir: &Path) -> Result<Self, IndexError> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|err| IndexError::Place { dir: dir.to_path_buf(), err })?;
         Ok(FsStorage::new(dir))
     }
 
@@ -258,12 +259,29 @@ impl FsStorage {
     /// Takes the directory's build lock (a `flock` on `.building`, held
     /// while the returned file lives); `None` when another build holds it.
     pub fn try_lock_build(&self) -> Result<Option<File>, IndexError> {
-        let file = File::options().create(true).append(true).open(self.dir.join(".building"))?;
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(".building"))
+            .map_err(|err| IndexError::Place { dir: self.dir.clone(), err })?;
         match file.try_lock() {
             Ok(()) => Ok(Some(file)),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
             Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
         }
+    }
+
+    /// Removes this directory if no index was ever published in it (a
+    /// first build failed or was interrupted): its build lock and this
+    /// process's temporary files go, then the directory, unless something
+    /// else is in it. Best effort: errors are ignored.
+    pub fn remove_if_unpublished(&self) {
+        if self.has_index() {
+            return;
+        }
+        self.remove_own_temp_files();
+        let _ = std::fs::remove_file(self.dir.join(".building"));
+        let _ = std::fs::remove_dir(&self.dir);
     }
 
     /// Removes the temporary files this process is writing here: for a

@@ -39,7 +39,9 @@ impl Storage for Inside {
 /// Frames decompressed per batch by [`PackedFile::unpack`].
 const UNPACK_BATCH: usize = 16;
 
-/// An open packed file: a tg container or another tool's seekable zstd file.
+/// An open packed file: a tg container or another tool's seekable zstd file
+/// (a clone shares the mapping).
+#[derive(Clone)]
 pub struct PackedFile {
     map: Arc<Mmap>,
     layout: Layout,

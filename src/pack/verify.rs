@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use super::PackError;
 use super::read::PackedFile;
+use crate::index::integrity::{Finding, Integrity};
 use crate::index::location;
 use crate::index::trust::Stamp;
-use crate::index::verdict::{Finding, Verdict};
 
 /// Where the verdict on the packed file at `canonical` is kept.
 pub fn verdict_dir(base: &Path, canonical: &Path) -> PathBuf {
@@ -31,7 +31,7 @@ pub fn verdict_dir(base: &Path, canonical: &Path) -> PathBuf {
 pub fn check(packed: &PackedFile, file: &File, path: &Path, base: &Path) -> Result<(), PackError> {
     let stamp = Stamp::of(&file.metadata()?);
     let dir = path.canonicalize().ok().map(|c| verdict_dir(base, &c));
-    let known = dir.as_deref().and_then(Verdict::load).filter(|v| v.stamp.unchanged(&stamp));
+    let known = dir.as_deref().and_then(Integrity::load).filter(|v| v.stamp.unchanged(&stamp));
     let finding = match known {
         Some(v) => v.finding,
         None => {
@@ -39,7 +39,7 @@ pub fn check(packed: &PackedFile, file: &File, path: &Path, base: &Path) -> Resu
             if let Some(dir) = &dir {
                 // A cache: a directory that takes nothing costs a check
                 // per query, never an error.
-                let _ = Verdict { stamp, finding: finding.clone() }.store(dir);
+                let _ = Integrity { stamp, finding: finding.clone() }.store(dir);
             }
             finding
         }
@@ -71,6 +71,6 @@ pub fn vouch_for(path: &Path, base: &Path) -> Result<(), PackError> {
     std::thread::sleep(std::time::Duration::from_nanos(crate::index::tree::RACY_WINDOW_NS as u64));
     let stamp = Stamp::of(&std::fs::metadata(path)?);
     let dir = verdict_dir(base, &path.canonicalize()?);
-    Verdict { stamp, finding: Finding::Sound }.store(&dir)?;
+    Integrity { stamp, finding: Finding::Sound }.store(&dir)?;
     Ok(())
 }

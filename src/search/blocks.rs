@@ -13,17 +13,17 @@
 use std::fs::File;
 use std::path::PathBuf;
 
+use super::select::{Dense, Plans, Selection, select, warn_unusable};
 use crate::chunk::{HugeFile, Piece};
-use crate::index::blocks::{Block, BlockIndex, Freshness, cut};
+use crate::index::blocks::cut;
+use crate::index::error::IndexError;
 use crate::index::query::Query;
-use crate::index::search_plan::{bytes_unusable_for, lists_misses, query_for};
+use crate::index::search_plan::{bytes_unusable_for, lists_misses};
 use crate::options::SearchOptions;
 use crate::report::Messages;
 use crate::stats::RunStats;
-
-/// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the indexed
-/// bytes, the file is scanned instead.
-const SCAN_ABOVE: u64 = 2;
+use crate::text::raw::RawText;
+use crate::text::{Block, BlockText, Opened};
 
 /// Candidate blocks at most this far apart are searched as one piece: the
 /// bytes between them hold no match (they would be candidates), and
@@ -41,9 +41,7 @@ const ENOUGH_BLOCKS: usize = 8;
 pub struct BlockLookup<'o> {
     opts: &'o SearchOptions,
     msgs: &'o Messages,
-    /// The planned query for indexes without and with edges (`None`: not
-    /// planned yet).
-    query: [Option<Query>; 2],
+    plans: Plans<'o>,
     /// Huge files searched without a block index that describes them.
     unindexed: Vec<PathBuf>,
 }
@@ -51,7 +49,7 @@ pub struct BlockLookup<'o> {
 impl<'o> BlockLookup<'o> {
     /// Lookups for a run with `opts`, warnings through `msgs`.
     pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> BlockLookup<'o> {
-        BlockLookup { opts, msgs, query: [None, None], unindexed: Vec::new() }
+        BlockLookup { opts, msgs, plans: Plans::new(&opts.matcher), unindexed: Vec::new() }
     }
 
     /// The huge files looked up so far that have no block index describing
@@ -68,71 +66,53 @@ impl<'o> BlockLookup<'o> {
         if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
             return None;
         }
-        let index = match BlockIndex::open(&opts.index.base, huge.path) {
-            Ok(Some(index)) => index,
-            Ok(None) => {
+        let checked = std::time::Instant::now();
+        let text = match RawText::open(&opts.index.base, huge.path, huge.file.try_clone().ok()?) {
+            Ok(Opened::Trusted(text)) => text,
+            Ok(Opened::Stale | Opened::Missing) => {
+                // Rewritten, or never indexed: scan, and index it again.
                 self.unindexed.push(huge.path.to_path_buf());
                 return None;
             }
+            Err(IndexError::Io(_)) => return None,
             Err(err) => {
-                self.msgs.warn(format!(
-                    "the block index of {} is unusable ({err}); searching without it \
-                     (rebuild: tg index {})",
-                    huge.path.display(),
-                    huge.path.display()
-                ));
+                warn_unusable(self.msgs, "block index", huge.path, &err, "searching without it");
                 return None;
             }
         };
-        let checked = std::time::Instant::now();
-        let freshness = index.freshness(huge.file).ok()?;
-        if freshness == Freshness::Grown {
-            run.verified_bytes += index.source.len;
+        let covered = text.covered();
+        let grown = text.len() > covered.len;
+        if grown {
+            // Answered from the index and the tail, and indexed again.
+            run.verified_bytes += covered.len;
             run.verify_time += checked.elapsed();
-        }
-        if freshness != Freshness::Fresh {
-            // Grown: answer from the index and the tail, and index it again;
-            // rewritten: scan, and index it again.
             self.unindexed.push(huge.path.to_path_buf());
         }
         let quit = opts.binary_detection(huge.explicit).quit_byte().is_some();
-        if freshness == Freshness::Stale || (quit && index.source.has_nul) {
+        if quit && covered.has_nul {
             return None;
         }
-        let edges = index.has_edges();
-        let query =
-            self.query[usize::from(edges)].get_or_insert_with(|| query_for(&opts.matcher, edges));
+        let query = self.plans.query_for(&text);
         if *query == Query::All {
             return None;
         }
-        let candidates = match index.candidates(query, ENOUGH_BLOCKS) {
-            Ok(c) => c,
+        let candidates = match select(&text, Some(query), ENOUGH_BLOCKS, Dense::Scan, run) {
+            Ok(Selection::Blocks(c)) => c,
+            Ok(Selection::Scan) => return None,
             Err(err) => {
-                self.msgs.warn(format!(
-                    "the block index of {} is unusable ({err}); searching without it",
-                    huge.path.display()
-                ));
+                warn_unusable(self.msgs, "block index", huge.path, &err, "searching without it");
                 return None;
             }
         };
-        let candidate_bytes: u64 = candidates.iter().map(|b| b.len).sum();
-        if candidate_bytes > index.source.len / SCAN_ABOVE {
-            // Most of the file can match: the streaming scan, with its
-            // read-ahead in file order, reads it faster than block by block.
-            return None;
-        }
-        run.block_indexes += 1;
-        run.blocks_total += u64::from(index.block_count());
-        run.blocks_searched += candidates.len() as u64;
         // Grown: the new bytes may continue the last indexed line, so the
         // last block is searched again together with them, as the tail.
-        let grown = (freshness == Freshness::Grown)
-            .then(|| index.last_block().map_or((0, 1), |b| (b.offset, b.first_line)));
-        let indexed_end = grown.map_or(u64::MAX, |(from, _)| from);
+        let tail_from =
+            grown.then(|| text.last_block().map_or((0, 1), |b| (b.offset, b.first_line)));
+        let indexed_end = tail_from.map_or(u64::MAX, |(from, _)| from);
         let before_tail: Vec<Block> =
             candidates.into_iter().filter(|b| b.offset < indexed_end).collect();
         let mut pieces = joined(&before_tail, opts.run.chunk_size(huge.size), JOIN_GAP);
-        if let Some((from, line)) = grown {
+        if let Some((from, line)) = tail_from {
             pieces.extend(self.tail(huge.file, from, huge.size, line)?);
         }
         Some(pieces)

@@ -22,6 +22,7 @@ use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::options::{OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
+use crate::text::BlockText;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 
 /// A search's per-run state for huge files.
@@ -71,8 +72,8 @@ impl<'o> Huge<'o> {
             self.engine = Some(ChunkEngine::new(self.opts, self.mode).ok()?);
         }
         let engine = self.engine.as_ref().expect("built above");
-        let size = plan.index.record.text.len;
-        let huge = HugeFile { path, explicit, file: &plan.gz, size };
+        let size = plan.text.len();
+        let huge = HugeFile { path, explicit, file: plan.text.file(), size };
         let piece_size = self.opts.run.chunk_size(size);
         Some(engine.search_decoded(&huge, &plan, piece_size, worker.printer().get_mut(), run))
     }

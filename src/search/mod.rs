@@ -18,6 +18,7 @@ pub mod listed;
 pub mod listing;
 pub mod packed;
 pub mod parallel;
+mod select;
 pub mod sequential;
 pub mod served;
 pub mod subject;

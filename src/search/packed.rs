@@ -29,17 +29,20 @@ use std::path::Path;
 use grep_searcher::BinaryDetection;
 use termcolor::WriteColor;
 
+use super::select::{Dense, Plans, Selection, select};
 use super::subject::Subject;
 use crate::chunk::strategy::advise_willneed;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
 use crate::index::fresh::maybe_packed;
 use crate::index::query::Query;
-use crate::index::search_plan::{bytes_unusable_for, lists_misses, query_for};
+use crate::index::search_plan::{bytes_unusable_for, lists_misses};
 use crate::options::{OutputMode, SearchOptions};
+use crate::pack::PackError;
 use crate::pack::read::PackedFile;
-use crate::pack::verify;
 use crate::report::Messages;
 use crate::stats::RunStats;
+use crate::text::BlockText;
+use crate::text::packed::PackedText;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 use pieces::{FramePieces, LinePieces};
 
@@ -48,12 +51,13 @@ pub struct PackedSearch<'o> {
     opts: &'o SearchOptions,
     mode: OutputMode,
     msgs: &'o Messages,
+    plans: Plans<'o>,
 }
 
 impl<'o> PackedSearch<'o> {
     /// Searches for a run with `opts` in `mode`, warnings through `msgs`.
     pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> PackedSearch<'o> {
-        PackedSearch { opts, mode, msgs }
+        PackedSearch { opts, mode, msgs, plans: Plans::new(&opts.matcher) }
     }
 
     /// Searches `subject` when it is a packed file (`None`: it is not; see
@@ -75,15 +79,38 @@ impl<'o> PackedSearch<'o> {
             Ok(_) => return None,
             Err(e) => return Some(Err(e.into())),
         };
-        if packed.is_tg()
-            && let Err(e) = verify::check(&packed, &file, path, &self.opts.index.base)
-        {
-            return Some(Err(e.into()));
-        }
+        let text = match packed.is_tg().then(|| self.text(&packed, &file, path)) {
+            Some(Err(e)) => return Some(Err(e.into())),
+            Some(Ok(text)) => text,
+            None => None,
+        };
         let mut mine = RunStats::default();
         let run = run.unwrap_or(&mut mine);
-        let target = Target { path, explicit: subject.is_explicit(), file: &file, packed: &packed };
+        let explicit = subject.is_explicit();
+        let target = Target { path, explicit, file: &file, packed: &packed, text: text.as_ref() };
         Some(self.search_packed(worker, &target, run))
+    }
+
+    /// The text of the tg container `packed` (open as `file`) through the
+    /// block index it carries: `None` when that index is unusable (a
+    /// warning says so); an error when the container is damaged.
+    fn text(
+        &self,
+        packed: &PackedFile,
+        file: &File,
+        path: &Path,
+    ) -> Result<Option<PackedText>, PackError> {
+        match PackedText::of(packed, file, path, &self.opts.index.base) {
+            Ok(opened) => Ok(opened.trusted()),
+            Err(e @ (PackError::Damaged(_) | PackError::Io(_))) => Err(e),
+            Err(err) => {
+                self.msgs.warn(format!(
+                    "{}: the block index is unusable ({err}); searching every frame",
+                    path.display()
+                ));
+                Ok(None)
+            }
+        }
     }
 
     fn search_packed<W: WriteColor>(
@@ -138,28 +165,16 @@ impl<'o> PackedSearch<'o> {
     fn frames(&self, t: &Target<'_>, run: &mut RunStats) -> (Vec<usize>, Option<Vec<u64>>) {
         let opts = self.opts;
         let all: Vec<usize> = (0..t.packed.frames().len()).collect();
-        let index = match t.packed.block_index() {
-            Some(Ok(index)) => index,
-            Some(Err(err)) => {
-                self.msgs.warn(format!(
-                    "{}: the block index is unusable ({err}); searching every frame",
-                    t.path.display()
-                ));
-                return (all, None);
-            }
-            None => return (all, None),
-        };
-        let lines: Vec<u64> = index.blocks().map(|b| b.first_line).collect();
-        if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
-            return (all, Some(lines));
-        }
-        let query = query_for(&opts.matcher, index.has_edges());
-        if query == Query::All {
+        let Some(text) = t.text else { return (all, None) };
+        let lines: Vec<u64> = text.blocks().iter().map(|b| b.first_line).collect();
+        let query = self.plans.query_for(text);
+        if bytes_unusable_for(opts).is_some() || lists_misses(opts) || *query == Query::All {
             return (all, Some(lines));
         }
         // Exact: a frame more costs an inflate, more than a list read.
-        let candidates = match index.candidates(&query, 0) {
-            Ok(c) => c,
+        let candidates = match select(text, Some(query), 0, Dense::Keep, run) {
+            Ok(Selection::Blocks(c)) => c,
+            Ok(Selection::Scan) => return (all, Some(lines)),
             Err(err) => {
                 self.msgs.warn(format!(
                     "{}: the block index is unusable ({err}); searching every frame",
@@ -173,9 +188,6 @@ impl<'o> PackedSearch<'o> {
             .iter()
             .filter_map(|b| frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok())
             .collect();
-        run.block_indexes += 1;
-        run.blocks_total += frames.len() as u64;
-        run.blocks_searched += chosen.len() as u64;
         let first_lines = chosen.iter().map(|&i| lines[i]).collect();
         (chosen, Some(first_lines))
     }
@@ -210,6 +222,8 @@ struct Target<'a> {
     explicit: bool,
     file: &'a File,
     packed: &'a PackedFile,
+    /// Its text through its block index (`None`: not tg's, or unusable).
+    text: Option<&'a PackedText>,
 }
 
 /// The text of a packed file read frame by frame, each checked as it is

@@ -279,3 +279,38 @@ pub fn peer_pid(socket: &Path) -> Option<u32> {
     };
     (rc == 0 && cred.pid > 0).then_some(cred.pid as u32)
 }
+
+/// A watch on a process that tells when it has exited (a pidfd): a
+/// stopped server's record and lock go before the process does.
+pub struct ExitWatch(std::os::fd::OwnedFd);
+
+impl ExitWatch {
+    /// A watch on process `pid`; `None` when it is gone already or the
+    /// kernel has no pidfds (before Linux 5.3).
+    pub fn new(pid: u32) -> Option<ExitWatch> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: pidfd_open takes no pointers; a descriptor it returns is ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        // SAFETY: `fd` is a fresh descriptor this process owns.
+        (fd >= 0).then(|| ExitWatch(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) }))
+    }
+
+    /// Waits up to `timeout` for the process to exit (a zombie, waiting
+    /// for its parent to collect its status, has exited); whether it did.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let mut fds = libc::pollfd { fd: self.0.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let ms = left.as_millis().min(i32::MAX as u128) as i32;
+            // SAFETY: one valid pollfd, for the length given.
+            match unsafe { libc::poll(&raw mut fds, 1, ms) } {
+                1.. => return true,
+                0 => return false,
+                _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+                _ => return false,
+            }
+        }
+    }
+}

@@ -25,7 +25,7 @@ use crate::index::tree::RACY_WINDOW_NS;
 use crate::index::writer::{IndexSummary, IndexWriter, IndexWriterBuilder};
 use crate::stats::MemorySampler;
 use read::{Extracted, extract};
-use walk::walk;
+use walk::{WalkError, walk};
 
 pub mod read;
 pub mod walk;
@@ -59,8 +59,11 @@ pub struct Built {
     pub files: usize,
     /// Their bytes.
     pub bytes: u64,
-    /// Files left out (binary past a NUL, unreadable, other encodings).
+    /// Files left out (binary past a NUL, unreadable, other encodings) and
+    /// directories the walk could not read.
     pub skipped: u64,
+    /// Where the walk failed (each also left out).
+    pub walk_errors: Vec<WalkError>,
     /// What the writer wrote.
     pub summary: IndexSummary,
     /// Wall time of the build.
@@ -85,7 +88,7 @@ pub fn build(
     // Files changed just before the build would otherwise look racy (see
     // `walk::recorded_change`) and be re-read by every query until the next build.
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
-    let mut files = walk(root)?;
+    let (mut files, walk_errors) = walk(root)?;
     files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
     let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
     let n_files = files.iter().filter(|f| f.flags == 0).count();
@@ -119,6 +122,7 @@ pub fn build(
         files: n_files,
         bytes: total,
         skipped,
+        walk_errors,
         summary,
         elapsed: started.elapsed(),
         peak_private: peak.finish(),

@@ -24,10 +24,21 @@ pub(super) struct Found {
     pub(super) flags: u32,
 }
 
+/// Where the build's walk failed: a directory it could not read, a path
+/// too long to open. A search's walk fails there too and says so.
+#[derive(Clone, Debug)]
+pub struct WalkError {
+    /// The path (below the root as walked: absolute).
+    pub path: PathBuf,
+    /// The walker's message, as a search prints it (it names the path).
+    pub message: String,
+}
+
 /// Lists the files under `root` with the search's default filters (the
 /// same walk builder a search uses), plus the
-/// directories and the watched paths that let a query trust this list later.
-pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
+/// directories and the watched paths that let a query trust this list
+/// later, and where the walk failed.
+pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexError> {
     let found = Mutex::new(Vec::new());
     let failed = Mutex::new(Vec::new());
     let builder = WalkFilters::default()
@@ -39,7 +50,9 @@ pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(err) => {
-                    failed.lock().unwrap().extend(error_path(&err).map(Path::to_path_buf));
+                    let message = err.to_string();
+                    let path = error_path(&err).map(Path::to_path_buf);
+                    failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
                     return ignore::WalkState::Continue;
                 }
             };
@@ -70,30 +83,31 @@ pub(super) fn walk(root: &Path) -> Result<Vec<Found>, IndexError> {
         })
     });
     let mut found = found.into_inner().unwrap();
-    // Where the walk failed (a directory it could not read, a path too long
-    // to open), a search's walk fails too and says so: the directory is
-    // recorded as changed since the build, so a query walks it itself.
-    let mut failed: std::collections::HashSet<Vec<u8>> = failed
-        .into_inner()
-        .unwrap()
+    let mut errors = failed.into_inner().unwrap();
+    errors.sort_by(|a, b| a.path.cmp(&b.path));
+    // Where the walk failed, a search's walk fails too and says so: the
+    // directory is recorded as left out (unreadable) and changed since the
+    // build, so a query walks it itself.
+    let mut failed: std::collections::HashSet<Vec<u8>> = errors
         .iter()
-        .map(|p| p.strip_prefix(root).unwrap_or(p).as_os_str().as_bytes().to_vec())
+        .map(|e| e.path.strip_prefix(root).unwrap_or(&e.path).as_os_str().as_bytes().to_vec())
         .collect();
+    let unreadable = flags::DIR | flags::SKIPPED_UNREADABLE;
     for f in &mut found {
         if f.flags == flags::DIR && failed.remove(&f.rel) {
-            f.changed_ns = RACY;
+            (f.changed_ns, f.flags) = (RACY, unreadable);
         }
     }
     found.extend(failed.into_iter().map(|rel| Found {
         rel,
         size: 0,
         changed_ns: RACY,
-        flags: flags::DIR,
+        flags: unreadable,
     }));
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
     found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
-    Ok(found)
+    Ok((found, errors))
 }
 
 /// The path a walk error is about, if it names one.

@@ -47,6 +47,7 @@ use super::table::RACY;
 use super::tree::changed_ns;
 use record::{AccessPoint, GzRecord, PointKind, WINDOW_LEN};
 
+mod blocks;
 mod build;
 pub mod record;
 
@@ -122,7 +123,17 @@ impl GzIndex {
 
     /// The blocks of text that can hold a match of `query`, in text order.
     pub fn candidates(&self, query: &Query) -> Result<Vec<Block>, IndexError> {
-        candidate_blocks(&self.reader, query, 0)
+        self.candidates_within(query, 0)
+    }
+
+    /// [`GzIndex::candidates`], or a superset once at most `enough` are
+    /// left, when above 0 (see [`IndexReader::candidates_within`]).
+    pub fn candidates_within(
+        &self,
+        query: &Query,
+        enough: usize,
+    ) -> Result<Vec<Block>, IndexError> {
+        candidate_blocks(&self.reader, query, enough)
     }
 
     /// How many blocks the index holds.

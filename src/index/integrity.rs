@@ -1,9 +1,9 @@
-//! A verdict on a file's bytes, kept beside the indexes: the file with
+//! An integrity record of a file's bytes, kept beside the indexes: the file with
 //! [`Stamp`] S was checked whole and found sound, or damaged (and why). A
 //! later look at a file whose stamp is still S needs no second check: no
 //! write leaves a stamp unchanged (see [`crate::index::trust`]).
 //!
-//! Stored as the file `verdict` in the file's index directory, written
+//! Stored as the file `integrity` in the file's index directory, written
 //! atomically ([`FsStorage::write_file`]):
 //!
 //! ```text
@@ -11,7 +11,7 @@
 //! | mtime_ns i64 | ctime_ns i64 | reason (the rest, UTF-8, damaged only)
 //! ```
 //!
-//! [`Verdict::decode`] never panics on bad bytes (fuzzed: `fuzz/`).
+//! [`Integrity::decode`] never panics on bad bytes (fuzzed: `fuzz/`).
 
 use std::path::Path;
 
@@ -30,8 +30,8 @@ const FIXED_LEN: usize = 16 + 8 * 5;
 const DAMAGED: u32 = 1;
 /// The longest reason kept, in bytes.
 const MAX_REASON: usize = 1024;
-/// The verdict file's name in an index directory.
-pub const VERDICT_FILE: &str = "verdict";
+/// The integrity record's file name in an index directory.
+pub const INTEGRITY_FILE: &str = "integrity";
 
 /// What a whole check of a file found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,14 +44,14 @@ pub enum Finding {
 
 /// A check's finding for the file with a stamp.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Integrity {
     /// The file as it was checked.
     pub stamp: Stamp,
     /// What the check found.
     pub finding: Finding,
 }
 
-impl Verdict {
+impl Integrity {
     /// The record's bytes (a reason is cut to 1 KiB, at a character edge).
     pub fn encode(&self) -> Vec<u8> {
         let (flags, reason) = match &self.finding {
@@ -69,8 +69,8 @@ impl Verdict {
 
     /// Reads a record; anything malformed is [`IndexError::Corrupt`] or
     /// [`IndexError::UnsupportedVersion`].
-    pub fn decode(b: &[u8]) -> Result<Verdict, IndexError> {
-        let bad = |what: &str| IndexError::Corrupt(format!("verdict record: {what}"));
+    pub fn decode(b: &[u8]) -> Result<Integrity, IndexError> {
+        let bad = |what: &str| IndexError::Corrupt(format!("integrity record: {what}"));
         let f = Fields::check(b, &MAGIC, VERSION..=VERSION, bad)?;
         if b.len() < FIXED_LEN || b.len() > FIXED_LEN + MAX_REASON {
             return Err(bad("wrong length"));
@@ -88,22 +88,22 @@ impl Verdict {
             DAMAGED => Finding::Damaged(reason.to_string()),
             _ => return Err(bad("unknown flags")),
         };
-        Ok(Verdict { stamp, finding })
+        Ok(Integrity { stamp, finding })
     }
 
-    /// The verdict kept in `dir` (`None`: none, or unreadable or malformed:
-    /// a verdict is a cache, and a missing one only costs a check).
-    pub fn load(dir: &Path) -> Option<Verdict> {
-        Verdict::decode(&std::fs::read(dir.join(VERDICT_FILE)).ok()?).ok()
+    /// The record kept in `dir` (`None`: none, or unreadable or malformed:
+    /// a record is a cache, and a missing one only costs a check).
+    pub fn load(dir: &Path) -> Option<Integrity> {
+        Integrity::decode(&std::fs::read(dir.join(INTEGRITY_FILE)).ok()?).ok()
     }
 
-    /// Keeps this verdict in `dir` (created if missing), replacing any
+    /// Keeps this record in `dir` (created if missing), replacing any
     /// other; a stamp that is not settled is not kept.
     pub fn store(&self, dir: &Path) -> Result<(), IndexError> {
         if !self.stamp.is_settled() {
             return Ok(());
         }
-        FsStorage::create(dir)?.write_file(VERDICT_FILE, &self.encode())
+        FsStorage::create(dir)?.write_file(INTEGRITY_FILE, &self.encode())
     }
 }
 
@@ -127,24 +127,24 @@ mod tests {
     #[test]
     fn round_trips_and_rejects_bad_bytes() {
         for finding in [Finding::Sound, Finding::Damaged("frame 3: bad".into())] {
-            let v = Verdict { stamp: stamp(), finding };
-            assert_eq!(Verdict::decode(&v.encode()).unwrap(), v);
+            let v = Integrity { stamp: stamp(), finding };
+            assert_eq!(Integrity::decode(&v.encode()).unwrap(), v);
         }
-        let long = Verdict { stamp: stamp(), finding: Finding::Damaged("é".repeat(600)) };
-        let Finding::Damaged(kept) = Verdict::decode(&long.encode()).unwrap().finding else {
+        let long = Integrity { stamp: stamp(), finding: Finding::Damaged("é".repeat(600)) };
+        let Finding::Damaged(kept) = Integrity::decode(&long.encode()).unwrap().finding else {
             panic!("damaged");
         };
         assert_eq!(kept.len(), 1024);
-        let b = Verdict { stamp: stamp(), finding: Finding::Sound }.encode();
-        assert!(Verdict::decode(&b[..b.len() - 1]).is_err());
+        let b = Integrity { stamp: stamp(), finding: Finding::Sound }.encode();
+        assert!(Integrity::decode(&b[..b.len() - 1]).is_err());
         let mut flags = b.clone();
         flags[12] = 7;
-        assert!(Verdict::decode(&flags).is_err());
+        assert!(Integrity::decode(&flags).is_err());
         let mut sound_with_reason = b.clone();
         sound_with_reason.push(b'x');
-        assert!(Verdict::decode(&sound_with_reason).is_err());
+        assert!(Integrity::decode(&sound_with_reason).is_err());
         for n in 0..80 {
-            let _ = Verdict::decode(&vec![0xff; n]);
+            let _ = Integrity::decode(&vec![0xff; n]);
         }
     }
 
@@ -152,14 +152,14 @@ mod tests {
     fn stored_and_loaded_only_when_settled() {
         let dir = tempfile::tempdir().unwrap();
         let sub = dir.path().join("x");
-        let racy = Verdict {
+        let racy = Integrity {
             stamp: Stamp { ctime_ns: super::super::table::RACY, ..stamp() },
             finding: Finding::Sound,
         };
         racy.store(&sub).unwrap();
-        assert_eq!(Verdict::load(&sub), None);
-        let v = Verdict { stamp: stamp(), finding: Finding::Damaged("why".into()) };
+        assert_eq!(Integrity::load(&sub), None);
+        let v = Integrity { stamp: stamp(), finding: Finding::Damaged("why".into()) };
         v.store(&sub).unwrap();
-        assert_eq!(Verdict::load(&sub), Some(v));
+        assert_eq!(Integrity::load(&sub), Some(v));
     }
 }

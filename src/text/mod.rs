@@ -1,0 +1,116 @@
+//! How a text with a block index is read: one trait, [`BlockText`], over
+//! the three kinds of text trigrep indexes in blocks —
+//!
+//! | kind | the text | opened by |
+//! |---|---|---|
+//! | [`raw::RawText`] | a huge file's own bytes | its block index (`tg index FILE`) |
+//! | [`gz::GzipText`] | the text inside a `.gz` file | the index of its text (`tg index FILE.gz`) |
+//! | [`packed::PackedText`] | the text inside a packed `.zst` file | the block index it carries (`tg pack`) |
+//!
+//! Each opens only when its index may be trusted for the file as it is
+//! now, by the rule of [`crate::index::trust`] ([`Opened`]); then every
+//! client asks the same questions: how long the text is and how much of
+//! it the index covers, where each block starts and which line it starts
+//! with (the line map at block granularity), which blocks can hold a
+//! match of a planned query, and the bytes of any range. The search reads
+//! candidate blocks through it (`crate::search::select`), `tg view` jumps
+//! and steps through matches with it.
+//!
+//! What a text is *not* asked here: how to search it (the chunk engine
+//! and the worker do that), nor how a file without an index is read.
+
+pub mod gz;
+pub mod packed;
+pub mod raw;
+
+use std::io;
+
+pub use crate::index::blocks::Block;
+use crate::index::blocks::BlockIndex;
+use crate::index::error::IndexError;
+use crate::index::query::Query;
+
+/// What the index of a text covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Covered {
+    /// Bytes of text the blocks cover (a grown file's text goes on past
+    /// them: its tail is read directly).
+    pub len: u64,
+    /// Newlines in those bytes (the tail's lines are numbered after them).
+    pub lines: u64,
+    /// Whether those bytes hold a NUL.
+    pub has_nul: bool,
+    /// How many blocks there are.
+    pub blocks: u32,
+}
+
+/// A text read through its block index.
+pub trait BlockText: Send + Sync {
+    /// What kind of text it is, for messages: "block index", ...
+    fn kind(&self) -> &'static str;
+
+    /// The length of the whole text now (past [`Covered::len`] when a
+    /// file grew since its index was built).
+    fn len(&self) -> u64;
+
+    /// Whether the text is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What the index covers.
+    fn covered(&self) -> Covered;
+
+    /// Every block, in text order: where it starts, its length and the
+    /// number of its first line.
+    fn blocks(&self) -> Vec<Block>;
+
+    /// Whether the blocks hold the trigrams of their edges (a query is
+    /// planned for that: `crate::index::search_plan::query_for`).
+    fn has_edges(&self) -> bool;
+
+    /// The blocks that can hold a match of `query`, in text order: exactly
+    /// those holding its trigrams, or, with `enough` above 0, a superset
+    /// once at most that many are left.
+    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError>;
+
+    /// Fills `buf` with the text from `offset` on (an error past the end).
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+}
+
+/// What opening a text through its index found.
+pub enum Opened<T> {
+    /// The index may be trusted for the file as it is.
+    Trusted(T),
+    /// There is an index, but the file changed in a way it cannot
+    /// describe: the file must be read without it (and indexed again).
+    Stale,
+    /// There is no index.
+    Missing,
+}
+
+impl<T> Opened<T> {
+    /// The trusted text (`None`: stale or missing).
+    pub fn trusted(self) -> Option<T> {
+        match self {
+            Opened::Trusted(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// What a block index of a file's own text covers (a huge file's, or the
+/// one a packed file carries).
+fn covered_by(index: &BlockIndex) -> Covered {
+    let s = &index.source;
+    Covered { len: s.len, lines: s.lines, has_nul: s.has_nul, blocks: index.block_count() }
+}
+
+/// The block of `blocks` (in text order) that holds byte `offset`.
+pub fn block_at(blocks: &[Block], offset: u64) -> Option<&Block> {
+    let i = blocks.partition_point(|b| b.offset + b.len <= offset);
+    blocks.get(i).filter(|b| b.offset <= offset)
+}
+
+#[cfg(test)]
+mod tests;
