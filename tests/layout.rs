@@ -1,17 +1,61 @@
-//! The code's shape, checked (issue 9): the engine library never imports
-//! the command line, imports between source files form no cycle, and no
-//! source file outgrows 450 lines.
+//! The code's shape, checked (issues 9 and 24): the engine library never
+//! imports the command line, imports between source files form no cycle,
+//! no file imports a file that stands above it, and no source file
+//! outgrows 450 lines.
 //!
-//! Imports are read as text: every `crate::a::b` or `super::a` path outside
-//! comments is resolved to the source file that defines it (the longest
-//! prefix that names a file). `mod x;` declarations are not imports, and
-//! test-only files (`tests.rs`, `prop.rs`) are left out.
+//! **How imports are read.** Each file's code is tokenized (comments,
+//! string and character literals, `mod x;` declarations and the trailing
+//! inline test module dropped). Every `use` tree is read whole — braces,
+//! nested groups, `self`, `as` renames, `super::super::` chains — and each
+//! name it binds is remembered. Then every path in the code (`crate::a::b`,
+//! `super::x::f`, `self::y`, `trigrep::…` in the binary, a bare `x::f`
+//! whose `x` a `use` bound or that names a child module of the file) is
+//! resolved to the source file that defines it: the longest prefix that
+//! names a file. `use super::{Server, answer}` thus imports both
+//! `mod.rs` (for `Server`) and `answer.rs`, and `listen::stop()` after
+//! `use super::listen` imports `listen.rs`. Test-only files (`tests.rs`,
+//! `prop.rs`) are left out.
+//!
+//! **Standing above.** A folder's `mod.rs` stands above every file inside
+//! the folder (at any depth): it owns them, declares them and calls them.
+//! Inside `serve/` and `search/` no file imports a file that stands above
+//! it: what a child needs from its owner comes down as arguments, and a
+//! type that several children share lives in a child file of its own (the
+//! owner may re-export it; children name the file that defines it). An
+//! owner that is imported by what it owns is a loop at file level, which
+//! is what the drawing of imports shows as an arrow running back up.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Every source file below `src/` as a module path (`["chunk", "cut"]`) and its text.
-fn sources() -> BTreeMap<Vec<String>, (PathBuf, String)> {
+type Module = Vec<String>;
+type Graph = BTreeMap<Module, BTreeSet<Module>>;
+
+/// Import loops known today, each as its files: reported by every run
+/// (stderr), and to be emptied by issue 24's reorganisation of `search/`,
+/// `index/` and `pack/`. A loop not listed here fails the test.
+const KNOWN_LOOPS: &[&[&str]] = &[
+    // search/mod.rs calls the drivers and served.rs, which take items of it (`Driven`, ...).
+    &["search", "search::parallel", "search::sequential", "search::served"],
+    // fresh/mod.rs judges with judge.rs, which takes `maybe_packed` from it.
+    &["index::fresh", "index::fresh::judge"],
+    // gz/mod.rs calls the build, which takes `index_dir` from gz/mod.rs.
+    &["index::gz", "index::gz::build"],
+    // pack/mod.rs uses format.rs, which takes `PackError` from it.
+    &["pack", "pack::format"],
+];
+
+/// Imports of a file standing above the importer known today (importer,
+/// imported): reported by every run, to be emptied likewise.
+const KNOWN_UPWARD: &[(&str, &str)] = &[
+    ("search::parallel", "search"),
+    ("search::sequential", "search"),
+    ("search::served", "search"),
+];
+
+/// Every source file below `src/` as a module path (`["chunk", "cut"]`;
+/// `lib.rs` is `[]`, `main.rs` is `["main"]`) and its text.
+fn sources() -> BTreeMap<Module, (PathBuf, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut out = BTreeMap::new();
     let mut stack = vec![root.clone()];
@@ -26,8 +70,7 @@ fn sources() -> BTreeMap<Vec<String>, (PathBuf, String)> {
                 continue;
             }
             let rel = path.strip_prefix(&root).unwrap().with_extension("");
-            let mut module: Vec<String> =
-                rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+            let mut module: Module = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
             if module.last().is_some_and(|m| m == "mod" || m == "lib") {
                 module.pop();
             }
@@ -38,73 +81,300 @@ fn sources() -> BTreeMap<Vec<String>, (PathBuf, String)> {
     out
 }
 
-/// The code of `text`: comments, `mod` declarations and the inline test
-/// module (which comes last, by convention here) dropped.
-fn code(text: &str) -> String {
-    let mut out = String::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let t = line.trim_start();
-        let next = lines.peek().map_or("", |l| l.trim_start());
-        if t.starts_with("#[cfg(test)]") && next.contains("mod ") && next.ends_with('{') {
+/// The tokens of `text`'s code: identifiers, `::`, and single punctuation
+/// characters. Comments and literals are dropped, and so are `mod x;`
+/// declarations and the inline test module (which comes last, by
+/// convention here).
+fn tokens(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        if c == '/' && next == '/' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == '*' {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 1;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                i += 1;
+            }
+        } else if c == '"'
+            || (c == 'r' && (next == '"' || next == '#'))
+            || (c == 'b' && next == '"')
+        {
+            // A string: plain, byte or raw (`r#"…"#`).
+            let raw = c == 'r';
+            i += usize::from(c != '"');
+            let mut hashes = 0;
+            while raw && chars.get(i) == Some(&'#') {
+                hashes += 1;
+                i += 1;
+            }
+            if chars.get(i) != Some(&'"') {
+                out.push("r".into());
+                continue;
+            }
+            i += 1;
+            while i < chars.len() {
+                if !raw && chars[i] == '\\' {
+                    i += 2;
+                    continue;
+                }
+                if chars[i] == '"' && (0..hashes).all(|h| chars.get(i + 1 + h) == Some(&'#')) {
+                    i += 1 + hashes;
+                    break;
+                }
+                i += 1;
+            }
+            out.push("\"\"".into());
+        } else if c == '\'' {
+            // A character literal (`'x'`, `'\n'`, `'"'`) or a lifetime (`'a`).
+            if next == '\\' {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if chars.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if ident(c) {
+            let start = i;
+            while i < chars.len() && ident(chars[i]) {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
+        } else if c == ':' && next == ':' {
+            out.push("::".into());
+            i += 2;
+        } else {
+            if !c.is_whitespace() {
+                out.push(c.to_string());
+            }
+            i += 1;
+        }
+    }
+    strip_mods_and_tests(out)
+}
+
+/// `tokens` without `mod x;` declarations and the trailing
+/// `#[cfg(test)] mod … {` module.
+fn strip_mods_and_tests(t: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let at = |k: usize| t.get(i + k).map_or("", String::as_str);
+        let test_attr = ["#", "[", "cfg", "(", "test", ")", "]"];
+        if (0..7).all(|k| at(k) == test_attr[k]) && at(7) == "mod" && at(9) == "{" {
             break;
         }
-        if t.starts_with("//") || t.starts_with("mod ") || t.starts_with("pub mod ") {
+        if at(0) == "mod" && at(2) == ";" {
+            i += 3;
             continue;
         }
-        out.push_str(line.split("//").next().unwrap_or(""));
-        out.push('\n');
+        out.push(t[i].clone());
+        i += 1;
     }
     out
 }
 
-/// The module paths `module`'s code names through `crate::` and `super::`.
-fn referenced(module: &[String], text: &str) -> Vec<Vec<String>> {
-    let code = code(text);
+/// One file's view of names: its module path, the files of the crate, and
+/// the names its `use` trees bind.
+struct Scope<'a> {
+    module: &'a [String],
+    files: &'a BTreeMap<Module, (PathBuf, String)>,
+    /// Names bound by `use`, to the module paths they stand for.
+    bound: BTreeMap<String, Module>,
+}
+
+impl Scope<'_> {
+    /// The absolute module path of `segments` as written in this file, or
+    /// `None` when its first segment names nothing of this crate. In the
+    /// binary, `crate::` is `main.rs` (whose `cli` folder is `cli::…`) and
+    /// `trigrep::` the library.
+    fn resolve(&self, segments: &[String]) -> Option<Module> {
+        let (first, rest) = segments.split_first()?;
+        let binary = self.module.first().is_some_and(|m| m == "cli" || m == "main");
+        let mut path = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => self.module.to_vec(),
+            "super" => {
+                let mut p = self.module.to_vec();
+                p.pop()?;
+                p
+            }
+            name => {
+                let mut child = self.module.to_vec();
+                child.push(name.to_string());
+                match self.bound.get(name) {
+                    Some(p) => return extend(p.clone(), rest),
+                    None if self.files.contains_key(&child) => child,
+                    // The library, unless a child module of the same name shadows it.
+                    None if binary && name == "trigrep" => return extend(Vec::new(), rest),
+                    None => return None,
+                }
+            }
+        };
+        path = extend(path, rest)?;
+        if binary && path.first().is_none_or(|m| m != "cli") {
+            path.insert(0, "main".into());
+        }
+        Some(path)
+    }
+}
+
+/// `path` followed by the written segments `rest` (`super` steps up).
+fn extend(mut path: Module, rest: &[String]) -> Option<Module> {
+    for s in rest {
+        match s.as_str() {
+            "super" => {
+                path.pop()?;
+            }
+            "self" => {}
+            _ => path.push(s.clone()),
+        }
+    }
+    Some(path)
+}
+
+/// Reads the `use` tree starting at `t[*i]` (after `use`) with `prefix`
+/// written before it; pushes each (path as written, name bound) and moves
+/// `*i` past the tree.
+fn use_tree(t: &[String], i: &mut usize, prefix: &[String], out: &mut Vec<(Module, String)>) {
+    let mut path = prefix.to_vec();
+    if t.get(*i).is_some_and(|s| s == "::") {
+        *i += 1;
+    }
+    while *i < t.len() {
+        match t[*i].as_str() {
+            "{" => {
+                *i += 1;
+                while *i < t.len() && t[*i] != "}" {
+                    use_tree(t, i, &path, out);
+                    if t.get(*i).is_some_and(|s| s == ",") {
+                        *i += 1;
+                    }
+                }
+                *i += 1;
+                return;
+            }
+            "*" => {
+                *i += 1;
+                out.push((path, "*".into()));
+                return;
+            }
+            "::" => *i += 1,
+            s if s.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                path.push(s.to_string());
+                *i += 1;
+                if t.get(*i).is_some_and(|s| s == "::") {
+                    continue;
+                }
+                let mut name = s.to_string();
+                if name == "self" {
+                    path.pop();
+                    name = path.last().cloned().unwrap_or_default();
+                }
+                if t.get(*i).is_some_and(|s| s == "as") {
+                    name = t.get(*i + 1).cloned().unwrap_or_default();
+                    *i += 2;
+                }
+                out.push((path, name));
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// The module paths `module`'s code names (`use` trees and paths in code),
+/// each resolved from the crate root; paths of other crates are left out.
+fn referenced(
+    module: &[String],
+    text: &str,
+    files: &BTreeMap<Module, (PathBuf, String)>,
+) -> Vec<Module> {
+    let t = tokens(text);
+    let mut scope = Scope { module, files, bound: BTreeMap::new() };
+    let mut uses = Vec::new();
+    let mut in_use = vec![false; t.len()];
+    let mut i = 0;
+    while i < t.len() {
+        if t[i] == "use" {
+            let start = i;
+            i += 1;
+            use_tree(&t, &mut i, &[], &mut uses);
+            in_use[start..i.min(t.len())].iter_mut().for_each(|b| *b = true);
+        } else {
+            i += 1;
+        }
+    }
     let mut refs = Vec::new();
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
-        if start > 0 && code[..start].chars().last().is_some_and(ident) {
+    // Names are bound in order of appearance, so a group may use what an
+    // earlier `use` bound (`use super::listen; use listen::Stop;`).
+    for (written, name) in &uses {
+        if let Some(p) = scope.resolve(written) {
+            if name != "*" && name != "_" {
+                scope.bound.insert(name.clone(), p.clone());
+            }
+            refs.push(p);
+        }
+    }
+    let ident = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let mut i = 0;
+    while i < t.len() {
+        let starts = !in_use[i]
+            && ident(&t[i])
+            && t.get(i + 1).is_some_and(|s| s == "::")
+            && (i == 0 || t[i - 1] != "::");
+        if !starts {
+            i += 1;
             continue;
         }
-        let rest = &code[start..];
-        let parts: Vec<&str> = rest.split("::").take_while(|p| !p.is_empty()).collect();
-        let mut path: Vec<String> = if parts[0] == "crate" {
-            Vec::new()
-        } else {
-            module[..module.len().saturating_sub(1)].to_vec()
-        };
-        for p in &parts[1..] {
-            let name: String = p.chars().take_while(|&c| ident(c)).collect();
-            if name.is_empty() || name == "super" {
-                break;
-            }
-            path.push(name);
-            if !p.chars().all(ident) {
-                break;
-            }
+        let mut segments = vec![t[i].clone()];
+        i += 1;
+        while t.get(i).is_some_and(|s| s == "::") && t.get(i + 1).is_some_and(|s| ident(s)) {
+            segments.push(t[i + 1].clone());
+            i += 2;
         }
-        refs.push(path);
+        refs.extend(scope.resolve(&segments));
     }
     refs
 }
 
-/// The file-level import graph of the library (`src/main.rs` and `src/cli/` apart).
-fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+/// The file-level import graph of the crate (library and binary).
+fn graph() -> Graph {
     let files = sources();
-    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let mut edges = Graph::new();
     for (module, (path, text)) in &files {
         let name = path.file_name().unwrap().to_string_lossy();
         if name == "tests.rs" || name == "prop.rs" {
             continue;
         }
         let targets = edges.entry(module.clone()).or_default();
-        for mut r in referenced(module, text) {
+        for mut r in referenced(module, text, &files) {
             // The longest prefix that is a source file.
             while !r.is_empty() && !files.contains_key(&r) {
                 r.pop();
             }
-            if r != *module {
+            if r != *module && files.contains_key(&r) {
                 targets.insert(r);
             }
         }
@@ -112,56 +382,153 @@ fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     edges
 }
 
+/// A module path as written in Rust (`serve::answer`; the crate root is `crate`).
+fn named(m: &[String]) -> String {
+    if m.is_empty() { "crate".into() } else { m.join("::") }
+}
+
+/// The loops of `edges`: strongly connected components of two files or
+/// more (Tarjan), each sorted.
+fn loops(edges: &Graph) -> Vec<Vec<Module>> {
+    struct Walk<'a> {
+        edges: &'a Graph,
+        index: BTreeMap<Module, usize>,
+        low: BTreeMap<Module, usize>,
+        stack: Vec<Module>,
+        on_stack: BTreeSet<Module>,
+        found: Vec<Vec<Module>>,
+    }
+    fn visit(w: &mut Walk<'_>, n: &Module) {
+        let at = w.index.len();
+        w.index.insert(n.clone(), at);
+        w.low.insert(n.clone(), at);
+        w.stack.push(n.clone());
+        w.on_stack.insert(n.clone());
+        for m in w.edges.get(n).into_iter().flatten() {
+            if !w.index.contains_key(m) {
+                visit(w, m);
+                let low = w.low[n].min(w.low[m]);
+                w.low.insert(n.clone(), low);
+            } else if w.on_stack.contains(m) {
+                let low = w.low[n].min(w.index[m]);
+                w.low.insert(n.clone(), low);
+            }
+        }
+        if w.low[n] == w.index[n] {
+            let mut component = Vec::new();
+            while let Some(m) = w.stack.pop() {
+                w.on_stack.remove(&m);
+                let done = m == *n;
+                component.push(m);
+                if done {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                w.found.push(component);
+            }
+        }
+    }
+    let mut w = Walk {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for n in edges.keys() {
+        if !w.index.contains_key(n) {
+            visit(&mut w, n);
+        }
+    }
+    w.found
+}
+
+/// A loop as text: its files, then each import inside it.
+fn describe(component: &[Module], edges: &Graph) -> String {
+    let mut s = component.iter().map(|m| named(m)).collect::<Vec<_>>().join(", ");
+    for a in component {
+        for b in edges[a].iter().filter(|b| component.contains(b)) {
+            s.push_str(&format!("\n    {} -> {}", named(a), named(b)));
+        }
+    }
+    s
+}
+
 #[test]
 fn the_engine_never_imports_the_command_line() {
-    let files = sources();
-    for (module, (path, text)) in &files {
-        if module.first().is_some_and(|m| m == "cli" || m == "main") {
+    for (from, tos) in graph() {
+        if from.first().is_some_and(|m| m == "cli" || m == "main") {
             continue;
         }
-        let code = code(text);
-        assert!(
-            !code.contains("crate::cli") && !code.contains("super::cli"),
-            "{} imports the command line",
-            path.display()
-        );
+        for to in tos {
+            let cli = to.first().is_some_and(|m| m == "cli" || m == "main");
+            assert!(!cli, "{} imports the command line ({})", named(&from), named(&to));
+        }
     }
 }
 
 #[test]
-fn imports_between_files_form_no_cycle() {
+fn imports_between_files_form_no_loop() {
     let edges = graph();
-    // Depth-first search for a back edge.
-    fn visit(
-        n: &Vec<String>,
-        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-        state: &mut BTreeMap<Vec<String>, u8>,
-        stack: &mut Vec<Vec<String>>,
-    ) {
-        state.insert(n.clone(), 1);
-        stack.push(n.clone());
-        for m in edges.get(n).into_iter().flatten() {
-            match state.get(m).copied().unwrap_or(0) {
-                0 => visit(m, edges, state, stack),
-                1 => {
-                    let at = stack.iter().position(|s| s == m).unwrap();
-                    let cycle: Vec<String> =
-                        stack[at..].iter().chain([m]).map(|s| s.join("::")).collect();
-                    panic!("import cycle: {}", cycle.join(" -> "));
-                }
-                _ => {}
+    assert!(edges.len() > 30, "the graph covers the crate ({} files)", edges.len());
+    let (mut known, mut new) = (Vec::new(), Vec::new());
+    let mut listed: Vec<Vec<&str>> = KNOWN_LOOPS.iter().map(|k| k.to_vec()).collect();
+    listed.iter_mut().for_each(|k| k.sort_unstable());
+    let mut seen = Vec::new();
+    for component in loops(&edges) {
+        let names: Vec<String> = component.iter().map(|m| named(m)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let text = describe(&component, &edges);
+        match listed.iter().position(|k| *k == names) {
+            Some(at) => {
+                seen.push(at);
+                known.push(text);
+            }
+            None => new.push(text),
+        }
+    }
+    for k in &known {
+        eprintln!("known import loop (issue 24, to be removed): {k}");
+    }
+    assert!(new.is_empty(), "import loops between files:\n  {}", new.join("\n  "));
+    let gone: Vec<String> =
+        (0..listed.len()).filter(|at| !seen.contains(at)).map(|at| listed[at].join(", ")).collect();
+    assert!(gone.is_empty(), "KNOWN_LOOPS lists loops that are gone: {gone:?}");
+}
+
+#[test]
+fn no_file_in_serve_or_search_imports_one_above_it() {
+    let (mut known, mut new) = (Vec::new(), Vec::new());
+    for (from, tos) in graph() {
+        if !from.first().is_some_and(|m| m == "serve" || m == "search") {
+            continue;
+        }
+        for to in tos.iter().filter(|to| to.len() < from.len() && from.starts_with(to)) {
+            let (a, b) = (named(&from), named(to));
+            if KNOWN_UPWARD.contains(&(a.as_str(), b.as_str())) {
+                known.push((a, b));
+            } else {
+                new.push(format!("{a} -> {b}"));
             }
         }
-        stack.pop();
-        state.insert(n.clone(), 2);
     }
-    let mut state = BTreeMap::new();
-    for n in edges.keys() {
-        if !state.contains_key(n) {
-            visit(n, &edges, &mut state, &mut Vec::new());
-        }
+    let gone: Vec<_> = KNOWN_UPWARD
+        .iter()
+        .filter(|&&(a, b)| !known.iter().any(|(x, y)| x == a && y == b))
+        .collect();
+    let known: Vec<String> = known.iter().map(|(a, b)| format!("{a} -> {b}")).collect();
+    for k in &known {
+        eprintln!("known import of a file above the importer (issue 24, to be removed): {k}");
     }
-    assert!(edges.len() > 30, "the graph covers the library ({} files)", edges.len());
+    assert!(
+        new.is_empty(),
+        "files import a file that stands above them (pass what they need down):\n  {}",
+        new.join("\n  ")
+    );
+    assert!(gone.is_empty(), "KNOWN_UPWARD lists imports that are gone: {gone:?}");
 }
 
 #[test]
@@ -210,9 +577,47 @@ fn no_source_file_outgrows_450_lines() {
 
 #[test]
 fn references_resolve_to_files() {
-    let m = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
-    let refs = referenced(&m("chunk::combine"), "use super::nulguard::Shape;\n");
-    assert_eq!(refs, vec![m("chunk::nulguard::Shape")]);
-    let refs = referenced(&m("search"), "use crate::index::fresh::{A, B};\n// crate::cli\n");
-    assert_eq!(refs, vec![m("index::fresh")]);
+    let m = |s: &str| s.split("::").map(String::from).collect::<Module>();
+    let mut files = BTreeMap::new();
+    let known = ["serve", "serve::answer", "serve::listen", "serve::protocol", "serve::x::deep"];
+    for f in known.into_iter().chain(["index::fresh"]) {
+        files.insert(m(f), (PathBuf::new(), String::new()));
+    }
+    let refs = |module: &str, text: &str| {
+        let mut r = referenced(&m(module), text, &files);
+        r.iter_mut().for_each(|p| {
+            while !p.is_empty() && !files.contains_key(p) {
+                p.pop();
+            }
+        });
+        r.sort();
+        r.dedup();
+        r.iter().map(|p| named(p)).collect::<Vec<_>>()
+    };
+    // Braces: both the owner (for `Server`) and the sibling file.
+    assert_eq!(refs("serve::listen", "use super::{Server, answer};"), ["serve", "serve::answer"]);
+    // Nested groups, `self` in a group, renames.
+    let text = "use crate::{index::fresh::{self as f}, serve::{x::{deep}}};\nfn a() { f::g(); }";
+    assert_eq!(refs("search", text), ["index::fresh", "serve::x::deep"]);
+    // A bare path through a module a `use` bound; none through a type.
+    let text =
+        "use super::answer;\nuse super::protocol::Kind;\nfn a() { answer::candidates(Kind::X) }";
+    assert_eq!(refs("serve::listen", text), ["serve::answer", "serve::protocol"]);
+    // A child module named bare by its owner; `self::`; `super::super::`.
+    assert_eq!(
+        refs("serve", "fn a() { listen::stop(); self::answer::f() }"),
+        ["serve::answer", "serve::listen"]
+    );
+    assert_eq!(
+        refs("serve::x::deep", "fn a() { super::super::listen::stop() }"),
+        ["serve::listen"]
+    );
+    // Comments, strings and the test module are not code.
+    let text = "// crate::serve::answer\nfn a() { \"super::answer\"; '\"'; }\n\
+                #[cfg(test)]\nmod tests {\n    use super::super::answer;\n}\n";
+    assert!(refs("serve::listen", text).is_empty());
+    // Other crates' paths name no file.
+    assert!(
+        refs("serve::listen", "use std::io::{self, Write};\nfn a() { io::stdout(); }").is_empty()
+    );
 }

@@ -13,7 +13,6 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use grep_printer::{HyperlinkFormat, UserColorSpec};
-use trigrep::index::location;
 use trigrep::options::{
     BinaryMode, Boundary, BufferMode, Case, EncodingChoice, IoChoice, MmapRule, OutputMode, Sort,
     TypeChange,
@@ -176,8 +175,8 @@ pub struct LowArgs {
     pub no_index: bool,
     /// trigrep: `--no-server`.
     pub no_server: bool,
-    /// trigrep: `--index-dir`.
-    pub index_dir: Option<PathBuf>,
+    /// trigrep: `--index-dir`, the base directory of indexes.
+    pub index_base: Option<PathBuf>,
     /// trigrep: `--chunk-threshold`.
     pub chunk_threshold: Option<u64>,
     /// trigrep: `--chunk-size`.
@@ -264,7 +263,7 @@ impl Default for LowArgs {
             io: IoChoice::Auto,
             no_index: false,
             no_server: false,
-            index_dir: None,
+            index_base: None,
             chunk_threshold: None,
             chunk_size: None,
         }
@@ -415,21 +414,5 @@ impl ContextMode {
                 (before.unwrap_or(both), after.unwrap_or(both))
             }
         }
-    }
-}
-
-/// `--index-dir DIR`, shared by every subcommand that finds an index.
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct IndexDirArg {
-    /// Where indexes live (default: the user's cache directory).
-    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
-    pub index_dir: Option<PathBuf>,
-}
-
-impl IndexDirArg {
-    /// The base directory of indexes: `--index-dir`, `TG_INDEX_DIR`, else
-    /// the user's cache directory.
-    pub fn base(&self) -> PathBuf {
-        self.index_dir.clone().unwrap_or_else(location::default_base)
     }
 }

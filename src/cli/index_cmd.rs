@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Parser;
 use trigrep::index::blocks;
-use trigrep::index::build::{self, Progress};
+use trigrep::index::build;
 use trigrep::index::error::IndexError;
 use trigrep::index::gz;
 use trigrep::index::location;
@@ -17,8 +17,9 @@ use trigrep::index::table::flags;
 use trigrep::report;
 use trigrep::search::decode::Format;
 
-use super::args::IndexDirArg;
 use super::config::parse_size;
+use super::flags::trigrep::IndexDirArg;
+use super::progress::Bar;
 use super::summary;
 
 /// `tg index [DIR | FILE]`: build (or rebuild) the trigram index of a tree,
@@ -338,48 +339,4 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     super::serve_cmd::write_status(&mut out, &found.dir)?;
     out.flush()?;
     Ok(())
-}
-
-/// A progress bar on stderr when it is a terminal.
-pub(super) struct Bar(Option<indicatif::ProgressBar>);
-
-impl Bar {
-    fn new(quiet: bool) -> Bar {
-        Bar::labelled(quiet, "indexing")
-    }
-
-    /// A bar that names what it counts with `label`.
-    pub(super) fn labelled(quiet: bool, label: &str) -> Bar {
-        use std::io::IsTerminal;
-        if quiet || !std::io::stderr().is_terminal() {
-            return Bar(None);
-        }
-        let bar = indicatif::ProgressBar::new(0);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-            "{label} {{bar:40}} {{bytes}}/{{total_bytes}} ({{bytes_per_sec}}, {{eta}})"
-        )) {
-            bar.set_style(style);
-        }
-        Bar(Some(bar))
-    }
-
-    pub(super) fn finish(&self) {
-        if let Some(b) = &self.0 {
-            b.finish_and_clear();
-        }
-    }
-}
-
-impl Progress for Bar {
-    fn start(&self, bytes: u64) {
-        if let Some(b) = &self.0 {
-            b.set_length(bytes);
-        }
-    }
-
-    fn advance(&self, bytes: u64) {
-        if let Some(b) = &self.0 {
-            b.inc(bytes);
-        }
-    }
 }

@@ -18,9 +18,11 @@ pub mod flags;
 pub mod help;
 pub mod index_cmd;
 pub mod man;
+mod outcome;
 pub mod pack_cmd;
 pub mod packed_status;
 pub mod parse;
+pub mod progress;
 pub mod rcfile;
 pub mod serve_cmd;
 pub mod stats;
@@ -34,17 +36,7 @@ use trigrep::options::Mode;
 use trigrep::report::{self, Messages};
 
 use args::{Engine, LowMode};
-
-/// How a run ended, before it becomes an exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Something matched and nothing failed (or `-q` found a match): exit 0.
-    Matched,
-    /// Nothing matched and nothing failed: exit 1.
-    NoMatch,
-    /// Some file or step failed: exit 2.
-    Errored,
-}
+pub use outcome::Outcome;
 
 /// Runs `tg` with `argv` and says how it ended.
 pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
@@ -89,8 +81,8 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         other => other?,
     };
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
-    if let Some(dir) = &summary.serve_wanted {
-        serve_cmd::start_on_demand(dir, &opts.index.base);
+    if let Some(root) = &summary.serve_wanted {
+        serve_cmd::start_on_demand(root, &opts.index.base);
     }
     if let Some(run) = &summary.run {
         let _ = stats::write_run(run, std::io::stderr().lock());

@@ -12,9 +12,9 @@ use trigrep::pack::read::PackedFile;
 use trigrep::pack::verify;
 use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
 
-use super::args::IndexDirArg;
 use super::config::parse_size;
-use super::index_cmd::Bar;
+use super::flags::trigrep::IndexDirArg;
+use super::progress::Bar;
 
 /// `tg pack FILE`: store a log as a seekable zstd file with its block
 /// index, searched in place by `tg PATTERN FILE.zst` and restored by

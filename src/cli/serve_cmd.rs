@@ -13,8 +13,8 @@ use trigrep::serve::client::{self, Client, ExitWatch, NoServer};
 use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
 
-use super::args::IndexDirArg;
 use super::config::parse_size;
+use super::flags::trigrep::IndexDirArg;
 
 /// `tg serve [DIR]`: keep DIR's index open, watch DIR, and answer queries.
 #[derive(Debug, Parser)]
@@ -138,16 +138,12 @@ fn spawn_server(
     Ok(cmd.spawn()?)
 }
 
-/// Starts a server for the tree of `index_dir` in the background, for a
-/// query that found none although the index asks for one (`tg index
-/// --serve`); it exits after [`ON_DEMAND_IDLE`] without queries.
-pub fn start_on_demand(index_dir: &Path, base: &Path) {
-    let Ok(root) = std::fs::read(index_dir.join(trigrep::index::storage::ROOT_FILE)) else {
-        return;
-    };
-    use std::os::unix::ffi::OsStrExt;
-    let root = PathBuf::from(std::ffi::OsStr::from_bytes(&root));
-    let _ = spawn_server(&root, base, ON_DEMAND_IDLE.as_secs(), "256M", None);
+/// Starts a server for the tree at `root` (as the query found its index)
+/// in the background, for a query that found none although the index asks
+/// for one (`tg index --serve`); it exits after [`ON_DEMAND_IDLE`] without
+/// queries.
+pub fn start_on_demand(root: &Path, base: &Path) {
+    let _ = spawn_server(root, base, ON_DEMAND_IDLE.as_secs(), "256M", None);
 }
 
 /// Removes the server's record and socket when it is interrupted.

@@ -7,8 +7,8 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, Parser};
 
-use super::Outcome;
 use super::index_cmd::{self, IndexArgs, StatusArgs};
+use super::outcome::Outcome;
 use super::pack_cmd::{self, PackArgs, UnpackArgs};
 use super::serve_cmd::{self, ServeArgs, StopArgs};
 use super::view::{self, ViewArgs};

@@ -420,4 +420,17 @@ impl SearchOptions {
             grep_matcher::LineTerminator::byte(b'\n')
         }
     }
+
+    /// The walker over the search paths.
+    pub fn walk_builder(&self) -> Result<ignore::WalkBuilder, ignore::Error> {
+        self.walk_builder_at(&self.walk.paths)
+    }
+
+    /// The walker over `paths` (not empty), with this search's filters,
+    /// threads and order.
+    pub fn walk_builder_at(&self, paths: &[PathBuf]) -> Result<ignore::WalkBuilder, ignore::Error> {
+        let by_name = self.walk.sort.is_some_and(|s| s.is_path_order());
+        let skip_stdout = matches!(self.mode, Mode::Search(_));
+        self.walk.filters.builder(paths, self.run.threads, by_name, skip_stdout)
+    }
 }

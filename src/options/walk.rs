@@ -9,8 +9,6 @@ use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
 
-use super::{Mode, SearchOptions};
-
 /// `--sort` and `--sortr`: what results are sorted by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortBy {
@@ -198,20 +196,5 @@ impl WalkFilters {
             b.sort_by_file_name(|a, b| a.cmp(b));
         }
         Ok(b)
-    }
-}
-
-impl SearchOptions {
-    /// The walker over the search paths.
-    pub fn walk_builder(&self) -> Result<WalkBuilder, ignore::Error> {
-        self.walk_builder_at(&self.walk.paths)
-    }
-
-    /// The walker over `paths` (not empty), with this search's filters,
-    /// threads and order.
-    pub fn walk_builder_at(&self, paths: &[PathBuf]) -> Result<WalkBuilder, ignore::Error> {
-        let by_name = self.walk.sort.is_some_and(|s| s.is_path_order());
-        let skip_stdout = matches!(self.mode, Mode::Search(_));
-        self.walk.filters.builder(paths, self.run.threads, by_name, skip_stdout)
     }
 }

@@ -47,8 +47,8 @@ pub struct Summary {
     /// For `--stats`: what the index did, or why none was used (`None`:
     /// not a search, or no statistics asked for).
     pub index: Option<std::result::Result<IndexReport, Unused>>,
-    /// The index directory of a tree whose index asks for a server on
-    /// demand (`tg index --serve`) and none ran: the caller may start one.
+    /// The root of a tree whose index asks for a server on demand (`tg
+    /// index --serve`) and none ran: the caller may start one.
     pub serve_wanted: Option<std::path::PathBuf>,
 }
 
@@ -94,7 +94,7 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         (Some(answer), Ok(f)) => {
             let answer = answer.for_table(f.table_id());
             f.set_served(answer.from.clone());
-            (answer.changes, answer.start_one.then(|| f.dir().to_path_buf()))
+            (answer.changes, answer.start_one.then(|| f.root().to_path_buf()))
         }
         _ => (Changes::Unknown, None),
     };

@@ -5,20 +5,16 @@
 //! checksums, no pass over the table.
 
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::Server;
-use super::listen::SYNC_PATIENCE;
 use super::protocol::{self, Kind, PathKind};
+use super::server::Server;
 use crate::index::fresh::changes::{Changes, children};
-use crate::index::fresh::judge::{Judge, TableSummary, candidate_files};
+use crate::index::fresh::judge::{Judge, candidate_files};
 use crate::index::fresh::verdict::Verdict;
 use crate::index::query_wire;
-use crate::index::reader::IndexReader;
 
 /// What a query asks for: its planned trigram query, the table paths of
 /// its search paths, and the rules of its sweep.
@@ -29,19 +25,6 @@ pub struct Ask<'a> {
     pub query: &'a [u8],
     /// A [`Kind::Paths`] body: the search paths, relative to the root.
     pub scopes: &'a [u8],
-}
-
-/// The summary of `reader`'s table, computed once per index.
-fn summary_of(server: &Server, reader: &IndexReader) -> Arc<TableSummary> {
-    let mut cached = server.table_summary.lock().unwrap_or_else(|e| e.into_inner());
-    match &*cached {
-        Some(s) if s.table_id == reader.stats().table_id => Arc::clone(s),
-        _ => {
-            let s = Arc::new(TableSummary::of(reader));
-            *cached = Some(Arc::clone(&s));
-            s
-        }
-    }
 }
 
 /// A refusal: the connection stays open.
@@ -61,7 +44,7 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         }
         _ => return refuse(w, "bad search paths".into()),
     };
-    let Some((touched, reader)) = server.sync(SYNC_PATIENCE) else {
+    let Some((touched, reader)) = server.sync() else {
         protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": false}))?;
         return Ok(());
     };
@@ -75,11 +58,11 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
     let may_differ = Changes::Watched(touched).may_differ(n, |id| reader.path(id));
     let judge = Judge {
         reader: &reader,
-        root: Path::new(&server.opts.root),
+        root: server.root(),
         candidate_files: &bits,
         binary_whole: ask.request["binary_whole"] == true,
         keep_skips: ask.request["misses"] == true,
-        summary: Some(&summary_of(server, &reader)),
+        summary: Some(&server.table_summary(&reader)),
     };
     let judged = judge.table(&scopes, &may_differ);
     let Some(judged) = judged.filter(|j| j.kept.iter().all(|(_, v)| *v != Verdict::GiveUp)) else {

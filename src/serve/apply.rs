@@ -10,18 +10,21 @@
 //!   watches go); a directory created or moved in is watched (unless the
 //!   walk ignores it) and its subtree touched;
 //! - a queue overflow touches the whole tree at once, and starts one
-//!   reconcile ([`super::merge::reconcile`]) that narrows it down again.
+//!   reconcile (`merge::reconcile`) that narrows it down again.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use crossbeam_channel::Receiver;
 use inotify::EventMask;
 
+use super::merge;
+use super::overlay::FOREVER;
+use super::server::Server;
+use super::state::State;
 use super::watch::Raw;
-use super::{Server, State, merge};
 use crate::index::fresh::changes::lookup;
 use crate::index::tree::{WATCHED_NAMES, child_rel};
 
@@ -34,14 +37,13 @@ pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
             let mut next = Some(first);
             let mut n = 0;
             while let Some(raw) = next {
-                st.seq += 1;
                 n += 1;
                 if let Some(seq) = apply(server, &mut st, raw) {
                     overflowed = Some(seq);
                 }
                 next = if n < 4096 { rx.try_recv().ok() } else { None };
             }
-            server.counters.events.fetch_add(n, Ordering::Relaxed);
+            server.events_applied(n);
         }
         server.notify_applied();
         if let Some(seq) = overflowed {
@@ -55,36 +57,36 @@ pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
 
 /// Applies one event; `Some(seq)` when it was an overflow (a reconcile is due).
 fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
-    let seq = st.seq;
+    let seq = st.next_event();
     let (wd, mask, name) = match raw {
         Raw::Overflow => {
-            server.counters.overflows.fetch_add(1, Ordering::Relaxed);
-            st.overflows_applied += 1;
-            st.overlay.touch_subtree(Vec::new(), seq);
+            server.overflowed();
+            st.overflowed(seq);
             return Some(seq);
         }
-        Raw::Failed(_) => {
+        Raw::Failed => {
             // No more events will come: the server can no longer vouch.
-            st.overlay.touch_subtree(Vec::new(), super::overlay::FOREVER);
+            st.tree().0.touch_subtree(Vec::new(), FOREVER);
             return None;
         }
         Raw::Event(wd, mask, name) => (wd, mask, name),
     };
-    if st.watches.is_cookie(&wd) {
+    if st.tree().1.is_cookie(&wd) {
         if let Some(n) = name.and_then(|n| std::str::from_utf8(&n).ok()?.parse::<u64>().ok()) {
-            st.cookie_seen = st.cookie_seen.max(n);
+            st.cookie_applied(n);
         }
         return None;
     }
+    let (overlay, watches) = st.tree();
     if mask.contains(EventMask::IGNORED) {
-        st.watches.forget(&wd);
+        watches.forget(&wd);
         return None;
     }
-    let dir = st.watches.dir_of(&wd).map(<[u8]>::to_vec)?;
+    let dir = watches.dir_of(&wd).map(<[u8]>::to_vec)?;
     let Some(name) = name else {
         // The directory itself was deleted or moved: its parent reports it too.
         if mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
-            st.overlay.touch_subtree(dir, seq);
+            overlay.touch_subtree(dir, seq);
         }
         return None;
     };
@@ -92,34 +94,36 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     let listing =
         EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
     if mask.intersects(listing) {
-        st.overlay.touch(dir.clone(), seq);
+        overlay.touch(dir.clone(), seq);
     }
     let steers_walk = WATCHED_NAMES.iter().any(|w| w.as_bytes() == name.as_slice());
     if steers_walk {
-        st.walk_changed = true;
+        st.walk_changed();
     }
-    if steers_walk || lookup(&st.reader, &rel).is_some() {
-        st.overlay.touch(rel.clone(), seq);
+    if steers_walk || lookup(st.reader(), &rel).is_some() {
+        st.tree().0.touch(rel.clone(), seq);
     } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
-        st.created += 1;
+        st.created_unknown();
     }
     if mask.contains(EventMask::ISDIR) {
         if mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM) {
-            st.watches.remove_below(&rel);
-            st.overlay.touch_subtree(rel, seq);
+            let (overlay, watches) = st.tree();
+            watches.remove_below(&rel);
+            overlay.touch_subtree(rel, seq);
         } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
-            && walked(server, &dir, &name)
+            && walked(server.root(), &dir, &name)
         {
-            st.overlay.touch_subtree(rel.clone(), seq);
-            merge::watch_new_tree(server, st, &rel);
+            st.tree().0.touch_subtree(rel.clone(), seq);
+            st.watch_new_tree(server.root(), &rel);
         }
     }
     None
 }
 
-/// Whether the index's walk would enter directory `name` of `dir`.
-fn walked(server: &Server, dir: &[u8], name: &[u8]) -> bool {
-    let parent = server.opts.root.join(OsStr::from_bytes(dir));
+/// Whether the index's walk would enter directory `name` of `dir` (in
+/// the tree at `root`).
+fn walked(root: &Path, dir: &[u8], name: &[u8]) -> bool {
+    let parent = root.join(OsStr::from_bytes(dir));
     let Ok(mut builder) =
         crate::options::WalkFilters::default().builder(&[parent], 1, false, false)
     else {

@@ -16,8 +16,8 @@ use crate::index::fresh::changes::Touched;
 use crate::index::fresh::judge::Counts;
 use crate::index::fresh::verdict::Verdict;
 
-/// How long a client waits for any reply (a sync waits for the watcher,
-/// at most [`super::listen::SYNC_PATIENCE`]).
+/// How long a client waits for any reply (a sync waits for the watcher
+/// at most two seconds).
 const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A connection to a server.
@@ -147,7 +147,7 @@ impl Client {
     }
 
     /// Asks the server to judge the table for a query (see
-    /// [`super::answer`]): `query` is the planned query as
+    /// the server's `answer`): `query` is the planned query as
     /// [`crate::index::query_wire`] bytes, `scopes` the search paths as
     /// table paths. `Ok(None)`: the server declines (the table cannot stand
     /// in for a walk, or it does not answer `candidates`); the connection

@@ -9,14 +9,14 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::answer;
 use super::protocol::{self, Kind, PathKind};
 use super::rendezvous::{self, Record};
-use super::{Server, answer};
+use super::server::Server;
 
 /// Connections served at once; more are closed unanswered.
 pub const MAX_CLIENTS: usize = 256;
@@ -24,10 +24,6 @@ pub const MAX_CLIENTS: usize = 256;
 /// A connection that takes this long to send a message (or is silent this
 /// long), or to take a reply, is closed.
 pub const IDLE: Duration = Duration::from_secs(30);
-
-/// How long a query waits for the watcher to catch up before it checks
-/// the tree itself.
-pub const SYNC_PATIENCE: Duration = Duration::from_secs(2);
 
 /// The server's listening sockets.
 pub struct Listeners {
@@ -39,11 +35,11 @@ impl Listeners {
     /// Binds the Unix socket (replacing a stale one) and the TCP port, and
     /// publishes the server's record.
     pub fn bind(server: &Server) -> io::Result<Listeners> {
-        let rv = &server.rendezvous;
+        let rv = server.rendezvous();
         let _ = std::fs::remove_file(&rv.socket);
         let unix = UnixListener::bind(&rv.socket)?;
         rendezvous::make_private(&rv.socket)?;
-        let tcp = match server.opts.listen {
+        let tcp = match server.opts().listen {
             Some(addr) if !addr.ip().is_loopback() => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -64,7 +60,7 @@ impl Listeners {
             let s = Arc::clone(server);
             std::thread::Builder::new().name("tg-tcp".into()).spawn(move || {
                 for conn in tcp.incoming() {
-                    if s.stopping.load(Ordering::Relaxed) {
+                    if s.stopping() {
                         break;
                     }
                     let Ok(conn) = conn else { continue };
@@ -74,7 +70,7 @@ impl Listeners {
             })?;
         }
         for conn in self.unix.incoming() {
-            if server.stopping.load(Ordering::Relaxed) {
+            if server.stopping() {
                 break;
             }
             let Ok(conn) = conn else { continue };
@@ -84,24 +80,18 @@ impl Listeners {
     }
 }
 
-/// Asks the server to stop and wakes its accept loop.
-pub fn stop(server: &Server) {
-    server.stopping.store(true, Ordering::Relaxed);
-    let _ = UnixStream::connect(&server.rendezvous.socket);
-}
-
 /// Runs `f` for one connection on its own thread, within [`MAX_CLIENTS`].
 fn spawn_client(server: &Arc<Server>, f: impl FnOnce(&Server) -> io::Result<()> + Send + 'static) {
-    let n = server.counters.clients.fetch_add(1, Ordering::SeqCst);
+    let n = server.client_came();
     let s = Arc::clone(server);
     let run = move || {
         if n < MAX_CLIENTS {
             let _ = f(&s);
         }
-        s.counters.clients.fetch_sub(1, Ordering::SeqCst);
+        s.client_left();
     };
     if std::thread::Builder::new().name("tg-client".into()).spawn(run).is_err() {
-        server.counters.clients.fetch_sub(1, Ordering::SeqCst);
+        server.client_left();
     }
 }
 
@@ -228,10 +218,10 @@ fn converse<S: Timed>(server: &Server, conn: S, w: S, token: Option<&str>) -> io
                 let error = "candidates needs framed messages";
                 send(&mut w, true, &json!({"ok": false, "error": error}))?;
             }
-            Some("status") => send(&mut w, json_lines, &status(server))?,
+            Some("status") => send(&mut w, json_lines, &server.status())?,
             Some("stop") => {
                 send(&mut w, json_lines, &json!({"ok": true}))?;
-                stop(server);
+                server.stop();
                 return Ok(());
             }
             other => {
@@ -277,7 +267,7 @@ fn hello(msg: &Value, token: Option<&str>) -> Value {
 
 /// Replies to `sync`: what queries must stat, once the watcher caught up.
 fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()> {
-    let Some((t, reader)) = server.sync(SYNC_PATIENCE) else {
+    let Some((t, reader)) = server.sync() else {
         return send(w, json_lines, &json!({"ok": true, "ready": false}));
     };
     let table = reader.stats().table_id;
@@ -299,34 +289,6 @@ fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()>
         protocol::write_frame(w, Kind::Paths, &f)?;
     }
     Ok(())
-}
-
-/// What `tg status` shows of a server.
-fn status(server: &Server) -> Value {
-    let c = &server.counters;
-    let st = server.state();
-    json!({
-        "ok": true,
-        "pid": std::process::id(),
-        "root": server.opts.root.to_string_lossy(),
-        "index": server.index_dir.to_string_lossy(),
-        "uptime_s": server.started.elapsed().as_secs_f64(),
-        "private_bytes": crate::stats::status_bytes("RssAnon:"),
-        "max_memory": server.opts.max_memory,
-        "ready": st.ready,
-        "pending": st.overlay.len(),
-        "watched_dirs": st.watches.len(),
-        "unwatched_dirs": st.watches.unwatched.len(),
-        "queries": c.queries.load(Ordering::Relaxed),
-        "clients": c.clients.load(Ordering::Relaxed).saturating_sub(1),
-        "events": c.events.load(Ordering::Relaxed),
-        "overflows": c.overflows.load(Ordering::Relaxed),
-        "reconciles": c.reconciles.load(Ordering::Relaxed),
-        "merges": c.merges.load(Ordering::Relaxed),
-        "merging": st.merging,
-        "merge_error": c.merge_error.lock().ok().and_then(|e| e.clone()),
-        "idle_s": server.idle_for().as_secs_f64(),
-    })
 }
 
 /// Sends a control message: one frame, or one JSON line.

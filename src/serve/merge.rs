@@ -10,13 +10,10 @@
 //! touch made before the build began — the new index holds those changes —
 //! and keeps the later ones.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{ServeOptions, Server, State};
+use super::server::{ServeOptions, Server};
 use crate::index::build::{self, Progress};
 use crate::index::error::IndexError;
 use crate::index::fresh::changes::{self, lookup};
@@ -43,107 +40,59 @@ pub fn build_quietly(opts: &ServeOptions) -> Result<(), IndexError> {
     build::build(&opts.root, &opts.base, build_budget(opts), &Quiet).map(|_| ())
 }
 
-/// Watches the root and every directory the index's table lists; a
-/// directory past the watch limit is touched for good (queries stat below it).
-pub fn watch_table(server: &Server) {
-    let mut st = server.state();
-    let reader = Arc::clone(&st.reader);
-    let dirs = std::iter::once(&b""[..])
-        .chain(reader.files().filter(|f| f.flags & flags::DIR != 0).map(|f| f.path));
-    for d in dirs {
-        if !st.watches.add(d) {
-            st.overlay.touch_subtree(d.to_vec(), super::overlay::FOREVER);
-        }
-    }
-}
-
-/// Watches the new directory `rel` and the directories below it that the
-/// index's walk would enter.
-pub fn watch_new_tree(server: &Server, st: &mut State, rel: &[u8]) {
-    let top = server.opts.root.join(OsStr::from_bytes(rel));
-    let Ok(builder) = crate::options::WalkFilters::default().builder(&[top], 1, false, false)
-    else {
-        return;
-    };
-    for entry in builder.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_dir()) {
-            continue;
-        }
-        let path = entry.into_path();
-        let Ok(sub) = path.strip_prefix(&server.opts.root) else { continue };
-        let sub = sub.as_os_str().as_bytes();
-        if !st.watches.add(sub) {
-            st.overlay.touch_subtree(sub.to_vec(), super::overlay::FOREVER);
-        }
-    }
-}
-
 /// Stats every entry of the table and touches those that differ, then
 /// clears the whole-tree mark set at event `seq` (an overflow; 0 at start).
 pub fn reconcile(server: &Server, seq: u64) {
-    let reader = Arc::clone(&server.state().reader);
-    let differ = changes::reconcile(&reader, &server.opts.root);
+    let reader = Arc::clone(server.state().reader());
+    let differ = changes::reconcile(&reader, server.root());
     let mut st = server.state();
-    let now = st.seq;
+    let now = st.progress().seq;
     for rel in differ {
         let entry = lookup(&reader, &rel).and_then(|id| reader.file(id)).map_or(0, |f| f.flags);
         // A watched path (an ignore file, a repository marker, git's
         // configuration) changed while no one watched: what the build
         // walked may differ, so rebuild (queries walk meanwhile).
         if entry & (flags::WATCH | flags::WATCH_EXISTS) != 0 {
-            st.walk_changed = true;
+            st.walk_changed();
         }
         if entry & flags::DIR != 0 {
             // New directories below it are not watched yet.
-            watch_new_tree(server, &mut st, &rel);
+            st.watch_new_tree(server.root(), &rel);
         }
-        st.overlay.touch(rel, now);
+        st.tree().0.touch(rel, now);
     }
     if seq > 0 {
-        st.overlay.clear_subtree(b"", seq);
+        st.tree().0.clear_subtree(b"", seq);
     }
-    server.counters.reconciles.fetch_add(1, Ordering::Relaxed);
+    server.reconciled();
 }
 
 /// Rebuilds the index from the tree, publishes it, and forgets the touches
 /// it holds; on failure (a full disk, say) the old index and the overlay
 /// stay, and the error is kept for `tg status`.
-pub fn rebuild(server: &Server) {
-    let storage = FsStorage::new(&server.index_dir);
+fn rebuild(server: &Server) {
+    let storage = FsStorage::new(server.index_dir());
     let Ok(Some(_lock)) = storage.try_lock_build() else {
-        server.state().merging = false;
+        server.state().rebuild_ended(None, None);
         return;
     };
-    let (began, walk_changed, created) = {
-        let mut st = server.state();
-        let taken = (st.seq, st.walk_changed, st.created);
-        st.walk_changed = false;
-        st.created = 0;
-        taken
-    };
-    let result = build_quietly(&server.opts).and_then(|()| IndexReader::open(&server.index_dir));
+    let begun = server.state().rebuild_begins();
+    let result = build_quietly(server.opts()).and_then(|()| IndexReader::open(server.index_dir()));
     let mut st = server.state();
-    st.merging = false;
     match result {
         Ok(reader) => {
-            st.reader = Arc::new(reader);
-            st.overlay.forget_before(began + 1);
+            st.rebuild_ended(Some(begun), Some(reader));
+            st.watch_table();
             drop(st);
-            watch_table(server);
-            // The error is cleared before the count shows the merge, so
-            // a status never shows both.
-            *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            server.counters.merges.fetch_add(1, Ordering::Relaxed);
+            server.rebuilt(None);
             // Hand the build's memory back, so private memory shows the server at rest.
             // SAFETY: malloc_trim only releases free heap pages.
             unsafe { libc::malloc_trim(0) };
         }
         Err(e) => {
             // Still due: retried after the back-off.
-            st.walk_changed |= walk_changed;
-            st.created += created;
-            *server.counters.merge_error.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(e.to_string());
+            st.rebuild_ended(Some(begun), None);
+            server.rebuilt(Some(e.to_string()));
         }
     }
 }
@@ -152,25 +101,28 @@ pub fn rebuild(server: &Server) {
 /// the overlay stays (it covers more than needed), and one reconcile finds
 /// what changed between that build and now.
 fn follow_external_rebuild(server: &Server) {
-    let Ok(reader) = IndexReader::open(&server.index_dir) else { return };
+    let Ok(reader) = IndexReader::open(server.index_dir()) else { return };
     if reader.needs_reindex() || !reader.has_edges() {
         // Published by another version of tg: clients plan for an index
         // with edges. Build this version's (queries walk meanwhile).
-        server.state().walk_changed = true;
+        server.state().walk_changed();
         return;
     }
-    if reader.stats().table_id == server.state().reader.stats().table_id {
+    if reader.stats().table_id == server.state().reader().stats().table_id {
         return;
     }
-    server.state().reader = Arc::new(reader);
-    watch_table(server);
+    {
+        let mut st = server.state();
+        st.follow(reader);
+        st.watch_table();
+    }
     reconcile(server, 0);
 }
 
 /// The identity of the published index file (inode and modification time).
 fn published(server: &Server) -> Option<(u64, std::time::SystemTime)> {
     use std::os::unix::fs::MetadataExt;
-    let md = std::fs::metadata(FsStorage::new(&server.index_dir).index_path()).ok()?;
+    let md = std::fs::metadata(FsStorage::new(server.index_dir()).index_path()).ok()?;
     Some((md.ino(), md.modified().ok()?))
 }
 
@@ -187,6 +139,7 @@ fn backoff(failures: u32) -> Duration {
 /// as events tell, or outside it, as a stat tells), or private memory
 /// passed the budget; stop an idle server.
 pub fn housekeeping(server: &Arc<Server>) {
+    let opts = server.opts();
     let mut failed_at: Option<std::time::Instant> = None;
     let mut failures = 0;
     let mut seen = published(server);
@@ -195,45 +148,39 @@ pub fn housekeeping(server: &Arc<Server>) {
     // new state, never again and again for a path the build sees otherwise.
     let (mut outside_of, mut outside) = (None, Vec::new());
     let mut acted_on = Vec::new();
-    while !server.stopping.load(Ordering::Relaxed) {
+    while !server.stopping() {
         std::thread::sleep(Duration::from_secs(1));
         let now = published(server);
         if now != seen {
             follow_external_rebuild(server);
             seen = now;
         }
-        let reader = Arc::clone(&server.state().reader);
+        let reader = Arc::clone(server.state().reader());
         if outside_of != Some(reader.stats().table_id) {
             outside_of = Some(reader.stats().table_id);
             outside = changes::outside_watched(&reader);
         }
         drop(reader);
-        let stats = changes::stat_each(&outside, &server.opts.root);
+        let stats = changes::stat_each(&outside, &opts.root);
         if stats != acted_on && changes::any_differs(&outside, &stats) {
-            server.state().walk_changed = true;
+            server.state().walk_changed();
             acted_on = stats;
         }
-        if let Some(idle) = server.opts.idle_timeout
+        if let Some(idle) = opts.idle_timeout
             && server.idle_for() >= idle
-            && server.counters.clients.load(Ordering::Relaxed) == 0
+            && server.no_clients()
         {
-            super::listen::stop(server);
+            server.stop();
             return;
         }
-        let private = crate::stats::status_bytes("RssAnon:");
-        let due = {
-            let st = server.state();
-            !st.merging
-                && (st.overlay.len() + st.created >= server.opts.merge_at
-                    || st.walk_changed
-                    || (private > server.opts.max_memory && !st.overlay.is_empty()))
-        };
+        let over_budget = crate::stats::status_bytes("RssAnon:") > opts.max_memory;
+        let due = server.state().rebuild_due(opts.merge_at, over_budget);
         let backing_off = failed_at.is_some_and(|t| t.elapsed() < backoff(failures));
         if due && !backing_off {
-            server.state().merging = true;
+            server.state().rebuild_starting();
             rebuild(server);
             seen = published(server);
-            let failed = server.counters.merge_error.lock().map(|e| e.is_some()).unwrap_or(true);
+            let failed = server.rebuild_failed();
             failures = if failed { failures + 1 } else { 0 };
             failed_at = failed.then(std::time::Instant::now);
         }

@@ -70,14 +70,9 @@ impl Overlay {
     }
 
     /// Touched subtrees.
+    #[cfg(test)]
     pub fn subtree_count(&self) -> usize {
         self.subtrees.len()
-    }
-
-    /// Roughly the private bytes the overlay holds.
-    pub fn bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(Vec<u8>, u64)>() + 16;
-        self.paths.keys().chain(self.subtrees.iter().map(|(p, _)| p)).map(|p| p.len() + entry).sum()
     }
 }
 

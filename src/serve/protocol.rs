@@ -27,7 +27,7 @@ pub const MAX_FRAME: usize = 4 << 20;
 
 /// The largest message the server accepts from a client, framed or as a
 /// JSON line: hellos and requests are tiny, and every connection may hold
-/// this much, so [`super::listen::MAX_CLIENTS`] of them stay far below the
+/// this much, so the 256 connections a server takes at once stay far below the
 /// server's memory budget.
 pub const MAX_REQUEST: usize = 64 << 10;
 

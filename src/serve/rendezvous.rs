@@ -7,12 +7,17 @@
 //! file (0600) and the sync-cookie directory are named after the index
 //! directory. The server records itself in the index directory
 //! (`server`: pid, socket, TCP address), which is how a client inside the
-//! tree finds it; `serve.auto` there asks queries to start a server.
+//! tree finds it; `serve.auto` there asks queries to start a server. Both
+//! are written as every file of an index directory is, atomically and
+//! durably ([`FsStorage::write_file`]).
 
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use crate::index::error::IndexError;
+use crate::index::storage::FsStorage;
 
 /// The file in an index directory that names the running server.
 pub const RECORD: &str = "server";
@@ -29,7 +34,7 @@ pub struct Rendezvous {
     pub socket: PathBuf,
     /// The TCP token file.
     pub token: PathBuf,
-    /// The directory of sync cookies (see [`super::watch`]).
+    /// The directory of sync cookies (see the server's `watch`).
     pub cookies: PathBuf,
 }
 
@@ -108,15 +113,14 @@ impl Rendezvous {
         Ok(got.then_some(f))
     }
 
-    /// Writes the server's record into the index directory (atomically).
+    /// Writes the server's record into the index directory (atomically
+    /// and durably).
     pub fn publish(&self, record: &Record) -> io::Result<()> {
         let mut text = format!("pid={}\nsocket={}\n", record.pid, self.socket.display());
         if let Some(l) = &record.listen {
             text.push_str(&format!("listen={l}\n"));
         }
-        let tmp = self.index_dir.join(format!("{RECORD}.tmp{}", std::process::id()));
-        fs::write(&tmp, text)?;
-        fs::rename(&tmp, self.index_dir.join(RECORD))
+        write_file(&self.index_dir, RECORD, text.as_bytes())
     }
 
     /// Removes the record, the socket and the token, if they are this process's.
@@ -170,15 +174,23 @@ pub fn auto_start(index_dir: &Path) -> bool {
 
 /// Turns starting a server on demand on or off for the index in `index_dir`.
 pub fn set_auto_start(index_dir: &Path, on: bool) -> io::Result<()> {
-    let path = index_dir.join(AUTO);
     if on {
-        fs::write(path, b"")
+        write_file(index_dir, AUTO, b"")
     } else {
-        match fs::remove_file(path) {
+        match fs::remove_file(index_dir.join(AUTO)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         }
     }
+}
+
+/// Writes `bytes` as the file `name` of `index_dir`, as the index itself
+/// is published ([`FsStorage::write_file`]).
+fn write_file(index_dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    FsStorage::new(index_dir).write_file(name, bytes).map_err(|e| match e {
+        IndexError::Io(e) => e,
+        other => io::Error::other(other),
+    })
 }
 
 /// Makes `path` (the socket) readable and writable by its owner only.

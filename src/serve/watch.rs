@@ -43,7 +43,7 @@ pub enum Raw {
     /// of the entry it concerns (`None`: the directory itself).
     Event(WatchDescriptor, EventMask, Option<Vec<u8>>),
     /// Reading events failed; the watcher is gone.
-    Failed(String),
+    Failed,
 }
 
 /// The events a directory watch asks for.
@@ -160,11 +160,6 @@ impl DirWatches {
     pub fn len(&self) -> usize {
         self.dirs.len()
     }
-
-    /// Whether no directory is watched.
-    pub fn is_empty(&self) -> bool {
-        self.dirs.is_empty()
-    }
 }
 
 /// What the drain thread has taken from the kernel's queue (see the
@@ -213,7 +208,7 @@ impl Drained {
 /// lock (only `drained`'s, while it takes and counts a batch).
 pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
     let mut buf = vec![0u8; 64 << 10];
-    let failure = loop {
+    let failed = loop {
         // Wait for events without taking them, so that the queue and the
         // count change together under the lock.
         let mut ready = libc::pollfd { fd: drained.fd, events: libc::POLLIN, revents: 0 };
@@ -221,7 +216,7 @@ pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
         if unsafe { libc::poll(&raw mut ready, 1, -1) } < 0 {
             match io::Error::last_os_error() {
                 e if e.kind() == io::ErrorKind::Interrupted => continue,
-                e => break Some(e),
+                _ => break true,
             }
         }
         let _taking = drained.reading.lock().unwrap_or_else(|e| e.into_inner());
@@ -232,7 +227,7 @@ pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
             {
                 continue;
             }
-            Err(e) => break Some(e),
+            Err(_) => break true,
         };
         let (mut handed, mut gone) = (0, false);
         for e in events {
@@ -249,11 +244,11 @@ pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
         }
         drained.handed.fetch_add(handed, Ordering::SeqCst);
         if gone {
-            break None;
+            break false;
         }
     };
-    if let Some(e) = failure {
-        let _ = tx.send(Raw::Failed(e.to_string()));
+    if failed {
+        let _ = tx.send(Raw::Failed);
     }
     let _closing = drained.reading.lock().unwrap_or_else(|e| e.into_inner());
     drained.open.store(false, Ordering::SeqCst);

@@ -8,7 +8,7 @@ use trigrep::options::{
     RunOptions, Sort, SortBy, WalkFilters,
 };
 
-use super::Env;
+use super::env::Env;
 use crate::cli::args::{ContextMode, LowArgs};
 
 /// How `patterns` match.

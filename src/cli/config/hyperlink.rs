@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use grep_printer::{HyperlinkConfig, HyperlinkEnvironment, HyperlinkFormat};
 
-use super::Env;
+use super::env::Env;
 
 /// The hyperlink configuration for `format`. The host comes from
 /// `hostname_bin`'s trimmed output, else the system's hostname (looked up

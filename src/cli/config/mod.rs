@@ -9,8 +9,6 @@
 //! [`engine::read_options`], [`engine::walk_filters`],
 //! [`engine::run_options`]. Nothing after this step reads a flag.
 
-use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -19,45 +17,13 @@ use trigrep::options::{IndexUse, Mode, OutputMode, SearchOptions, WalkOptions};
 use super::args::{Engine, LowArgs, LowMode, PatternSource};
 
 mod engine;
+mod env;
 mod hyperlink;
 mod output;
 #[cfg(test)]
 mod tests;
 
-/// What the environment says about this run.
-#[derive(Clone, Debug)]
-pub struct Env {
-    /// stdout is a terminal (headings, line numbers and color by default).
-    pub stdout_tty: bool,
-    /// stdin is a pipe or a file that can be searched.
-    pub stdin_readable: bool,
-    /// Threads to use when `-j` does not say (one per core, at most 12).
-    pub default_threads: usize,
-    /// `TG_INDEX_DIR`: where indexes live unless `--index-dir` says.
-    pub index_dir: Option<OsString>,
-    /// `TG_CHUNK_THRESHOLD`: the chunk threshold unless the flag says.
-    pub chunk_threshold: Option<OsString>,
-    /// `TG_CHUNK_SIZE`: the chunk size unless the flag says.
-    pub chunk_size: Option<OsString>,
-    /// `WSL_DISTRO_NAME`: `{wslprefix}` in hyperlinks.
-    pub wsl_distro: Option<OsString>,
-}
-
-impl Env {
-    /// This process's environment.
-    pub fn detect() -> Env {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        Env {
-            stdout_tty: std::io::stdout().is_terminal(),
-            stdin_readable: grep_cli::is_readable_stdin(),
-            default_threads: std::thread::available_parallelism().map_or(1, |n| n.get()).min(12),
-            index_dir: var("TG_INDEX_DIR"),
-            chunk_threshold: var("TG_CHUNK_THRESHOLD"),
-            chunk_size: var("TG_CHUNK_SIZE"),
-            wsl_distro: var("WSL_DISTRO_NAME"),
-        }
-    }
-}
+pub use env::Env;
 
 /// The engine's options, and what the command line still has to act on.
 #[derive(Debug)]
@@ -97,7 +63,6 @@ pub fn resolve(mut low: LowArgs, env: &Env) -> anyhow::Result<Resolved> {
         sort: low.sort,
     };
     let run = engine::run_options(&low, walk.sort.is_some() || walk.one_file, env)?;
-    let index_dir = low.index_dir.take().or_else(|| env.index_dir.clone().map(PathBuf::from));
     let opts = SearchOptions {
         mode,
         matcher: engine::match_options(&low, targets.patterns),
@@ -108,7 +73,7 @@ pub fn resolve(mut low: LowArgs, env: &Env) -> anyhow::Result<Resolved> {
         index: IndexUse {
             enabled: !low.no_index,
             server: !low.no_server,
-            base: index_dir.unwrap_or_else(trigrep::index::location::default_base),
+            base: env.base(low.index_base.take()),
         },
     };
     Ok(Resolved { opts, engine: low.engine })

@@ -3,7 +3,8 @@
 use grep_printer::ColorSpecs;
 use trigrep::options::{Mode, OutputMode, PrintOptions};
 
-use super::{Env, hyperlink};
+use super::env::Env;
+use super::hyperlink;
 use crate::cli::args::{ColorWhen, LowArgs};
 
 /// Resolves the printer's settings (taking the color specs and the

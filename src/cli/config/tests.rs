@@ -10,7 +10,7 @@ const PIPE: Env = Env {
     stdout_tty: false,
     stdin_readable: false,
     default_threads: 4,
-    index_dir: None,
+    index_base: None,
     chunk_threshold: None,
     chunk_size: None,
     wsl_distro: None,
@@ -171,7 +171,7 @@ fn sizes_and_chunks_take_suffixes_from_flags_or_the_environment() {
     assert_eq!(opts(env, &["x"]).run.chunk_threshold, 2048);
     let env = Env { chunk_threshold: Some("2K".into()), ..PIPE };
     assert_eq!(opts(env, &["--chunk-threshold", "3", "x"]).run.chunk_threshold, 3);
-    let env = Env { index_dir: Some("/tmp/idx".into()), ..PIPE };
+    let env = Env { index_base: Some("/tmp/idx".into()), ..PIPE };
     assert_eq!(opts(env, &["x"]).index.base, PathBuf::from("/tmp/idx"));
     assert_eq!(parse_size("2K", "--x").unwrap(), 2048);
     let err = format!("{:#}", parse_size("abc", "--index-memory").unwrap_err());

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use trigrep::options::{BinaryMode, TypeChange};
 
-use super::{Flag, size, string, usize};
+use super::flag::{Flag, size, string, usize};
 use crate::cli::args::LowArgs;
 
 /// `--no-ignore` (and `--ignore`, its negation; `-u` once).

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{Flag, Value, string};
+use super::flag::{Flag, Value, string};
 use crate::cli::args::PatternSource;
 
 /// The input options, in help order.

@@ -2,7 +2,7 @@
 
 use trigrep::options::OutputMode;
 
-use super::{Flag, text, unknown_choice};
+use super::flag::{Flag, text, unknown_choice};
 use crate::cli::args::{Generate, Logging, LowMode, Special};
 
 /// The output modes: the last one given wins (as among every mode flag).

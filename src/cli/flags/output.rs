@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use trigrep::options::{BufferMode, Sort, SortBy};
 
-use super::{Flag, Value, separator, string, text, u64, unknown_choice, usize};
+use super::flag::{Flag, Value, separator, string, text, u64, unknown_choice, usize};
 use crate::cli::args::{ColorWhen, ContextMode, LowArgs};
 
 /// The values of `--sort` and `--sortr`.

@@ -3,7 +3,7 @@
 use grep_searcher::Encoding;
 use trigrep::options::{BinaryMode, Boundary, Case, EncodingChoice, IoChoice, MmapRule};
 
-use super::{Flag, Value, size_usize, text, u64, usize};
+use super::flag::{Flag, Value, size_usize, text, u64, usize};
 use crate::cli::args::Engine;
 
 /// The search options, in help order (rg's deprecated flags last).

@@ -1,10 +1,45 @@
 //! trigrep's own flags: the index and huge files.
+//!
+//! `--index-dir` is defined once, here ([`INDEX_DIR`]): the search reads
+//! it through the table, and every subcommand that finds an index
+//! flattens [`IndexDirArg`], whose name, value name and help are that
+//! entry's. Both resolve the base directory through [`Env::base`], the one
+//! reader of `TG_INDEX_DIR`.
 
 use std::path::PathBuf;
 
 use trigrep::options::IoChoice;
 
-use super::{Flag, size, text, unknown_choice};
+use super::flag::{Flag, size, text, unknown_choice};
+use crate::cli::config::Env;
+
+/// `--index-dir DIR`: the base directory of indexes.
+pub const INDEX_DIR: Flag = Flag::value("index-dir", "DIR", "Where indexes live.", |v, a| {
+    a.index_base = Some(PathBuf::from(v.given()));
+    Ok(())
+})
+.more("Default: TG_INDEX_DIR, else the user's cache directory.");
+
+/// [`INDEX_DIR`] for the subcommands (clap), shared by every one that
+/// finds an index.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct IndexDirArg {
+    /// The directory given, if any.
+    #[arg(
+        long = INDEX_DIR.long,
+        value_name = INDEX_DIR.var,
+        help = INDEX_DIR.help,
+        long_help = format!("{} {}", INDEX_DIR.help, INDEX_DIR.more),
+    )]
+    pub given: Option<PathBuf>,
+}
+
+impl IndexDirArg {
+    /// The base directory of indexes ([`Env::base`]).
+    pub fn base(&self) -> PathBuf {
+        Env::detect().base(self.given.clone())
+    }
+}
 
 /// trigrep's flags.
 pub const FLAGS: &[Flag] = &[
@@ -32,11 +67,7 @@ pub const FLAGS: &[Flag] = &[
         Ok(())
     })
     .more("Check the index's freshness by stat-ing its files instead."),
-    Flag::value("index-dir", "DIR", "Where indexes live.", |v, a| {
-        a.index_dir = Some(PathBuf::from(v.given()));
-        Ok(())
-    })
-    .more("Default: TG_INDEX_DIR, else the user's cache directory."),
+    INDEX_DIR,
     Flag::value(
         "chunk-threshold",
         "NUM+SUFFIX?",

@@ -249,9 +249,9 @@ impl IndexFilter {
         changes::lookup(&self.reader, rel)
     }
 
-    /// The index directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The canonical root of the indexed tree.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The identity of the opened index's file table.
