@@ -36,7 +36,7 @@ use std::time::Duration;
 use clap::Parser;
 use trigrep::options::Case;
 
-use super::args::IndexDirArg;
+use super::flags::trigrep::IndexDirArg;
 use app::App;
 use lines::LineMap;
 
