@@ -32,26 +32,12 @@ type Module = Vec<String>;
 type Graph = BTreeMap<Module, BTreeSet<Module>>;
 
 /// Import loops known today, each as its files: reported by every run
-/// (stderr), and to be emptied by issue 24's reorganisation of `search/`,
-/// `index/` and `pack/`. A loop not listed here fails the test.
-const KNOWN_LOOPS: &[&[&str]] = &[
-    // search/mod.rs calls the drivers and served.rs, which take items of it (`Driven`, ...).
-    &["search", "search::parallel", "search::sequential", "search::served"],
-    // fresh/mod.rs judges with judge.rs, which takes `maybe_packed` from it.
-    &["index::fresh", "index::fresh::judge"],
-    // gz/mod.rs calls the build, which takes `index_dir` from gz/mod.rs.
-    &["index::gz", "index::gz::build"],
-    // pack/mod.rs uses format.rs, which takes `PackError` from it.
-    &["pack", "pack::format"],
-];
+/// (stderr). Issue 24 emptied it; a loop not listed here fails the test.
+const KNOWN_LOOPS: &[&[&str]] = &[];
 
 /// Imports of a file standing above the importer known today (importer,
-/// imported): reported by every run, to be emptied likewise.
-const KNOWN_UPWARD: &[(&str, &str)] = &[
-    ("search::parallel", "search"),
-    ("search::sequential", "search"),
-    ("search::served", "search"),
-];
+/// imported): emptied likewise.
+const KNOWN_UPWARD: &[(&str, &str)] = &[];
 
 /// Every source file below `src/` as a module path (`["chunk", "cut"]`;
 /// `lib.rs` is `[]`, `main.rs` is `["main"]`) and its text.

@@ -12,7 +12,7 @@
 //! data frames where it expects them; the header and index frames are
 //! skippable frames (no text), which `zstd -d` skips.
 
-use super::PackError;
+use super::error::PackError;
 
 /// Magic of tg's skippable frames (header and index; 0x184D2A50..=5F are skippable).
 pub const TG_FRAME_MAGIC: u32 = 0x184D_2A5B;
@@ -241,7 +241,7 @@ pub fn parse(file: &[u8]) -> Result<Layout, PackError> {
     }
     let version = u32_at(file, 16).unwrap_or(0);
     if version != VERSION {
-        return Err(PackError::Version(version));
+        return Err(PackError::Version(version, VERSION));
     }
     if u32_at(file, 20) != Some(0) {
         return Err(PackError::Corrupt("reserved header bits set".into()));
@@ -299,7 +299,7 @@ fn footer(
     }
     let version = u32_at(file, f + 36).unwrap_or(0);
     if version != VERSION {
-        return Err(PackError::Version(version));
+        return Err(PackError::Version(version, VERSION));
     }
     let get32 = |at: usize| u32_at(file, f + at).unwrap_or(0);
     let footer = Footer {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::PackError;
+use super::error::PackError;
 use super::format::{FLAG_HAS_NUL, Frame, Layout, MAX_FRAME_TEXT, is_tg, parse};
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;

@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::PackError;
+use super::error::PackError;
 use super::read::PackedFile;
 use crate::index::integrity::{Finding, Integrity};
 use crate::index::location;

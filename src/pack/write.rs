@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::PackError;
+use super::error::PackError;
 use super::format::{
     EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
     encode_header, encode_index_frame, encode_seek_table, entries_bytes,

@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod decode;
+mod driven;
 pub mod gz;
 pub mod huge;
 pub mod listed;
@@ -32,6 +33,7 @@ use crate::index::search_plan::Unused;
 use crate::options::{Mode, OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
+use driven::Driven;
 pub use subject::{Source, Subject};
 use walk::Walk;
 
@@ -50,16 +52,6 @@ pub struct Summary {
     /// The root of a tree whose index asks for a server on demand (`tg
     /// index --serve`) and none ran: the caller may start one.
     pub serve_wanted: Option<std::path::PathBuf>,
-}
-
-/// What a driver ([`sequential`], [`parallel`]) found and measured.
-pub struct Driven {
-    /// Something matched.
-    pub matched: bool,
-    /// trigrep's statistics of the search.
-    pub run: RunStats,
-    /// Huge files searched without a block index that describes them.
-    pub unindexed_huge: Vec<std::path::PathBuf>,
 }
 
 /// Runs `opts` to the end, printing results to stdout and per-file errors

@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use grep_printer::Stats;
 
-use super::Driven;
 use super::decode::{Decoding, Format, Transform};
+use super::driven::Driven;
 use super::huge::{Capped, Huge, is_too_big, search_special, search_whole};
 use super::packed::PackedSearch;
 use super::subject::{Source, Subject, Visit};

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use grep_printer::Stats;
 
-use super::Driven;
 use super::decode::Decoding;
+use super::driven::Driven;
 use super::huge::{Huge, search_special};
 use super::packed::PackedSearch;
 use super::subject::{Source, Subject};

@@ -89,7 +89,7 @@ pub fn list(
 /// The files of a sweep as a source.
 pub fn listed(files: Vec<Swept>, any_file: bool) -> Listed {
     let subjects = files.into_iter().map(|f| {
-        let subject = super::Subject::listed(f.path);
+        let subject = super::subject::Subject::listed(f.path);
         if f.known_without_match { subject.without_match() } else { subject }
     });
     Listed::new(subjects.collect(), any_file)

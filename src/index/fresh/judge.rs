@@ -13,7 +13,6 @@ use rayon::prelude::*;
 
 use super::changes::{MayDiffer, below};
 use super::fstat::{DirStat, Meta};
-use super::maybe_packed;
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
 use crate::index::table::{DocId, FileId, FileRef, flags};
@@ -271,4 +270,11 @@ fn set_bits(bits: &[u64]) -> impl Iterator<Item = FileId> + '_ {
 /// Whether bit `id` of a [`candidate_files`] bitset is set.
 pub fn is_candidate(bits: &[u64], id: FileId) -> bool {
     bits.get(id as usize / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
+}
+
+/// Whether a file named `path` may be a packed log (`*.zst`, `*.zstd`;
+/// `crate::pack`): a search reads the text it packs, which the tree index
+/// did not see, so it is never ruled out.
+pub fn maybe_packed(path: &[u8]) -> bool {
+    path.ends_with(b".zst") || path.ends_with(b".zstd")
 }

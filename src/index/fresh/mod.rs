@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub use judge::maybe_packed;
+
 use crate::index::error::IndexError;
 use crate::index::location;
 use crate::index::query::Query;
@@ -343,11 +345,4 @@ fn parent_or_dot(p: &Path) -> PathBuf {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-/// Whether a file named `path` may be a packed log (`*.zst`, `*.zstd`;
-/// `crate::pack`): a search reads the text it packs, which the tree index
-/// did not see, so it is never ruled out.
-pub fn maybe_packed(path: &[u8]) -> bool {
-    path.ends_with(b".zst") || path.ends_with(b".zstd")
 }

@@ -57,7 +57,8 @@ pub fn build(
 ) -> Result<BuiltGz, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
-    let (canonical, file, md, storage) = open_for_build(path, |c| super::index_dir(base, c))?;
+    let (canonical, file, md, storage) =
+        open_for_build(path, |c| super::place::index_dir(base, c))?;
     let out = storage.dir().to_path_buf();
     let bad =
         |e: &dyn std::fmt::Display| IndexError::InvalidInput(format!("{}: {e}", path.display()));

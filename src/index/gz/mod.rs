@@ -30,7 +30,7 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use rapidgzip_core::{
@@ -39,17 +39,18 @@ use rapidgzip_core::{
 
 use super::blocks::{Block, candidate_blocks, open_sourced};
 use super::error::IndexError;
-use super::location;
 use super::query::Query;
 use super::reader::IndexReader;
-use super::storage::FsStorage;
 use super::table::RACY;
 use super::tree::changed_ns;
 use record::{AccessPoint, GzRecord, PointKind, WINDOW_LEN};
 
 mod blocks;
 mod build;
+mod place;
 pub mod record;
+
+pub use place::{has_index, index_dir};
 
 pub use build::{BuiltGz, build};
 
@@ -63,17 +64,6 @@ pub const DEFAULT_SPACING: u64 = 1 << 20;
 /// log text: 0.6 s of inflate per query, where the index answers selective
 /// queries in a few tens of milliseconds).
 pub const AUTO_INDEX_MIN: u64 = 64 << 20;
-
-/// The index directory of the `.gz` file at `canonical`: distinct from a
-/// block index of the same path (its name carries a NUL, which no path does).
-pub fn index_dir(base: &Path, canonical: &Path) -> PathBuf {
-    location::kind_dir(base, canonical, "gz")
-}
-
-/// Whether the `.gz` file at `path` has an index (fresh or not).
-pub fn has_index(base: &Path, path: &Path) -> bool {
-    path.canonicalize().is_ok_and(|c| FsStorage::new(&index_dir(base, &c)).has_index())
-}
 
 /// An open index of a `.gz` file.
 pub struct GzIndex {
