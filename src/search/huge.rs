@@ -20,6 +20,7 @@ use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::options::{OutputMode, SearchOptions};
+use crate::readfull::Counting;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
@@ -98,7 +99,10 @@ impl<'o> Huge<'o> {
 
     /// Opens the file at `path`; with its size when it is to be searched in
     /// chunks (a regular file at or above the threshold, and flags that
-    /// chunks reproduce exactly; a refusal is counted in `run`).
+    /// chunks reproduce exactly; a refusal is counted in `run`). A walked
+    /// file with a NUL byte in its first chunk is searched whole: ripgrep
+    /// quits there, and so does the search, without starting threads that
+    /// would find the NUL and search again whole.
     pub fn open(
         &self,
         path: &Path,
@@ -113,7 +117,13 @@ impl<'o> Huge<'o> {
         }
         let mut head = vec![0; chunk::HEAD_LEN];
         let got = read_head(&file, &mut head)?;
-        match chunk::fallback_reason(self.opts, explicit, &head[..got]) {
+        let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
+        let lead = self.opts.run.chunk_size(size).min(MAX_LEAD);
+        let reason = match chunk::fallback_reason(self.opts, explicit, &head[..got]) {
+            None if quit && nul_before(&file, &mut head, lead, run)? => Some(NUL_EARLY),
+            reason => reason,
+        };
+        match reason {
             None => Ok((file, Some(size))),
             Some(why) => {
                 *run.fallbacks.entry(why).or_default() += 1;
@@ -151,11 +161,15 @@ pub fn search_whole<W: termcolor::WriteColor>(
     run: &mut RunStats,
 ) -> io::Result<SearchResult> {
     run.file("sequential", if mmap { "mmap" } else { "read" });
-    run.bytes_read += file.metadata().map_or(0, |m| m.len());
     if mmap {
+        run.bytes_read += file.metadata().map_or(0, |m| m.len());
         return worker.search(path, explicit, true, Haystack::File(file));
     }
-    worker.search_read(path, explicit, &mut &*file)
+    // What was read: a walked file's search quits at its first NUL.
+    let mut reader = Counting { inner: file, read: 0 };
+    let result = worker.search_read(path, explicit, &mut reader);
+    run.bytes_read += reader.read;
+    result
 }
 
 /// Searches `subject` when its own bytes are not what is searched: stdin,
@@ -201,16 +215,46 @@ fn search_transformed<W: termcolor::WriteColor>(
     worker.search(path, explicit, false, Haystack::Reader(&mut reader))
 }
 
-/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
-fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+/// Why a walked huge file is searched whole for a NUL in its first chunk.
+const NUL_EARLY: &str = "binary detection: quit at a NUL in the first chunk";
+
+/// The most bytes [`Huge::open`] reads looking for an early NUL.
+const MAX_LEAD: u64 = 16 << 20;
+
+/// Reads up to `buf.len()` bytes of `file` from `pos`; returns how many.
+fn read_head_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
-        match file.read_at(&mut buf[got..], got as u64)? {
+        match file.read_at(&mut buf[got..], pos + got as u64)? {
             0 => break,
             n => got += n,
         }
     }
     Ok(got)
+}
+
+/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
+fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    read_head_at(file, buf, 0)
+}
+
+/// Whether `file` holds a NUL byte in its first `len` bytes, read through
+/// `buf` (the bytes read counted in `run`).
+fn nul_before(file: &File, buf: &mut [u8], len: u64, run: &mut RunStats) -> io::Result<bool> {
+    let mut pos = 0;
+    while pos < len {
+        let want = buf.len().min((len - pos) as usize);
+        let got = read_head_at(file, &mut buf[..want], pos)?;
+        run.bytes_read += got as u64;
+        if memchr::memchr(0, &buf[..got]).is_some() {
+            return Ok(true);
+        }
+        if got < want {
+            break;
+        }
+        pos += got as u64;
+    }
+    Ok(false)
 }
 
 /// A file read through this fails with [`TooBig`] once `limit` bytes or
@@ -225,6 +269,11 @@ impl<'a> Capped<'a> {
     /// Reads `file` from its current position, up to (not including) `limit` bytes.
     pub fn new(file: &'a File, limit: u64) -> Capped<'a> {
         Capped { file, limit, read: 0 }
+    }
+
+    /// How many bytes were read.
+    pub fn bytes_read(&self) -> u64 {
+        self.read
     }
 }
 
