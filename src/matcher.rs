@@ -131,7 +131,7 @@ impl Matcher for LineMatcher {
 }
 
 /// Literals one of which every match of `m`'s patterns holds, when the
-/// regex engine's own literal is shorter than [`MIN_LEN`] and grep-regex
+/// regex engine's own literal is shorter than three bytes and grep-regex
 /// would not search inner literals itself; `None` otherwise (see the module
 /// docs: fixed strings and multi-line searches are left to the engine too).
 pub fn line_literals(m: &MatchOptions) -> Option<Vec<Vec<u8>>> {
