@@ -311,38 +311,45 @@ fn issue_23_walked_binaries_are_read_only_to_their_first_nul() {
         t.write(name, &bytes);
     }
     let text: u64 = (0..3).map(|i| text_len(i) as u64).sum();
-    for chunk in [CHUNK, "4194304"] {
+    let check_walk = |chunk: &str, walk: &[&str], pattern: &str| {
         let opts = ["--chunk-threshold", "200000", "--chunk-size", chunk];
+        let args = [walk, &["-n", pattern]].concat();
+        let name = format!("tg {opts:?} {args:?}");
+        let want = util::run(&util::rg_bin(), t.root(), &Case::new(&name, &args).unordered());
+        let tg = |extra: &[&str]| {
+            let all = [&opts[..], &args, extra].concat();
+            util::run(&util::tg_bin(), t.root(), &Case::new(&name, all).unordered())
+        };
+        let got = tg(&[]);
+        // The parallel walk prints files in any order.
+        let sorted = |o: &Outcome| match walk.contains(&"--sort") {
+            true => o.clone(),
+            false => Outcome { stdout: util::sorted_lines(&o.stdout), ..o.clone() },
+        };
+        assert_same(&name, &sorted(&want), &sorted(&got));
+        // rg reads each file to its first NUL and at most a buffer more; tg
+        // may look as far again (a page-cache read), and its prefetcher no
+        // further than that.
+        let stats = tg(&["--stats"]).stderr;
+        let read = stat(&stats, "bytes read");
+        let reached =
+            stat(&stats, "bytes prefetched") + stat(&stats, "bytes found cached by the prefetcher");
+        let bound = 2 * text + 3 * (256 << 10);
+        assert!(read <= bound, "{name}: {read} bytes read, rg reads ~{text}");
+        assert!(reached <= bound, "{name}: {reached} bytes prefetched");
+    };
+    // The NUL many chunks in (the prefetcher finds it), and in the first.
+    for chunk in [CHUNK, "4194304"] {
         for walk in [&["-u", "--sort", "path"][..], &["-u", "-j2"]] {
             for pattern in ["needle", "ERROR.*needle"] {
-                let args = [walk, &["-n", pattern]].concat();
-                let name = format!("tg {opts:?} {args:?}");
-                let case = Case::new(&name, &args).unordered();
-                let want = util::run(&util::rg_bin(), t.root(), &case);
-                let tg = |extra: &[&str]| {
-                    let all = [&opts[..], &args, extra].concat();
-                    util::run(&util::tg_bin(), t.root(), &Case::new(&name, all).unordered())
-                };
-                let got = tg(&[]);
-                // The parallel walk prints files in any order.
-                let sorted = |o: &Outcome| match walk.contains(&"--sort") {
-                    true => o.clone(),
-                    false => Outcome { stdout: util::sorted_lines(&o.stdout), ..o.clone() },
-                };
-                assert_same(&name, &sorted(&want), &sorted(&got));
-                // rg reads each file to its first NUL and at most a buffer
-                // more; tg may look as far again (a page-cache read), and
-                // its prefetcher no further than that.
-                let stats = tg(&["--stats"]).stderr;
-                let read = stat(&stats, "bytes read");
-                let reached = stat(&stats, "bytes prefetched")
-                    + stat(&stats, "bytes found cached by the prefetcher");
-                let bound = 2 * text + 3 * (256 << 10);
-                assert!(read <= bound, "{name}: {read} bytes read, rg reads ~{text}");
-                assert!(reached <= bound, "{name}: {reached} bytes prefetched");
+                check_walk(chunk, walk, pattern);
             }
         }
     }
+    // With block indexes: a file that holds a NUL is scanned, as above.
+    util::tg_index(&t, "lib0.rlib");
+    util::tg_index(&t, "lib2.rlib");
+    check_walk(CHUNK, &["-u", "--sort", "path"], "needle");
     // Named files: rg's "convert" mode searches them to the end.
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-n", "ERROR.*needle"]] {
         check(&t, "lib1.rlib", args);

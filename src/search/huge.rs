@@ -99,10 +99,7 @@ impl<'o> Huge<'o> {
 
     /// Opens the file at `path`; with its size when it is to be searched in
     /// chunks (a regular file at or above the threshold, and flags that
-    /// chunks reproduce exactly; a refusal is counted in `run`). A walked
-    /// file with a NUL byte in its first chunk is searched whole: ripgrep
-    /// quits there, and so does the search, without starting threads that
-    /// would find the NUL and search again whole.
+    /// chunks reproduce exactly; a refusal is counted in `run`).
     pub fn open(
         &self,
         path: &Path,
@@ -117,13 +114,7 @@ impl<'o> Huge<'o> {
         }
         let mut head = vec![0; chunk::HEAD_LEN];
         let got = read_head(&file, &mut head)?;
-        let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
-        let lead = self.opts.run.chunk_size(size).min(MAX_LEAD);
-        let reason = match chunk::fallback_reason(self.opts, explicit, &head[..got]) {
-            None if quit && nul_before(&file, &mut head, lead, run)? => Some(NUL_EARLY),
-            reason => reason,
-        };
-        match reason {
+        match chunk::fallback_reason(self.opts, explicit, &head[..got]) {
             None => Ok((file, Some(size))),
             Some(why) => {
                 *run.fallbacks.entry(why).or_default() += 1;
@@ -134,19 +125,36 @@ impl<'o> Huge<'o> {
 
     /// Searches `huge` in chunks on every core, writing to `worker`'s
     /// output: only its candidate blocks when a block index describes it.
+    /// A walked file with a NUL byte in its first chunk is searched whole
+    /// instead: ripgrep quits there, and so does the search, without
+    /// starting threads that would find the NUL and search again whole.
     pub fn search_chunked<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
         huge: &HugeFile<'_>,
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
+        let pieces = self.blocks.pieces(huge, run);
+        if pieces.is_none() && self.nul_early(huge, run)? {
+            *run.fallbacks.entry(NUL_EARLY).or_default() += 1;
+            return search_whole(worker, huge.path, huge.explicit, huge.file, false, run);
+        }
         if self.engine.is_none() {
             let engine = ChunkEngine::new(self.opts, self.mode).map_err(io::Error::other)?;
             self.engine = Some(engine);
         }
         let engine = self.engine.as_ref().expect("built above");
-        let pieces = self.blocks.pieces(huge, run);
         engine.search(huge, pieces.as_deref(), worker.printer().get_mut(), run)
+    }
+
+    /// Whether `huge` is a walked file (binary detection quits) with a NUL
+    /// byte in its first chunk (the bytes read counted in `run`).
+    fn nul_early(&self, huge: &HugeFile<'_>, run: &mut RunStats) -> io::Result<bool> {
+        if self.opts.binary_detection(huge.explicit).quit_byte().is_none() {
+            return Ok(false);
+        }
+        let lead = self.opts.run.chunk_size(huge.size).min(MAX_LEAD);
+        nul_before(huge.file, &mut vec![0; chunk::HEAD_LEN], lead, run)
     }
 }
 
