@@ -1,5 +1,6 @@
-//! Reading a stream into a buffer until it is full: the one helper the
-//! engine's readers share (a leaf, used from anywhere in the engine).
+//! Reading a stream into a buffer until it is full, and counting what a
+//! search read ([`Counting`]): the helpers the engine's readers share (a
+//! leaf, used from anywhere in the engine).
 
 use std::io::{self, Read};
 
@@ -16,4 +17,22 @@ pub fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(got)
+}
+
+/// A reader that counts the bytes read through it: what a search that may
+/// stop early (at a NUL, after `-l`'s first match) really read, for
+/// `--stats`.
+pub struct Counting<R> {
+    /// Where the bytes come from.
+    pub inner: R,
+    /// How many came.
+    pub read: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
 }

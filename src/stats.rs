@@ -24,10 +24,12 @@ pub struct RunStats {
     /// Wall time spent searching and printing (from the first file search to
     /// the last one's end).
     pub search: Duration,
-    /// Bytes of file contents handed to the searcher: the size of every file
-    /// searched whole (mapped or read), plus every byte `pread` into chunk
-    /// buffers (chunks overlap by at most a line, so this may slightly exceed
-    /// the file size). Stdin is not counted.
+    /// Bytes of file contents read: the size of every file searched whole
+    /// through a map, what a search that reads a file read before it ended
+    /// (a walked file's search quits at its first NUL, as ripgrep's does),
+    /// the bytes of every chunk searched (chunks overlap by at most a line,
+    /// so this may slightly exceed the file size), and what was read looking
+    /// for a walked huge file's first NUL. Stdin is not counted.
     pub bytes_read: u64,
     /// Files searched whole, on one thread.
     pub files_sequential: u64,

@@ -279,3 +279,79 @@ fn walked_huge_file_into_a_closed_pipe_exits_like_rg() {
     tg.args(["--chunk-threshold", "200000", "--chunk-size", CHUNK]);
     assert_eq!(exit(&mut tg), want);
 }
+
+/// A number from tg's `--stats` report on stderr (`  LABEL: N`).
+fn stat(stderr: &[u8], label: &str) -> u64 {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text.lines().find_map(|l| l.trim_start().strip_prefix(label));
+    line.and_then(|n| n.trim_start_matches(':').trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {label:?} in tg's stats: {text}"))
+}
+
+/// Issue 23: huge walked files that turn binary past their first 64 KiB
+/// (Rust `.rlib` archives, debug executables) are read about as far as rg
+/// reads them, its first NUL and a buffer, not whole (they were read whole,
+/// searched in chunks, then searched again whole); named on the command
+/// line, they are searched to the end in "convert" mode, as rg does. Each
+/// way prints what rg prints, sequentially with `--sort path`, in parallel,
+/// with the NUL in the first chunk and many chunks in.
+#[test]
+fn issue_23_walked_binaries_are_read_only_to_their_first_nul() {
+    let t = Tree::new("binaries");
+    let text_len = |i: usize| 300_000 + 150_000 * i;
+    let names: Vec<String> = (0..3).map(|i| format!("lib{i}.rlib")).collect();
+    for (i, name) in names.iter().enumerate() {
+        let mut bytes = log_text(30_000, "\n").into_bytes();
+        let cut = bytes[..text_len(i)].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+        bytes.truncate(cut);
+        // Binary: a NUL in every 97 bytes, and text with needles between.
+        bytes.extend(
+            (0..2_000_000u32).map(|k| if k % 97 == 0 { 0 } else { b"needle\n"[k as usize % 7] }),
+        );
+        t.write(name, &bytes);
+    }
+    let text: u64 = (0..3).map(|i| text_len(i) as u64).sum();
+    let check_walk = |chunk: &str, walk: &[&str], pattern: &str| {
+        let opts = ["--chunk-threshold", "200000", "--chunk-size", chunk];
+        let args = [walk, &["-n", pattern]].concat();
+        let name = format!("tg {opts:?} {args:?}");
+        let want = util::run(&util::rg_bin(), t.root(), &Case::new(&name, &args).unordered());
+        let tg = |extra: &[&str]| {
+            let all = [&opts[..], &args, extra].concat();
+            util::run(&util::tg_bin(), t.root(), &Case::new(&name, all).unordered())
+        };
+        let got = tg(&[]);
+        // The parallel walk prints files in any order.
+        let sorted = |o: &Outcome| match walk.contains(&"--sort") {
+            true => o.clone(),
+            false => Outcome { stdout: util::sorted_lines(&o.stdout), ..o.clone() },
+        };
+        assert_same(&name, &sorted(&want), &sorted(&got));
+        // rg reads each file to its first NUL and at most a buffer more; tg
+        // may look as far again (a page-cache read), and its prefetcher no
+        // further than that.
+        let stats = tg(&["--stats"]).stderr;
+        let read = stat(&stats, "bytes read");
+        let reached =
+            stat(&stats, "bytes prefetched") + stat(&stats, "bytes found cached by the prefetcher");
+        let bound = 2 * text + 3 * (256 << 10);
+        assert!(read <= bound, "{name}: {read} bytes read, rg reads ~{text}");
+        assert!(reached <= bound, "{name}: {reached} bytes prefetched");
+    };
+    // The NUL many chunks in (the prefetcher finds it), and in the first.
+    for chunk in [CHUNK, "4194304"] {
+        for walk in [&["-u", "--sort", "path"][..], &["-u", "-j2"]] {
+            for pattern in ["needle", "ERROR.*needle"] {
+                check_walk(chunk, walk, pattern);
+            }
+        }
+    }
+    // With block indexes: a file that holds a NUL is scanned, as above.
+    util::tg_index(&t, "lib0.rlib");
+    util::tg_index(&t, "lib2.rlib");
+    check_walk(CHUNK, &["-u", "--sort", "path"], "needle");
+    // Named files: rg's "convert" mode searches them to the end.
+    for args in [&["-n", "needle"][..], &["-c", "needle"], &["-n", "ERROR.*needle"]] {
+        check(&t, "lib1.rlib", args);
+    }
+}

@@ -22,6 +22,15 @@ pub(super) struct ChunkOut {
     pub(super) shape: Option<Shape>,
 }
 
+impl ChunkOut {
+    /// A chunk past the file's first NUL (quit mode), never read: it ends
+    /// the chunked search, and the file is searched again whole.
+    pub(super) fn past_nul() -> ChunkOut {
+        let result = Ok(SearchResult::default());
+        ChunkOut { bytes: Vec::new(), result, bytes_read: 0, shape: Some(Shape::past_nul()) }
+    }
+}
+
 /// How chunk outputs become one file's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Combine {

@@ -25,7 +25,9 @@
 //! already written are skipped: they are a prefix of that output, because
 //! a chunk is written only once enough NUL-free bytes follow it that
 //! ripgrep's read buffer holding the NUL cannot reach back into it
-//! ([`Hold`]).
+//! ([`Hold`]). The prefetcher looks for the NUL too, and no chunk past it
+//! is read ([`Prefetcher::stopping_at_nul`]): the file is read about as
+//! far as ripgrep reads it.
 //!
 //! Chunk bytes come from a memory map or from `pread` into large buffers
 //! ([`Strategy`]); the choice changes speed, never output. Either way a
@@ -43,7 +45,7 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -58,7 +60,7 @@ use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 use combine::{ChunkOut, Combiner};
 use cut::Chunks;
 pub use cut::{Piece, PieceSource};
-use nulguard::{Counted, Hold, Shape, Skip, Step};
+use nulguard::{Counted, Hold, Replay, Shape, Step};
 use prefetch::{Front, Prefetcher};
 use shared::Shared;
 use strategy::{
@@ -162,6 +164,7 @@ impl<'o> ChunkEngine<'o> {
         let searched_map = if strategy == Strategy::Mmap { map.as_deref() } else { None };
         let source = Chunks { file, map: searched_map, size, chunk_size: s, pieces, decoded: None };
         let window = PREFETCH_WINDOW.max(s * (self.threads as u64 + 2));
+        let quit = self.opts.binary_detection(huge.explicit).quit_byte().is_some();
         // A whole file streams through the prefetcher. Pieces are a few
         // ranges here and there: no prefetcher (its front is finished, so
         // workers never wait for it), and the kernel is asked for every range
@@ -169,7 +172,10 @@ impl<'o> ChunkEngine<'o> {
         // small read-ahead) at a time.
         let front = Front::default();
         let prefetcher = match pieces {
-            None => Some(Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP)),
+            None => {
+                let p = Prefetcher::new(file, map.as_deref(), size, window, PREFETCH_STEP);
+                Some(if quit { p.stopping_at_nul() } else { p })
+            }
             Some(pieces) => {
                 front.finish();
                 pieces.iter().for_each(|p| advise_willneed(file, p.offset, p.len));
@@ -215,7 +221,7 @@ impl<'o> ChunkEngine<'o> {
         stats: &mut RunStats,
         started: Instant,
     ) -> io::Result<SearchResult> {
-        let HugeFile { path, explicit, file, size } = *huge;
+        let HugeFile { path, explicit, file, .. } = *huge;
         let (s, n) = (source.chunk_size, source.count());
         let quit = self.opts.binary_detection(explicit).quit_byte().is_some();
         // A text made piece by piece holds no NUL (see `search_decoded`):
@@ -254,7 +260,12 @@ impl<'o> ChunkEngine<'o> {
                         let mut batch = Vec::with_capacity(groups[g + 1] - groups[g]);
                         for i in groups[g]..groups[g + 1] {
                             front.advance(i as u64 * s);
-                            front.wait_loaded(source.end_bound(i));
+                            if !front.wait_loaded(source.end_bound(i)) {
+                                // Past the first NUL: replayed, never read.
+                                shared.publish(i, 0);
+                                batch.push((i, ChunkOut::past_nul()));
+                                continue;
+                            }
                             let job = Job {
                                 source,
                                 shared,
@@ -281,6 +292,7 @@ impl<'o> ChunkEngine<'o> {
             let mut next = 0;
             let mut going = true;
             for (i, chunk) in rx.into_iter().flatten() {
+                stats.bytes_read += chunk.bytes_read;
                 if !going {
                     continue;
                 }
@@ -304,7 +316,6 @@ impl<'o> ChunkEngine<'o> {
                     let Some(chunk) = pending.remove(&next) else { break };
                     next += 1;
                     stats.chunks += 1;
-                    stats.bytes_read += chunk.bytes_read;
                     match combiner.take(chunk, &mut out) {
                         Ok(true) => shared.emitted(next),
                         Ok(false) => {
@@ -334,33 +345,11 @@ impl<'o> ChunkEngine<'o> {
         }
         if replay {
             *stats.fallbacks.entry("a NUL byte: searched again whole").or_default() += 1;
-            stats.bytes_read += size;
-            let written = out.written;
-            return self.replay(path, explicit, file, out.inner, written);
+            let (opts, mode, color) = (self.opts, self.mode, self.color);
+            let replay = Replay { opts, mode, color, path, explicit, file };
+            return replay.search(out.inner, out.written, stats);
         }
         combiner.finish(&mut out, started.elapsed())
-    }
-
-    /// Searches `file` whole, as ripgrep reads it, writing its output to
-    /// `out` except for the first `skip` bytes (already written by chunks).
-    fn replay(
-        &self,
-        path: &Path,
-        explicit: bool,
-        file: &File,
-        out: &mut dyn Write,
-        skip: u64,
-    ) -> io::Result<SearchResult> {
-        let rest = Skip { inner: out, skip };
-        let wtr: Box<dyn WriteColor + '_> = if self.color {
-            Box::new(termcolor::Ansi::new(rest))
-        } else {
-            Box::new(termcolor::NoColor::new(rest))
-        };
-        let printer = Printer::new(self.opts, self.mode, wtr, true);
-        let mut worker = SearchWorker::new(self.opts, printer).map_err(io::Error::other)?;
-        (&*file).seek(SeekFrom::Start(0))?;
-        worker.search(path, explicit, false, Haystack::File(file))
     }
 }
 

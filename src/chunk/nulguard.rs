@@ -1,10 +1,19 @@
 //! Walked huge files, whose binary detection quits at the first NUL: when a
 //! searched chunk may be written ([`Hold`], from each chunk's [`Shape`]),
-//! and the writers that let a file with a NUL be searched again whole after
-//! some chunks were written ([`Counted`], [`Skip`]). See
+//! and the search again whole of a file with a NUL after some chunks were
+//! written ([`Replay`], with the writers [`Counted`] and [`Skip`]). See
 //! [`super`]'s module docs.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use termcolor::WriteColor;
+
+use crate::options::{OutputMode, SearchOptions};
+use crate::readfull::Counting;
+use crate::stats::RunStats;
+use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
 /// What [`Hold`] needs to know of a chunk.
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +33,11 @@ impl Shape {
         let short = data.chunks(half).all(|w| w.len() < half || memchr::memchr(b'\n', w).is_some());
         let longest_line = if short { RG_BUFFER } else { longest_line(data) };
         Shape { len: data.len() as u64, nul, longest_line }
+    }
+
+    /// A chunk past the file's first NUL, never read.
+    pub fn past_nul() -> Shape {
+        Shape { len: 0, nul: true, longest_line: 0 }
     }
 
     /// Whether the chunk holds a NUL byte.
@@ -115,6 +129,48 @@ pub enum Step {
     Wait,
     /// A NUL: search the file again whole.
     Replay,
+}
+
+/// A walked file with a NUL, searched again whole as ripgrep reads it (it
+/// stops reading at the NUL), its output written but for what chunks wrote.
+pub struct Replay<'a> {
+    /// The search's options.
+    pub opts: &'a SearchOptions,
+    /// What the search prints.
+    pub mode: OutputMode,
+    /// Whether the output is colored.
+    pub color: bool,
+    /// The path as printed.
+    pub path: &'a Path,
+    /// Named on the command line.
+    pub explicit: bool,
+    /// The open file.
+    pub file: &'a File,
+}
+
+impl Replay<'_> {
+    /// Searches the file whole, writing its output to `out` except for the
+    /// first `skip` bytes (written by chunks); counts what it read in `stats`.
+    pub fn search(
+        &self,
+        out: &mut dyn Write,
+        skip: u64,
+        stats: &mut RunStats,
+    ) -> io::Result<SearchResult> {
+        let rest = Skip { inner: out, skip };
+        let wtr: Box<dyn WriteColor + '_> = if self.color {
+            Box::new(termcolor::Ansi::new(rest))
+        } else {
+            Box::new(termcolor::NoColor::new(rest))
+        };
+        let printer = Printer::new(self.opts, self.mode, wtr, true);
+        let mut worker = SearchWorker::new(self.opts, printer).map_err(io::Error::other)?;
+        (&*self.file).seek(SeekFrom::Start(0))?;
+        let mut reader = Counting { inner: self.file, read: 0 };
+        let result = worker.search(self.path, self.explicit, false, Haystack::Reader(&mut reader));
+        stats.bytes_read += reader.read;
+        result
+    }
 }
 
 /// A writer that counts what it passes on.

@@ -20,6 +20,7 @@ use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::options::{OutputMode, SearchOptions};
+use crate::readfull::Counting;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::BlockText;
@@ -125,19 +126,36 @@ impl<'o> Huge<'o> {
 
     /// Searches `huge` in chunks on every core, writing to `worker`'s
     /// output: only its candidate blocks when a block index describes it.
+    /// A walked file with a NUL byte in its first chunk is searched whole
+    /// instead: ripgrep quits there, and so does the search, without
+    /// starting threads that would find the NUL and search again whole.
     pub fn search_chunked<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
         huge: &HugeFile<'_>,
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
+        let pieces = self.blocks.pieces(huge, run);
+        if pieces.is_none() && self.nul_early(huge, run)? {
+            *run.fallbacks.entry(NUL_EARLY).or_default() += 1;
+            return search_whole(worker, huge.path, huge.explicit, huge.file, false, run);
+        }
         if self.engine.is_none() {
             let engine = ChunkEngine::new(self.opts, self.mode).map_err(io::Error::other)?;
             self.engine = Some(engine);
         }
         let engine = self.engine.as_ref().expect("built above");
-        let pieces = self.blocks.pieces(huge, run);
         engine.search(huge, pieces.as_deref(), worker.printer().get_mut(), run)
+    }
+
+    /// Whether `huge` is a walked file (binary detection quits) with a NUL
+    /// byte in its first chunk (the bytes read counted in `run`).
+    fn nul_early(&self, huge: &HugeFile<'_>, run: &mut RunStats) -> io::Result<bool> {
+        if self.opts.binary_detection(huge.explicit).quit_byte().is_none() {
+            return Ok(false);
+        }
+        let lead = self.opts.run.chunk_size(huge.size).min(MAX_LEAD);
+        nul_before(huge.file, &mut vec![0; chunk::HEAD_LEN], lead, run)
     }
 }
 
@@ -152,11 +170,15 @@ pub fn search_whole<W: termcolor::WriteColor>(
     run: &mut RunStats,
 ) -> io::Result<SearchResult> {
     run.file("sequential", if mmap { "mmap" } else { "read" });
-    run.bytes_read += file.metadata().map_or(0, |m| m.len());
     if mmap {
+        run.bytes_read += file.metadata().map_or(0, |m| m.len());
         return worker.search(path, explicit, true, Haystack::File(file));
     }
-    worker.search_read(path, explicit, &mut &*file)
+    // What was read: a walked file's search quits at its first NUL.
+    let mut reader = Counting { inner: file, read: 0 };
+    let result = worker.search_read(path, explicit, &mut reader);
+    run.bytes_read += reader.read;
+    result
 }
 
 /// Searches `subject` when its own bytes are not what is searched: stdin,
@@ -202,16 +224,46 @@ fn search_transformed<W: termcolor::WriteColor>(
     worker.search(path, explicit, false, Haystack::Reader(&mut reader))
 }
 
-/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
-fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+/// Why a walked huge file is searched whole for a NUL in its first chunk.
+const NUL_EARLY: &str = "binary detection: quit at a NUL in the first chunk";
+
+/// The most bytes [`Huge::open`] reads looking for an early NUL.
+const MAX_LEAD: u64 = 16 << 20;
+
+/// Reads up to `buf.len()` bytes of `file` from `pos`; returns how many.
+fn read_head_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
-        match file.read_at(&mut buf[got..], got as u64)? {
+        match file.read_at(&mut buf[got..], pos + got as u64)? {
             0 => break,
             n => got += n,
         }
     }
     Ok(got)
+}
+
+/// Reads up to `buf.len()` bytes from the start of `file`; returns how many.
+fn read_head(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    read_head_at(file, buf, 0)
+}
+
+/// Whether `file` holds a NUL byte in its first `len` bytes, read through
+/// `buf` (the bytes read counted in `run`).
+fn nul_before(file: &File, buf: &mut [u8], len: u64, run: &mut RunStats) -> io::Result<bool> {
+    let mut pos = 0;
+    while pos < len {
+        let want = buf.len().min((len - pos) as usize);
+        let got = read_head_at(file, &mut buf[..want], pos)?;
+        run.bytes_read += got as u64;
+        if memchr::memchr(0, &buf[..got]).is_some() {
+            return Ok(true);
+        }
+        if got < want {
+            break;
+        }
+        pos += got as u64;
+    }
+    Ok(false)
 }
 
 /// A file read through this fails with [`TooBig`] once `limit` bytes or
@@ -226,6 +278,11 @@ impl<'a> Capped<'a> {
     /// Reads `file` from its current position, up to (not including) `limit` bytes.
     pub fn new(file: &'a File, limit: u64) -> Capped<'a> {
         Capped { file, limit, read: 0 }
+    }
+
+    /// How many bytes were read.
+    pub fn bytes_read(&self) -> u64 {
+        self.read
     }
 }
 

@@ -162,16 +162,22 @@ impl Parallel<'_> {
         if md.is_some_and(|m| m.is_file() && m.len() >= threshold) {
             return hand_over();
         }
-        if let Some(run) = run {
+        let whole = self.mmap || self.opts.matcher.multiline;
+        if let Some(run) = run.as_deref_mut() {
             run.file("sequential", if self.mmap { "mmap" } else { "read" });
-            run.bytes_read += size.unwrap_or(0);
+            run.bytes_read += if whole { size.unwrap_or(0) } else { 0 };
         }
-        if self.mmap || self.opts.matcher.multiline {
+        if whole {
             // Multi-line search reads the whole file first; chunks refuse it.
             return worker.search(path, explicit, self.mmap, Haystack::File(&file)).map(Some);
         }
         let mut capped = Capped::new(&file, threshold);
-        match worker.search_read(path, explicit, &mut capped) {
+        let result = worker.search_read(path, explicit, &mut capped);
+        // What was read: a walked file's search quits at its first NUL.
+        if let Some(run) = run {
+            run.bytes_read += capped.bytes_read();
+        }
+        match result {
             Err(e) if is_too_big(&e) => {
                 worker.printer().get_mut().clear();
                 hand_over()
