@@ -6,7 +6,7 @@ use grep_searcher::sinks::Bytes;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use proptest::prelude::*;
 use proptest::sample::select;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -135,7 +135,10 @@ fn pattern() -> impl Strategy<Value = (String, bool, u8)> {
 
 #[test]
 fn candidate_lines_never_lose_a_match() {
-    let mut runner = TestRunner::new(Config { cases: 400, ..Config::default() });
+    // A fixed seed: the count of patterns that take the literal path (the
+    // point of the test) must not depend on the draw.
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(Config { cases: 600, ..Config::default() }, rng);
     let used = std::cell::Cell::new(0);
     runner
         .run(&pattern(), |(p, insensitive, boundary)| {
@@ -162,5 +165,6 @@ fn candidate_lines_never_lose_a_match() {
             Ok(())
         })
         .unwrap();
+    eprintln!("patterns that took the literal path: {}", used.get());
     assert!(used.get() > 12, "too few patterns had literals to test: {}", used.get());
 }
