@@ -5,7 +5,7 @@
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page and completions; [`index_cmd`] runs
 //! `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and `tg stop`; [`pack_cmd`]
-//! `tg pack` and `tg unpack`; [`stats`] prints trigrep's `--stats`. The
+//! `tg pack` and `tg unpack`; [`sql_cmd`] hands `tg sql` to `tg-sql`; [`stats`] prints trigrep's `--stats`. The
 //! engine (the `trigrep` library) does the work. Subcommands are recognised
 //! by the first argument only, so `tg -e index` searches for the word.
 
@@ -18,6 +18,7 @@ pub mod pack_cmd;
 pub mod parse;
 pub mod rcfile;
 pub mod serve_cmd;
+pub mod sql_cmd;
 pub mod stats;
 
 use std::ffi::OsString;
@@ -29,7 +30,7 @@ use trigrep::report::{self, Messages};
 use args::{Engine, LowMode};
 
 /// The names reserved for subcommands; a pattern with such a name needs `-e`.
-const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack"];
+const SUBCOMMANDS: &[&str] = &["index", "status", "serve", "stop", "pack", "unpack", "sql"];
 
 /// How a run ended, before it becomes an exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,10 @@ pub fn run(argv: Vec<OsString>) -> anyhow::Result<Outcome> {
             if let Some(args) = parse_sub::<index_cmd::StatusArgs>(&subcommand_argv(&argv))? {
                 index_cmd::run_status(args)?;
             }
+            Ok(Outcome::Matched)
+        }
+        Some("sql") => {
+            sql_cmd::run(&argv)?;
             Ok(Outcome::Matched)
         }
         Some("pack") => sub(&argv, pack_cmd::run_pack),
