@@ -186,7 +186,7 @@ enum Walked {
     /// The file itself.
     Path,
     /// A stream decoded from it.
-    Stream(Box<dyn std::io::Read + Send>),
+    Stream(Box<dyn std::io::Read>),
 }
 
 /// The searcher's lines into rows.

@@ -35,7 +35,7 @@ pub struct Span {
 }
 
 /// A text cut into indexed blocks whose index was found fresh.
-pub trait BlockText: Send {
+pub trait BlockText {
     /// What kind of text it is, for logs: `blocks`, `gz` or `packed`.
     fn kind(&self) -> &'static str;
     /// The length of the whole text.
@@ -61,7 +61,7 @@ pub enum Opened {
     Whole,
     /// Decompressed whole and read as a walked file's bytes (a `.gz` whose
     /// index is stale, another tool's seekable zstd file).
-    Stream(Box<dyn Read + Send>),
+    Stream(Box<dyn Read>),
 }
 
 /// Opens the text of the file at `path`, with indexes under `base`.
@@ -114,7 +114,7 @@ fn spans_of(blocks: Vec<trigrep::index::blocks::Block>) -> Vec<Span> {
 /// the file. Each `read` fills the buffer it is given as a file's would,
 /// so that the searcher's buffers (and where it finds a NUL) are the ones
 /// it has reading the file itself.
-pub fn stream(text: Box<dyn BlockText>) -> Result<Box<dyn Read + Send>> {
+pub fn stream(text: Box<dyn BlockText>) -> Result<Box<dyn Read>> {
     let spans = text.spans(None)?;
     Ok(Box::new(TextStream { text, spans, next: 0, buf: Vec::new(), pos: 0 }))
 }
