@@ -115,6 +115,11 @@ impl ExecutionPlan for LinesExec {
 
     fn execute(&self, partition: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let units = self.spec.partitions.get(partition).cloned().unwrap_or_default();
+        log::info!(
+            "partition {partition} of {}: {} units",
+            self.spec.partitions.len(),
+            units.len()
+        );
         let (pred, base) = (self.spec.pred.clone(), self.spec.base.clone());
         let rows = RowBuilder::new(Arc::clone(&self.schema), &self.spec.projection);
         let mut builder = RecordBatchReceiverStreamBuilder::new(Arc::clone(&self.schema), 2);

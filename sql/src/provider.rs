@@ -66,7 +66,7 @@ impl TableProvider for LinesTable {
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let pred = if self.pushdown { pred_of(filters) } else { None };
-        let n = state.config().target_partitions();
+        let n = if on_ballista(state) { 1 } else { state.config().target_partitions() };
         let (paths, base) = (self.paths.clone(), self.base.clone());
         let pred_for_walk = pred.clone();
         let (units, pruned) = tokio::task::spawn_blocking(move || {
@@ -85,6 +85,20 @@ impl TableProvider for LinesTable {
         };
         Ok(Arc::new(LinesExec::new(spec)?))
     }
+}
+
+/// Whether `state` plans for a Ballista cluster. Ballista 55.0's scheduler
+/// gives each task its slice of a stage's partitions by rewriting the
+/// leaves it knows (`DataSourceExec` over files or memory, shuffle
+/// readers, `EmptyExec`, `PlaceholderRowExec`:
+/// `ballista-scheduler/src/state/task_builder.rs`); any other leaf is
+/// shipped whole to every task, and each task runs all its partitions, so
+/// a scan of `n` partitions would return every row `n` times. Until the
+/// scan is a `DataSourceExec` over a `FileScanConfig` (its units as file
+/// groups), a scan on Ballista is one partition: one task reads it,
+/// correctly, and the stages above it spread.
+fn on_ballista(state: &dyn Session) -> bool {
+    state.config().options().extensions.get::<ballista_core::config::BallistaConfig>().is_some()
 }
 
 /// The table function `lines(PATH, ...)`.

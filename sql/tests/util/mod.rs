@@ -138,7 +138,16 @@ pub fn rg_rows(args: &[&str], paths: &[&Path], rename: &dyn Fn(&str) -> String) 
     let mut rows: Vec<Row> = out
         .stdout
         .split(|&b| b == b'\n')
+        // rg's note after the lines of a binary file it stopped reading
+        // (`PATH: WARNING: stopped searching binary file after match ...`)
+        // is no line of the file.
         .filter(|l| !l.is_empty())
+        .filter(|l| {
+            let note = !l.contains(&0);
+            let text = String::from_utf8_lossy(l);
+            assert!(!note || text.contains("WARNING: stopped searching binary file"), "{text}");
+            !note
+        })
         .map(|l| {
             let nul = l.iter().position(|&b| b == 0).unwrap();
             let rest = &l[nul + 1..];
