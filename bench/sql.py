@@ -66,7 +66,8 @@ class Tools:
     def sql(self, query, *flags):
         def go():
             out = run([self.a.tg_sql, "--format", "json", *flags, query], self.env)
-            return sorted(json.loads(line) for line in out.decode().splitlines())
+            rows = [json.loads(line) for line in out.decode().splitlines()]
+            return sorted(rows, key=lambda d: json.dumps(d, sort_keys=True))
 
         return go
 
