@@ -144,12 +144,12 @@ fn on_line(e: &Expr) -> Option<()> {
 /// The string literal `e`, if it is one.
 fn literal(e: &Expr) -> Option<&str> {
     match e {
-        Expr::Literal(v, _) => match v {
+        Expr::Literal(
             ScalarValue::Utf8(Some(s))
             | ScalarValue::LargeUtf8(Some(s))
-            | ScalarValue::Utf8View(Some(s)) => Some(s),
-            _ => None,
-        },
+            | ScalarValue::Utf8View(Some(s)),
+            _,
+        ) => Some(s),
         Expr::Cast(c) => literal(&c.expr),
         _ => None,
     }

@@ -67,16 +67,17 @@ pub enum Opened {
 /// Opens the text of the file at `path`, with indexes under `base`.
 pub fn open(path: &Path, base: &Path) -> Result<Opened> {
     let name = path.as_os_str().as_encoded_bytes();
-    if name.ends_with(b".zst") {
-        if let Some(opened) = packed::open(path, base)? {
-            return Ok(opened);
-        }
+    let opened = if name.ends_with(b".zst") {
+        packed::open(path, base)?
     } else if name.ends_with(b".gz") {
-        if let Some(opened) = gz::open(path, base)? {
-            return Ok(opened);
-        }
+        gz::open(path, base)?
+    } else {
+        None
+    };
+    match opened {
+        Some(opened) => Ok(opened),
+        None => plain::open(path, base),
     }
-    plain::open(path, base)
 }
 
 /// Whether the file at `path` (of `size` bytes) is read through an index
