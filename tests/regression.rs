@@ -20,3 +20,34 @@ fn issue_0000_example_count_on_empty_file() {
     r.check(&t, &Case::new("count_walk", ["-c", "needle"]));
     r.finish();
 }
+
+/// Issue 28: `tg sql ARGS` runs `tg-sql ARGS` found beside `tg` (or on
+/// `PATH`), as git runs its external subcommands; without one it prints
+/// one `tg:` line and exits 2.
+#[test]
+fn issue_0028_tg_sql_runs_tg_sql_beside_tg() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tg = dir.path().join("tg");
+    std::fs::copy(util::tg_bin(), &tg).unwrap();
+    let run = || {
+        std::process::Command::new(&tg)
+            .args(["sql", "--format", "csv", "SELECT 1"])
+            .env("PATH", dir.path().join("nowhere"))
+            .output()
+            .unwrap()
+    };
+    let missing = run();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("tg: sql: tg-sql is not installed") && err.lines().count() == 1,
+        "{err}"
+    );
+    let fake = dir.path().join("tg-sql");
+    std::fs::write(&fake, "#!/bin/sh\nprintf '%s|' \"$@\"\nexit 3\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let found = run();
+    assert_eq!(String::from_utf8_lossy(&found.stdout), "--format|csv|SELECT 1|");
+    assert_eq!(found.status.code(), Some(3), "the exit code is tg-sql's");
+}

@@ -6,7 +6,7 @@
 //! help, versions, the man page ([`man`]) and completions; [`index_cmd`]
 //! runs `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and
 //! `tg stop`; [`pack_cmd`] `tg pack` and `tg unpack`; [`view`] `tg view`,
-//! the terminal viewer; [`subcommands`] is
+//! the terminal viewer; [`sql_cmd`] hands `tg sql` to `tg-sql`; [`subcommands`] is
 //! the table of them all; [`stats`] prints trigrep's `--stats`, and
 //! [`summary`] what a build or pack made. The engine (the `trigrep`
 //! library) does the work. Subcommands are recognised by the first argument
@@ -25,6 +25,7 @@ pub mod parse;
 pub mod progress;
 pub mod rcfile;
 pub mod serve_cmd;
+pub mod sql_cmd;
 pub mod stats;
 pub mod subcommands;
 pub mod summary;

@@ -11,6 +11,7 @@ use super::index_cmd::{self, IndexArgs, StatusArgs};
 use super::outcome::Outcome;
 use super::pack_cmd::{self, PackArgs, UnpackArgs};
 use super::serve_cmd::{self, ServeArgs, StopArgs};
+use super::sql_cmd;
 use super::view::{self, ViewArgs};
 
 /// One subcommand: its name, its clap definition and how it runs.
@@ -55,6 +56,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         command: UnpackArgs::command,
         run: |argv| parsed(argv, |a| pack_cmd::run_unpack(a).map(done)),
     },
+    Subcommand { name: "sql", command: sql_cmd::command, run: |argv| sql_cmd::run(argv).map(done) },
     Subcommand {
         name: "view",
         command: ViewArgs::command,

@@ -1,0 +1,156 @@
+//! `tg-sql`: SQL over logs and trees (`tg sql` runs it). Embedded
+//! DataFusion by default; `--scheduler HOST:PORT` runs the query on a
+//! Ballista cluster started by `tg-sql scheduler` and `tg-sql executor`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use trigrep_sql::cluster::{self, ExecutorOptions};
+use trigrep_sql::output::{self, Format};
+use trigrep_sql::session::{self, SessionOptions};
+
+/// SQL over logs and trees: `lines(PATH)` has one row per line (path,
+/// line_number, byte_offset, line, modified) of every file under PATH,
+/// read as tg reads it; conditions on `line` are answered through
+/// trigrep's indexes (block indexes, indexed .gz, packed .zst, tree
+/// indexes), reading only what can match.
+#[derive(Parser, Debug)]
+#[command(name = "tg sql", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    /// The query, e.g. "SELECT count(*) FROM lines('/var/log') WHERE line LIKE '%panic%'".
+    query: Option<String>,
+    /// Registers a table: NAME=PATH (repeat a NAME to give it more paths).
+    #[arg(long = "table", value_name = "NAME=PATH")]
+    tables: Vec<String>,
+    /// How results print.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+    /// Runs the query on the Ballista scheduler at HOST:PORT.
+    #[arg(long, value_name = "HOST:PORT")]
+    scheduler: Option<String>,
+    /// Where indexes live (as tg's --index-dir).
+    #[arg(long = "index-dir", value_name = "DIR", env = "TG_INDEX_DIR")]
+    index_dir: Option<PathBuf>,
+    /// Partitions a scan is split into (default: one per core; 4 on a cluster).
+    #[arg(long)]
+    partitions: Option<usize>,
+    /// Reads every line, using no index (to compare with the pruned answer).
+    #[arg(long)]
+    no_pushdown: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// How results print.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    /// An aligned table.
+    Table,
+    /// CSV with a header row.
+    Csv,
+    /// One JSON object per line.
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Runs a Ballista scheduler that knows lines tables.
+    Scheduler {
+        /// Where it listens.
+        #[arg(long, default_value = "127.0.0.1:50050")]
+        bind: SocketAddr,
+    },
+    /// Runs a Ballista executor that reads lines tables.
+    Executor {
+        /// The scheduler.
+        #[arg(long, default_value = "127.0.0.1:50050")]
+        scheduler: SocketAddr,
+        /// Where it listens (its Flight service takes the next port).
+        #[arg(long, default_value = "127.0.0.1:50051")]
+        bind: SocketAddr,
+        /// Tasks run at once.
+        #[arg(long, default_value_t = 2)]
+        slots: usize,
+        /// Where shuffle files go.
+        #[arg(long)]
+        work_dir: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = if cli.command.is_some() { "warn,trigrep_sql=info" } else { "warn" };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Prints `why` as one `tg:` line; exit 2.
+fn fail(why: &str) -> ExitCode {
+    let one_line = why.split_whitespace().collect::<Vec<_>>().join(" ");
+    eprintln!("tg: sql: {one_line}");
+    ExitCode::from(2)
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Some(Command::Scheduler { bind }) => {
+            return cluster::run_scheduler(bind).await.map_err(|e| e.to_string());
+        }
+        Some(Command::Executor { scheduler, bind, slots, work_dir }) => {
+            let opts = ExecutorOptions { scheduler, bind, slots, work_dir };
+            return cluster::run_executor(opts).await.map_err(|e| e.to_string());
+        }
+        None => {}
+    }
+    let query = cli.query.ok_or("give a query: tg sql \"SELECT ... FROM lines('PATH')\"")?;
+    let mut tables: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    for t in &cli.tables {
+        let (name, path) = t.split_once('=').ok_or(format!("--table {t}: expected NAME=PATH"))?;
+        match tables.iter_mut().find(|(n, _)| n == name) {
+            Some((_, paths)) => paths.push(path.into()),
+            None => tables.push((name.to_string(), vec![path.into()])),
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let default_partitions = if cli.scheduler.is_some() { 4 } else { cores };
+    let opts = SessionOptions {
+        base: cli.index_dir.unwrap_or_else(trigrep::index::location::default_base),
+        pushdown: !cli.no_pushdown,
+        partitions: cli.partitions.unwrap_or(default_partitions).max(1),
+        tables,
+        scheduler: cli.scheduler,
+    };
+    let format = match cli.format {
+        FormatArg::Table => Format::Table,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Json => Format::Json,
+    };
+    let ctx = session::context(&opts).await.map_err(|e| e.to_string())?;
+    let df = ctx.sql(&query).await.map_err(|e| e.to_string())?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match output::print(df, format, &mut out).await {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        Err(e) => {
+            let _ = out.flush();
+            Err(e.to_string())
+        }
+    }
+}
+
+/// Whether `e` is a write to a closed pipe.
+fn is_broken_pipe(e: &datafusion::error::DataFusionError) -> bool {
+    e.to_string().contains("Broken pipe")
+}

@@ -1,0 +1,80 @@
+//! A Ballista scheduler and executors that know lines tables: started by
+//! `tg-sql scheduler` and `tg-sql executor`, each with the codecs of
+//! [`crate::codec`]. The executors read the files named in the plans they
+//! receive, so every executor must see the same paths (shared storage),
+//! and they log which blocks of which text they read.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::{SchedulerConfig, TaskDistributionPolicy};
+use ballista_scheduler::scheduler_process::start_server;
+use datafusion::error::{DataFusionError, Result};
+
+use crate::codec::{LinesLogicalCodec, LinesPhysicalCodec};
+
+/// Seconds between an executor's heartbeats.
+const HEARTBEAT_SECS: u64 = 5;
+
+/// Seconds without a heartbeat after which an executor is lost.
+const EXECUTOR_TIMEOUT_SECS: u64 = 4 * HEARTBEAT_SECS;
+
+/// A Ballista error as DataFusion's.
+fn ballista(e: impl std::fmt::Display) -> DataFusionError {
+    DataFusionError::Execution(format!("ballista: {e}"))
+}
+
+/// Runs a scheduler listening on `bind` until the process ends; tasks
+/// are dealt to executors round robin (a scan is one task today: see
+/// `provider.rs`, `on_ballista`).
+pub async fn run_scheduler(bind: SocketAddr) -> Result<()> {
+    let config = SchedulerConfig {
+        bind_host: bind.ip().to_string(),
+        bind_port: bind.port(),
+        task_distribution: TaskDistributionPolicy::RoundRobin,
+        // An executor silent for 20 s (4 missed heartbeats) is lost: its
+        // tasks run again elsewhere, or the query fails; never a partial
+        // answer.
+        executor_timeout_seconds: EXECUTOR_TIMEOUT_SECS,
+        no_executors_grace_period_seconds: EXECUTOR_TIMEOUT_SECS,
+        expire_dead_executor_interval_seconds: 5,
+        override_logical_codec: Some(Arc::new(LinesLogicalCodec::default())),
+        override_physical_codec: Some(Arc::new(LinesPhysicalCodec::default())),
+        ..SchedulerConfig::default()
+    };
+    let cluster = BallistaCluster::new_from_config(&config).await.map_err(ballista)?;
+    start_server(cluster, bind, Arc::new(config)).await.map_err(ballista)
+}
+
+/// Where an executor listens and whom it serves.
+#[derive(Clone, Debug)]
+pub struct ExecutorOptions {
+    /// The scheduler, `HOST:PORT`.
+    pub scheduler: SocketAddr,
+    /// The executor's own address (its Flight port is the next one up).
+    pub bind: SocketAddr,
+    /// How many tasks it runs at once.
+    pub slots: usize,
+    /// Where it keeps shuffle files.
+    pub work_dir: Option<String>,
+}
+
+/// Runs an executor until the process ends.
+pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
+    let config = ExecutorProcessConfig {
+        bind_host: opts.bind.ip().to_string(),
+        port: opts.bind.port(),
+        grpc_port: opts.bind.port() + 1,
+        scheduler_host: opts.scheduler.ip().to_string(),
+        scheduler_port: opts.scheduler.port(),
+        vcores: opts.slots,
+        work_dir: opts.work_dir,
+        executor_heartbeat_interval_seconds: HEARTBEAT_SECS,
+        override_logical_codec: Some(Arc::new(LinesLogicalCodec::default())),
+        override_physical_codec: Some(Arc::new(LinesPhysicalCodec::default())),
+        ..ExecutorProcessConfig::default()
+    };
+    start_executor_process(Arc::new(config)).await.map_err(ballista)
+}

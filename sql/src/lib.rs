@@ -1,0 +1,47 @@
+//! trigrep-sql: trigrep's texts as SQL tables on Apache DataFusion,
+//! distributed with Ballista (issue 28).
+//!
+//! A [`provider::LinesTable`] has one row per line of every file under its
+//! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`), read
+//! as `tg` and `rg` read them. Conditions on `line` ([`filter`]) become a
+//! trigram plan made by trigrep's own planner, and only the files, blocks
+//! and frames that can match are read:
+//!
+//! - [`listing`] walks the paths with `tg`'s rules into [`read::Unit`]s (a
+//!   tree index rules out files), dealt to partitions;
+//! - [`text`] is the one seam over block-indexed texts (a huge file, an
+//!   indexed `.gz`, a packed `.zst`), each trusted only while fresh;
+//! - [`read`] turns a unit into rows ([`rows`]), in [`exec::LinesExec`]'s
+//!   partitions;
+//! - [`codec`] ships tables and scans through Ballista, whose scheduler
+//!   and executors [`cluster`] starts; [`session`] makes an embedded or a
+//!   remote session; [`output`] prints results.
+//!
+//! ```no_run
+//! # async fn f() -> datafusion::error::Result<()> {
+//! use trigrep_sql::session::{SessionOptions, context};
+//! let opts = SessionOptions {
+//!     base: trigrep::index::location::default_base(),
+//!     pushdown: true,
+//!     partitions: 2,
+//!     tables: vec![],
+//!     scheduler: None,
+//! };
+//! let ctx = context(&opts).await?;
+//! let df = ctx.sql("SELECT count(*) FROM lines('/var/log') WHERE line LIKE '%panic%'").await?;
+//! df.show().await?;
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+pub mod cluster;
+pub mod codec;
+pub mod exec;
+pub mod filter;
+pub mod listing;
+pub mod output;
+pub mod provider;
+pub mod read;
+pub mod rows;
+pub mod session;
+pub mod text;

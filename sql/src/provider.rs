@@ -1,0 +1,135 @@
+//! [`LinesTable`], the table provider over trigrep's texts, and
+//! [`LinesFunction`], the `lines(PATH, ...)` table function that makes one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::{Session, TableFunctionArgs, TableFunctionImpl};
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::scalar::ScalarValue;
+use serde::{Deserialize, Serialize};
+
+use crate::exec::{LinesExec, ScanSpec};
+use crate::filter::{is_pushable, pred_of};
+use crate::{listing, rows};
+
+/// One row per line of every file under `paths`: a tree (walked as `tg`
+/// walks it), a huge file with a block index, an indexed `.gz`, a packed
+/// `.zst`, or a directory of any of these.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinesTable {
+    /// The files and directories the table reads.
+    pub paths: Vec<PathBuf>,
+    /// The base directory of indexes (`tg --index-dir`'s).
+    pub base: PathBuf,
+    /// Whether conditions on `line` prune through indexes (off: every
+    /// line of every file is read, for tests that compare both ways).
+    pub pushdown: bool,
+}
+
+#[async_trait]
+impl TableProvider for LinesTable {
+    fn schema(&self) -> SchemaRef {
+        rows::schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if self.pushdown && is_pushable(f) {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let pred = if self.pushdown { pred_of(filters) } else { None };
+        let n = if on_ballista(state) { 1 } else { state.config().target_partitions() };
+        let (paths, base) = (self.paths.clone(), self.base.clone());
+        let pred_for_walk = pred.clone();
+        let (units, pruned) = tokio::task::spawn_blocking(move || {
+            listing::units(&paths, &base, pred_for_walk.as_ref(), n)
+        })
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))??;
+        log::debug!("scan: {} units, {pruned} files ruled out by a tree index", units.len());
+        let projection =
+            projection.cloned().unwrap_or_else(|| (0..rows::schema().fields().len()).collect());
+        let spec = ScanSpec {
+            partitions: listing::deal(units, n),
+            projection,
+            pred,
+            base: self.base.clone(),
+        };
+        Ok(Arc::new(LinesExec::new(spec)?))
+    }
+}
+
+/// Whether `state` plans for a Ballista cluster. Ballista 55.0's scheduler
+/// gives each task its slice of a stage's partitions by rewriting the
+/// leaves it knows (`DataSourceExec` over files or memory, shuffle
+/// readers, `EmptyExec`, `PlaceholderRowExec`:
+/// `ballista-scheduler/src/state/task_builder.rs`); any other leaf is
+/// shipped whole to every task, and each task runs all its partitions, so
+/// a scan of `n` partitions would return every row `n` times. Until the
+/// scan is a `DataSourceExec` over a `FileScanConfig` (its units as file
+/// groups), a scan on Ballista is one partition: one task reads it,
+/// correctly, and the stages above it spread.
+fn on_ballista(state: &dyn Session) -> bool {
+    state.config().options().extensions.get::<ballista_core::config::BallistaConfig>().is_some()
+}
+
+/// The table function `lines(PATH, ...)`.
+#[derive(Clone, Debug)]
+pub struct LinesFunction {
+    /// The base directory of indexes.
+    pub base: PathBuf,
+    /// Whether the tables it makes push conditions down.
+    pub pushdown: bool,
+}
+
+impl TableFunctionImpl for LinesFunction {
+    fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
+        let paths = args
+            .exprs()
+            .iter()
+            .map(|e| match e {
+                Expr::Literal(
+                    ScalarValue::Utf8(Some(s))
+                    | ScalarValue::LargeUtf8(Some(s))
+                    | ScalarValue::Utf8View(Some(s)),
+                    _,
+                ) => Ok(PathBuf::from(s)),
+                other => Err(DataFusionError::Plan(format!(
+                    "lines() takes paths as string literals, not {other}"
+                ))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if paths.is_empty() {
+            return Err(DataFusionError::Plan("lines() needs at least one path".into()));
+        }
+        Ok(Arc::new(LinesTable { paths, base: self.base.clone(), pushdown: self.pushdown }))
+    }
+}

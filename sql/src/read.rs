@@ -1,0 +1,218 @@
+//! Reading one [`Unit`] of a scan into rows, as `rg` reads it.
+//!
+//! A walked file is read by ripgrep's own searcher (`grep-searcher`) with
+//! rg's defaults for a walked file: a byte-order mark sniffed, reading
+//! stopped at a NUL (with the lines of the buffer that held it, as rg
+//! does). The spans of a block-indexed text are cut at `\n` here: a
+//! block starts a line and carries its first line number; a text holding
+//! a NUL is read whole through the searcher instead, from its start.
+
+use std::path::{Path, PathBuf};
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::error::{DataFusionError, Result};
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use serde::{Deserialize, Serialize};
+
+use crate::filter::Pred;
+use crate::rows::{FileInfo, RowBuilder};
+use crate::text::{self, Opened, Span};
+
+/// What one partition of a scan reads, in turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unit {
+    /// A file read whole, as a walk reads it.
+    File {
+        /// Its path as the walk gave it.
+        path: PathBuf,
+    },
+    /// Part `part` of `parts` of a block-indexed text: the candidate
+    /// spans that start in that fraction of the text.
+    Text {
+        /// Its path as the walk gave it.
+        path: PathBuf,
+        /// Which part.
+        part: u32,
+        /// Of how many.
+        parts: u32,
+    },
+}
+
+/// Where full batches go; `false` when nobody reads them any more.
+pub type Emit<'a> = Box<dyn FnMut(RecordBatch) -> bool + 'a>;
+
+/// Reads units into batches.
+pub struct UnitReader<'a> {
+    /// The rows being gathered.
+    pub rows: RowBuilder,
+    /// What lines must satisfy, as far as an index can tell.
+    pub pred: Option<&'a Pred>,
+    /// The base directory of indexes.
+    pub base: &'a Path,
+    /// Where full batches go.
+    pub emit: Emit<'a>,
+    matcher: RegexMatcher,
+    buf: Vec<u8>,
+    /// The reader of batches went away: stop.
+    gone: bool,
+}
+
+impl<'a> UnitReader<'a> {
+    /// A reader gathering `rows`.
+    pub fn new(
+        rows: RowBuilder,
+        pred: Option<&'a Pred>,
+        base: &'a Path,
+        emit: Emit<'a>,
+    ) -> UnitReader<'a> {
+        // The empty regex matches every line exactly as `rg ''` does.
+        let matcher = RegexMatcher::new("").expect("the empty regex compiles");
+        UnitReader { rows, pred, base, emit, matcher, buf: Vec::new(), gone: false }
+    }
+
+    /// Reads `unit`; `false` once the batches' reader went away.
+    pub fn read(&mut self, unit: &Unit) -> Result<bool> {
+        match unit {
+            Unit::File { path } => self.read_walked(path, Walked::Path)?,
+            Unit::Text { path, part, parts } => self.read_text(path, *part, *parts)?,
+        }
+        Ok(!self.gone)
+    }
+
+    /// Sends the last rows.
+    pub fn finish(&mut self) -> Result<()> {
+        if let Some(batch) = self.rows.take()? {
+            self.gone |= !(self.emit)(batch);
+        }
+        Ok(())
+    }
+
+    /// Emits a batch when one is full.
+    fn flush_full(&mut self) -> Result<()> {
+        if self.rows.is_full() {
+            self.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Reads the file at `path` (or the stream made of it) whole, as rg
+    /// reads a walked file.
+    fn read_walked(&mut self, path: &Path, how: Walked) -> Result<()> {
+        let md = std::fs::metadata(path).ok();
+        let file = FileInfo::of(path, md.as_ref());
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(b'\0'))
+            .line_number(true)
+            .build();
+        let matcher = self.matcher.clone();
+        let mut sink = LineSink { reader: self, file: &file, failed: None };
+        let done = match how {
+            Walked::Path => searcher.search_path(&matcher, path, &mut sink),
+            Walked::Stream(r) => searcher.search_reader(&matcher, r, &mut sink),
+        };
+        if let Some(e) = sink.failed {
+            return Err(e);
+        }
+        done.map_err(|e| text::error(path, e))
+    }
+
+    /// Reads part `part` of `parts` of the block-indexed text at `path`.
+    fn read_text(&mut self, path: &Path, part: u32, parts: u32) -> Result<()> {
+        let mut text = match text::open(path, self.base)? {
+            Opened::Text(t) => t,
+            Opened::Whole if part == 0 => return self.read_walked(path, Walked::Path),
+            Opened::Stream(r) if part == 0 => return self.read_walked(path, Walked::Stream(r)),
+            Opened::Whole | Opened::Stream(_) => return Ok(()),
+        };
+        if text.has_nul() {
+            // rg stops reading at a NUL, where its buffers happen to
+            // find one: read the whole text as it reads the file.
+            return match part {
+                0 => self.read_walked(path, Walked::Stream(text::stream(text)?)),
+                _ => Ok(()),
+            };
+        }
+        let len = u128::from(text.text_len().max(1));
+        let part_of = |s: &Span| (u128::from(s.offset) * u128::from(parts) / len) as u32;
+        let spans: Vec<Span> =
+            text.spans(self.pred)?.into_iter().filter(|s| part_of(s) == part).collect();
+        log::info!(
+            "{}: part {part}/{parts}: reading {} of {} {} blocks at text offsets {:?}",
+            path.display(),
+            spans.len(),
+            text.block_count(),
+            text.kind(),
+            spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
+        );
+        let md = std::fs::metadata(path).ok();
+        let file = FileInfo::of(path, md.as_ref());
+        let mut buf = std::mem::take(&mut self.buf);
+        for span in &spans {
+            text.read(span, &mut buf)?;
+            self.push_span(&file, span, &buf)?;
+            if self.gone {
+                break;
+            }
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
+    /// Adds the lines of `bytes`, the start of `span`.
+    fn push_span(&mut self, file: &FileInfo, span: &Span, bytes: &[u8]) -> Result<()> {
+        if !self.rows.wants_lines() {
+            let lines = memchr::memchr_iter(b'\n', bytes).count();
+            let partial = usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
+            self.rows.push_count(lines + partial);
+            return self.flush_full();
+        }
+        let (mut start, mut number) = (0, span.first_line);
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            self.rows.push(file, number, span.offset + start as u64, &bytes[start..end]);
+            self.flush_full()?;
+            if self.gone {
+                return Ok(());
+            }
+            (start, number) = (end + 1, number + 1);
+        }
+        Ok(())
+    }
+}
+
+/// What a walked read reads.
+enum Walked {
+    /// The file itself.
+    Path,
+    /// A stream decoded from it.
+    Stream(Box<dyn std::io::Read>),
+}
+
+/// The searcher's lines into rows.
+struct LineSink<'r, 'a> {
+    reader: &'r mut UnitReader<'a>,
+    file: &'r FileInfo,
+    failed: Option<DataFusionError>,
+}
+
+impl Sink for LineSink<'_, '_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
+        let line = mat.bytes();
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let r = &mut *self.reader;
+        if r.rows.wants_lines() {
+            let number = mat.line_number().unwrap_or(0);
+            r.rows.push(self.file, number, mat.absolute_byte_offset(), line);
+        } else {
+            r.rows.push_count(1);
+        }
+        if let Err(e) = r.flush_full() {
+            self.failed = Some(e);
+            return Ok(false);
+        }
+        Ok(!r.gone)
+    }
+}

@@ -1,0 +1,129 @@
+//! Lines into Arrow rows: the table's schema, and a builder that fills
+//! only the projected columns (`count(*)` projects none: lines are then
+//! counted, never copied).
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder, TimestampNanosecondBuilder,
+    UInt64Builder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::error::Result;
+
+/// How many rows a batch holds at most.
+pub const BATCH_ROWS: usize = 8192;
+
+/// The columns of a lines table, in order.
+pub fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("path", DataType::Utf8, false),
+        Field::new("line_number", DataType::UInt64, false),
+        Field::new("byte_offset", DataType::UInt64, false),
+        Field::new(crate::filter::LINE, DataType::Utf8, false),
+        Field::new("modified", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
+    ]))
+}
+
+/// One column being built.
+enum Column {
+    Path(StringBuilder),
+    LineNumber(UInt64Builder),
+    ByteOffset(UInt64Builder),
+    Line(StringBuilder),
+    Modified(TimestampNanosecondBuilder),
+}
+
+/// The file the rows being added come from.
+pub struct FileInfo {
+    /// The path as the walk gave it, decoded lossily.
+    pub path: String,
+    /// Its modification time, in nanoseconds since the epoch.
+    pub modified: Option<i64>,
+}
+
+impl FileInfo {
+    /// What `md` says of the file at `path`.
+    pub fn of(path: &std::path::Path, md: Option<&std::fs::Metadata>) -> FileInfo {
+        let modified = md.and_then(|m| m.modified().ok()).and_then(|t| {
+            let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+            i64::try_from(d.as_nanos()).ok()
+        });
+        FileInfo { path: path.to_string_lossy().into_owned(), modified }
+    }
+}
+
+/// Rows being gathered into batches of the projected columns.
+pub struct RowBuilder {
+    schema: SchemaRef,
+    columns: Vec<Column>,
+    rows: usize,
+}
+
+impl RowBuilder {
+    /// A builder of `schema` (the table's schema, projected), whose
+    /// columns come from the table's `projection`.
+    pub fn new(schema: SchemaRef, projection: &[usize]) -> RowBuilder {
+        let columns = projection
+            .iter()
+            .map(|&i| match i {
+                0 => Column::Path(StringBuilder::new()),
+                1 => Column::LineNumber(UInt64Builder::new()),
+                2 => Column::ByteOffset(UInt64Builder::new()),
+                3 => Column::Line(StringBuilder::new()),
+                _ => Column::Modified(TimestampNanosecondBuilder::new()),
+            })
+            .collect();
+        RowBuilder { schema, columns, rows: 0 }
+    }
+
+    /// Whether any column needs the line's bytes (else lines are only counted).
+    pub fn wants_lines(&self) -> bool {
+        !self.columns.is_empty()
+    }
+
+    /// Adds one line (without its `\n`) of `file`.
+    pub fn push(&mut self, file: &FileInfo, line_number: u64, byte_offset: u64, line: &[u8]) {
+        for c in &mut self.columns {
+            match c {
+                Column::Path(b) => b.append_value(&file.path),
+                Column::LineNumber(b) => b.append_value(line_number),
+                Column::ByteOffset(b) => b.append_value(byte_offset),
+                Column::Line(b) => b.append_value(String::from_utf8_lossy(line)),
+                Column::Modified(b) => b.append_option(file.modified),
+            }
+        }
+        self.rows += 1;
+    }
+
+    /// Adds `n` rows of no columns (lines counted, not read).
+    pub fn push_count(&mut self, n: usize) {
+        self.rows += n;
+    }
+
+    /// Whether a batch is full.
+    pub fn is_full(&self) -> bool {
+        self.rows >= BATCH_ROWS
+    }
+
+    /// The rows gathered so far as a batch (`None`: there are none).
+    pub fn take(&mut self) -> Result<Option<RecordBatch>> {
+        if self.rows == 0 {
+            return Ok(None);
+        }
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|c| -> ArrayRef {
+                match c {
+                    Column::Path(b) | Column::Line(b) => Arc::new(b.finish()),
+                    Column::LineNumber(b) | Column::ByteOffset(b) => Arc::new(b.finish()),
+                    Column::Modified(b) => Arc::new(b.finish()),
+                }
+            })
+            .collect();
+        let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
+        self.rows = 0;
+        Ok(Some(RecordBatch::try_new_with_options(Arc::clone(&self.schema), arrays, &options)?))
+    }
+}

@@ -1,0 +1,56 @@
+//! The SQL session: DataFusion in this process (embedded, the default) or
+//! a Ballista scheduler's (`--scheduler HOST:PORT`), with the `lines`
+//! table function and the named tables registered.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use datafusion::error::Result;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::codec::{LinesLogicalCodec, LinesPhysicalCodec};
+use crate::provider::{LinesFunction, LinesTable};
+
+/// How a session is set up.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// The base directory of indexes.
+    pub base: PathBuf,
+    /// Whether conditions on `line` prune through indexes.
+    pub pushdown: bool,
+    /// How many partitions a scan is split into.
+    pub partitions: usize,
+    /// Named tables: each name with its paths.
+    pub tables: Vec<(String, Vec<PathBuf>)>,
+    /// A Ballista scheduler (`HOST:PORT`) to run queries on, else this process.
+    pub scheduler: Option<String>,
+}
+
+/// A session set up as `opts` says.
+pub async fn context(opts: &SessionOptions) -> Result<SessionContext> {
+    let ctx = match &opts.scheduler {
+        None => {
+            let config = SessionConfig::new().with_target_partitions(opts.partitions);
+            SessionContext::new_with_config(config)
+        }
+        Some(addr) => {
+            let config = SessionConfig::new_with_ballista()
+                .with_target_partitions(opts.partitions)
+                .with_ballista_logical_extension_codec(Arc::new(LinesLogicalCodec::default()))
+                .with_ballista_physical_extension_codec(Arc::new(LinesPhysicalCodec::default()));
+            let state =
+                SessionStateBuilder::new().with_config(config).with_default_features().build();
+            SessionContext::remote_with_state(&format!("df://{addr}"), state).await?
+        }
+    };
+    let function = LinesFunction { base: opts.base.clone(), pushdown: opts.pushdown };
+    ctx.register_udtf("lines", Arc::new(function));
+    for (name, paths) in &opts.tables {
+        let table =
+            LinesTable { paths: paths.clone(), base: opts.base.clone(), pushdown: opts.pushdown };
+        ctx.register_table(name.as_str(), Arc::new(table))?;
+    }
+    Ok(ctx)
+}

@@ -1,0 +1,199 @@
+//! Issue 28: `SELECT path, line_number, line ... WHERE <condition on line>`
+//! over a tree, a block-indexed huge log, an indexed `.gz` and a packed
+//! log returns exactly the lines `rg -n` prints (same paths and numbers),
+//! and `count(*)` equals `rg -c` summed: through the indexes (pushdown)
+//! and with pushdown off (`--no-pushdown`), which reads every line.
+
+mod util;
+
+use std::path::Path;
+
+use util::{Fixture, Row, rg_count, rg_rows};
+
+/// Each SQL condition, the rg arguments that select the same lines, and
+/// a literal the lines must also hold (rg has no AND of patterns).
+/// DataFusion rewrites some conditions before the provider sees them
+/// (`~ 'a|b'` arrives as two LIKEs joined by OR).
+const CASES: &[(&str, &[&str], Option<&str>)] = &[
+    ("line LIKE '%zebracorn%'", &["-F", "zebracorn"], None),
+    ("line ~ 'user=9[0-9]+ request'", &["user=9[0-9]+ request"], None),
+    ("line ILIKE '%timeout TALKING%'", &["-i", "-F", "timeout talking"], None),
+    ("line ~* 'TIMEOUT talking to db[12]'", &["-i", "timeout talking to db[12]"], None),
+    ("regexp_like(line, 'status=500 path=/api/v[34]')", &["status=500 path=/api/v[34]"], None),
+    ("starts_with(line, '2024-02-01')", &["^2024-02-01"], None),
+    ("line ~ 'zebracorn|Timeout'", &["zebracorn|Timeout"], None),
+    ("line LIKE '%bytes%' AND line LIKE '%ERROR%'", &["-F", "bytes"], Some("ERROR")),
+    ("line = ''", &["^$"], None),
+    (
+        "line LIKE '%needle at 1%' OR line ~ 'request 77[0-9] '",
+        &["needle at 1|request 77[0-9] "],
+        None,
+    ),
+];
+
+/// Checks every case on `table` against rg on `paths`, rg's paths renamed
+/// to the table's by `rename`. With `binary` files among them, `rg -c`
+/// is not asked: it counts nothing in a binary file whose lines before
+/// the NUL `rg -n` prints (and the table returns).
+fn check_all(
+    fx: &Fixture,
+    table: &str,
+    paths: &[&Path],
+    binary: bool,
+    rename: &dyn Fn(&str) -> String,
+) {
+    let mut failures = Vec::new();
+    for (cond, rg_args, also) in CASES {
+        let want: Vec<Row> = rg_rows(rg_args, paths, rename)
+            .into_iter()
+            .filter(|r| also.is_none_or(|a| r.2.contains(a)))
+            .collect();
+        if also.is_none() && !binary {
+            let counted = rg_count(rg_args, paths);
+            assert_eq!(want.len() as u64, counted, "{cond}: rg -n and rg -c disagree");
+        }
+        let want_count = want.len() as u64;
+        for extra in [&[][..], &["--no-pushdown"][..], &["--partitions", "3"][..]] {
+            let got = fx.sql_rows(table, cond, extra);
+            if got != want {
+                failures.push(diff(cond, extra, &got, &want));
+            }
+            let n = fx.sql_count(table, cond, extra);
+            if n != want_count {
+                failures.push(format!("{cond} {extra:?}: count(*) {n}, rg {want_count}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{table}:\n{}", failures.join("\n"));
+}
+
+/// A short account of how `got` differs from `want`.
+fn diff(cond: &str, extra: &[&str], got: &[Row], want: &[Row]) -> String {
+    let missing: Vec<_> = want.iter().filter(|r| !got.contains(r)).take(3).collect();
+    let extra_rows: Vec<_> = got.iter().filter(|r| !want.contains(r)).take(3).collect();
+    format!(
+        "{cond} {extra:?}: {} rows, rg {}; missing {missing:?}; extra {extra_rows:?}",
+        got.len(),
+        want.len()
+    )
+}
+
+fn same(p: &str) -> String {
+    p.to_string()
+}
+
+#[test]
+fn issue_0028_a_tree_reads_as_rg_walks_it() {
+    let fx = Fixture::new();
+    fx.write("tree/a.log", &util::log_text(3000, 1));
+    fx.write("tree/sub/b.txt", b"zebracorn in b\nnothing\nTimeout talking to db1 x\n");
+    fx.write("tree/.hidden", b"zebracorn hidden\n");
+    fx.write("tree/.ignore", b"ignored.log\n");
+    fx.write("tree/ignored.log", b"zebracorn ignored\n");
+    fx.write("tree/small.bin", b"zebracorn before\n\0zebracorn after\n");
+    let mut big_bin = util::log_text(3000, 2);
+    big_bin.extend_from_slice(b"zebracorn before a NUL\n\0zebracorn after it\n");
+    fx.write("tree/big.bin", &big_bin);
+    fx.write("tree/nonl.txt", b"first\nzebracorn at the end");
+    fx.write("tree/bom.txt", b"\xef\xbb\xbfzebracorn after a BOM\nsecond\n");
+    fx.write("tree/crlf.txt", b"zebracorn crlf\r\n\r\nTimeout talking to db2\r\n");
+    let tree = fx.path("tree");
+    let table = format!("lines('{}')", tree.display());
+    check_all(&fx, &table, &[&tree], true, &same);
+    // With a tree index, unchanged files without a candidate are not read.
+    fx.tg(&["index", "-q", tree.to_str().unwrap()]);
+    fx.write("tree/sub/new.txt", b"zebracorn added after the index\n");
+    check_all(&fx, &table, &[&tree], true, &same);
+}
+
+/// A log of ~4 MB with a block index of 4 KiB blocks, and its copies.
+fn big_log(fx: &Fixture) -> std::path::PathBuf {
+    let mut text = util::log_text(40_000, 3);
+    text.extend_from_slice(b"2024-04-01 FATAL XYZZY-NEEDLE-4242 planted\n");
+    text.extend_from_slice(&util::log_text(1_000, 4));
+    fx.write("logs/big.log", &text)
+}
+
+#[test]
+fn issue_0028_a_block_indexed_log_reads_candidate_blocks_and_a_grown_tail() {
+    let fx = Fixture::new();
+    let log = big_log(&fx);
+    fx.tg(&["index", "-q", "--block-size", "4K", log.to_str().unwrap()]);
+    let table = format!("lines('{}')", log.display());
+    check_all(&fx, &table, &[&log], false, &same);
+    // Grown: the tail (continuing the last line) is read directly.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut f, b"more zebracorn\n2024-02-01 Timeout talking to db1\n")
+        .unwrap();
+    check_all(&fx, &table, &[&log], false, &same);
+    // Rewritten at the same size: stale, read whole.
+    let mut text = std::fs::read(&log).unwrap();
+    text[..9].copy_from_slice(b"zebracorn");
+    std::fs::write(&log, &text).unwrap();
+    check_all(&fx, &table, &[&log], false, &same);
+}
+
+#[test]
+fn issue_0028_an_indexed_gz_reads_candidate_blocks() {
+    let fx = Fixture::new();
+    let log = big_log(&fx);
+    let status = std::process::Command::new("gzip").args(["-k", "-6"]).arg(&log).status().unwrap();
+    assert!(status.success());
+    let gz = fx.path("logs/big.log.gz");
+    fx.tg(&["index", "-q", "--block-size", "4K", "--access-spacing", "64K", gz.to_str().unwrap()]);
+    let table = format!("lines('{}')", gz.display());
+    let name = gz.display().to_string();
+    check_all(&fx, &table, &[&log], false, &|_| name.clone());
+}
+
+#[test]
+fn issue_0028_a_packed_log_reads_only_candidate_frames() {
+    let fx = Fixture::new();
+    let log = big_log(&fx);
+    let packed = fx.path("logs/big.log.zst");
+    fx.tg(&[
+        "pack",
+        "-q",
+        "--frame-size",
+        "4K",
+        log.to_str().unwrap(),
+        "-o",
+        packed.to_str().unwrap(),
+    ]);
+    let table = format!("lines('{}')", packed.display());
+    let name = packed.display().to_string();
+    check_all(&fx, &table, &[&log], false, &|_| name.clone());
+    // The scan logs which frames it read: a needle reads few of them.
+    let out = std::process::Command::new(util::tg_sql())
+        .env("TG_INDEX_DIR", fx.index_dir())
+        .env("RUST_LOG", "trigrep_sql=info")
+        .args([
+            "--partitions",
+            "1",
+            &format!("SELECT count(*) FROM {table} WHERE line LIKE '%XYZZY-NEEDLE%'"),
+        ])
+        .output()
+        .unwrap();
+    let log_text = String::from_utf8_lossy(&out.stderr);
+    let read = log_text.lines().find(|l| l.contains("reading")).expect("a read is logged");
+    let (n, total) = read_counts(read);
+    assert!(n > 0 && n * 4 < total, "a needle read {n} of {total} frames: {read}");
+}
+
+/// `N` and `M` of a log line `... reading N of M packed blocks ...`.
+fn read_counts(line: &str) -> (usize, usize) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "reading").unwrap();
+    (words[at + 1].parse().unwrap(), words[at + 3].parse().unwrap())
+}
+
+#[test]
+fn issue_0028_errors_are_one_line_and_exit_2() {
+    let fx = Fixture::new();
+    for q in ["SELEKT 1", "SELECT nope FROM lines('/')", "SELECT * FROM lines('/no/such/dir')"] {
+        let out = fx.sql_output(&[q]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{q}: {err}");
+        assert!(err.starts_with("tg: sql: ") && err.lines().count() == 1, "{q}: {err}");
+    }
+}

@@ -1,0 +1,214 @@
+//! Harness of the SQL tests: the binaries (`tg-sql`, `tg` beside it, the
+//! pinned `rg`), fixtures in a temporary directory with its own index
+//! directory, and rows compared as sorted `(path, line_number, line)`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// One row as both sides print it.
+pub type Row = (String, u64, String);
+
+/// The `tg-sql` under test.
+pub fn tg_sql() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tg-sql"))
+}
+
+/// The `tg` built beside `tg-sql` (`cargo nextest run --workspace` builds
+/// both), or `TG_TEST_TG`.
+pub fn tg() -> PathBuf {
+    if let Some(p) = std::env::var_os("TG_TEST_TG") {
+        return p.into();
+    }
+    let p = tg_sql().with_file_name("tg");
+    assert!(p.is_file(), "{} is missing: build tg first (cargo build)", p.display());
+    p
+}
+
+/// The reference rg: `TG_TEST_RG`, the pinned one, else `rg` on PATH.
+pub fn rg() -> PathBuf {
+    if let Some(p) = std::env::var_os("TG_TEST_RG") {
+        return p.into();
+    }
+    let pinned = PathBuf::from("/root/.cache/trigrep-ci/rg-15.2.0/bin/rg");
+    if pinned.is_file() { pinned } else { "rg".into() }
+}
+
+/// A temporary directory for fixtures, with an index directory of its own.
+pub struct Fixture {
+    /// Kept alive for the test's length.
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// A fresh fixture directory.
+    pub fn new() -> Fixture {
+        Fixture { dir: tempfile::tempdir().unwrap() }
+    }
+
+    /// A path inside it.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// The index directory tg and tg-sql share here.
+    pub fn index_dir(&self) -> PathBuf {
+        self.dir.path().join(".indexes")
+    }
+
+    /// Writes `bytes` to `rel` (directories made).
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    /// Runs `tg ARGS` with this fixture's index directory; must succeed.
+    pub fn tg(&self, args: &[&str]) {
+        let out =
+            Command::new(tg()).args(args).env("TG_INDEX_DIR", self.index_dir()).output().unwrap();
+        assert!(out.status.success(), "tg {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Runs `tg-sql ARGS` with this fixture's index directory.
+    pub fn sql_output(&self, args: &[&str]) -> Output {
+        Command::new(tg_sql())
+            .args(args)
+            .env("TG_INDEX_DIR", self.index_dir())
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    }
+
+    /// The JSON rows of `query` (with `extra` flags); must succeed.
+    pub fn sql_json(&self, query: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        args.push(query);
+        let out = self.sql_output(&args);
+        assert!(out.status.success(), "{query}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The rows of `SELECT path, line_number, line ... WHERE cond`, sorted.
+    pub fn sql_rows(&self, table: &str, cond: &str, extra: &[&str]) -> Vec<Row> {
+        let q = format!("SELECT path, line_number, line FROM {table} WHERE {cond}");
+        let mut rows: Vec<Row> = self
+            .sql_json(&q, extra)
+            .iter()
+            .map(|v| {
+                (
+                    v["path"].as_str().unwrap().to_string(),
+                    v["line_number"].as_u64().unwrap(),
+                    v["line"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// `SELECT count(*) ... WHERE cond`.
+    pub fn sql_count(&self, table: &str, cond: &str, extra: &[&str]) -> u64 {
+        let q = format!("SELECT count(*) AS n FROM {table} WHERE {cond}");
+        self.sql_json(&q, extra)[0]["n"].as_u64().unwrap()
+    }
+}
+
+/// `rg -n ARGS` as sorted rows (invalid UTF-8 decoded lossily, as the
+/// `line` column is); `rename` maps rg's path to the table's.
+pub fn rg_rows(args: &[&str], paths: &[&Path], rename: &dyn Fn(&str) -> String) -> Vec<Row> {
+    let out = Command::new(rg())
+        .args(["--no-config", "-n", "-0", "--with-filename", "--no-heading", "--color", "never"])
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c < 2),
+        "rg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut rows: Vec<Row> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        // rg's note after the lines of a binary file it stopped reading
+        // (`PATH: WARNING: stopped searching binary file after match ...`)
+        // is no line of the file.
+        .filter(|l| !l.is_empty())
+        .filter(|l| {
+            let note = !l.contains(&0);
+            let text = String::from_utf8_lossy(l);
+            assert!(!note || text.contains("WARNING: stopped searching binary file"), "{text}");
+            !note
+        })
+        .map(|l| {
+            let nul = l.iter().position(|&b| b == 0).unwrap();
+            let rest = &l[nul + 1..];
+            let colon = rest.iter().position(|&b| b == b':').unwrap();
+            let number = std::str::from_utf8(&rest[..colon]).unwrap().parse().unwrap();
+            let path = rename(&String::from_utf8_lossy(&l[..nul]));
+            (path, number, String::from_utf8_lossy(&rest[colon + 1..]).into_owned())
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// `rg -c ARGS` summed over files.
+pub fn rg_count(args: &[&str], paths: &[&Path]) -> u64 {
+    let out = Command::new(rg())
+        .args(["--no-config", "-c", "--with-filename", "-0"])
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap();
+    out.stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let nul = l.iter().position(|&b| b == 0).unwrap();
+            std::str::from_utf8(&l[nul + 1..]).unwrap().parse::<u64>().unwrap()
+        })
+        .sum()
+}
+
+/// A generated log of about `lines` lines: timestamps, levels, users,
+/// a rare needle, long and empty lines, CRLF lines and invalid UTF-8.
+pub fn log_text(lines: usize, seed: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    for i in 0..lines {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (x >> 33) as usize;
+        let level = ["INFO", "WARN", "ERROR", "DEBUG"][r % 4];
+        let line = match r % 97 {
+            0 => format!("2024-01-{:02} {level} zebracorn needle at {i}", r % 28 + 1),
+            1 => String::new(),
+            2 => {
+                format!("2024-02-01 {level} Timeout talking to db{} after {}ms\r", r % 7, r % 1000)
+            }
+            3 => format!("2024-02-02 {level} {}", "long ".repeat(2000)),
+            _ => format!(
+                "2024-03-{:02} {level} user={} request {} status={} path=/api/v{}",
+                r % 28 + 1,
+                r % 1000,
+                i,
+                [200, 404, 500][r % 3],
+                r % 5
+            ),
+        };
+        out.extend_from_slice(line.as_bytes());
+        if r % 101 == 5 {
+            out.extend_from_slice(b" bad\xff\xfebytes");
+        }
+        out.push(b'\n');
+    }
+    out
+}
