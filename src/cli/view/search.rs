@@ -165,20 +165,32 @@ fn start_of(text: &dyn Text, at: u64, piece: &[u8], m: usize) -> u64 {
 }
 
 /// Reads `range` in pieces of about [`PIECE`] bytes, each cut after its
-/// last newline (a longer line is cut where the piece ends), while `f` says go on.
+/// last newline, while `f` says go on. A line longer than a piece is read
+/// whole, as rg's line buffer holds it: a match is never cut in two, and
+/// `^` never matches in a line's middle.
 fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> bool) {
-    let mut buf = vec![0; PIECE];
+    let mut buf = Vec::with_capacity(PIECE);
     let mut at = range.start;
     while at < range.end {
-        let want = PIECE.min((range.end - at) as usize);
-        let n = nav::read_full(text, at, &mut buf[..want]);
-        if n == 0 {
+        buf.clear();
+        loop {
+            let have = buf.len();
+            let want = PIECE.min((range.end - at - have as u64) as usize);
+            buf.resize(have + want, 0);
+            let n = nav::read_full(text, at + have as u64, &mut buf[have..]);
+            buf.truncate(have + n);
+            let ended = n == 0 || at + buf.len() as u64 >= range.end;
+            if ended || memchr::memchr(b'\n', &buf[have..]).is_some() {
+                break;
+            }
+        }
+        if buf.is_empty() {
             return;
         }
-        let cut = if at + (n as u64) < range.end {
-            memchr::memrchr(b'\n', &buf[..n]).map_or(n, |i| i + 1)
+        let cut = if at + (buf.len() as u64) < range.end {
+            memchr::memrchr(b'\n', &buf).map_or(buf.len(), |i| i + 1)
         } else {
-            n
+            buf.len()
         };
         if !f(at, &buf[..cut]) {
             return;
@@ -187,19 +199,27 @@ fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> b
     }
 }
 
-/// The piece of at most [`PIECE`] bytes ending at `end`, starting at a
-/// line start (or at `floor`): its offset and bytes.
+/// The piece of about [`PIECE`] bytes ending at `end`, starting at a line
+/// start (or at `floor`): its offset and bytes. A line that reaches over
+/// the whole piece is read from its start.
 fn piece_before(text: &dyn Text, floor: u64, end: u64) -> (u64, Vec<u8>) {
+    let read = |start: u64| {
+        let mut buf = vec![0; (end - start) as usize];
+        let n = nav::read_full(text, start, &mut buf);
+        buf.truncate(n);
+        buf
+    };
     let start = end.saturating_sub(PIECE as u64).max(floor);
-    let mut buf = vec![0; (end - start) as usize];
-    let n = nav::read_full(text, start, &mut buf);
-    buf.truncate(n);
-    if start > floor
-        && let Some(i) = memchr::memchr(b'\n', &buf)
-        && i + 1 < buf.len()
-    {
-        buf.drain(..=i);
-        return (start + i as u64 + 1, buf);
+    let mut buf = read(start);
+    if start > floor {
+        if let Some(i) = memchr::memchr(b'\n', &buf)
+            && i + 1 < buf.len()
+        {
+            buf.drain(..=i);
+            return (start + i as u64 + 1, buf);
+        }
+        let line = nav::line_start(text, start).max(floor);
+        return (line, read(line));
     }
     (start, buf)
 }
@@ -224,6 +244,30 @@ mod tests {
         let i = Finder::new(&t, "ERR", Case::Insensitive).unwrap();
         assert_eq!(i.next_line(&t, 0, go), Some(6));
         assert!(Finder::new(&t, "(", Case::Sensitive).is_err());
+    }
+
+    #[test]
+    fn a_line_longer_than_a_piece_is_searched_whole() {
+        // A match across the first piece's end, and text that `^` must
+        // not take for a line start.
+        let mut data = b"short line\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', PIECE - 4));
+        data.extend_from_slice(b"NEEDLE");
+        data.extend(std::iter::repeat_n(b'y', 2 * PIECE));
+        data.extend_from_slice(b"\nlast\n");
+        let t = Memory(data.clone());
+        let go = &mut |_| true;
+        let f = Finder::new(&t, "NEEDLE", Case::Sensitive).unwrap();
+        assert_eq!(f.next_line(&t, 0, go), Some(11));
+        assert_eq!(f.prev_line(&t, t.len(), go), Some(11));
+        let (mut hits, mut none) = (Vec::new(), 0);
+        f.each_line(&t, 0..t.len(), &mut |at| hits.push(at), &mut || true);
+        assert_eq!(hits, vec![11 + PIECE as u64 - 4], "the match, once");
+        let anchored = Finder::new(&t, "^y", Case::Sensitive).unwrap();
+        assert_eq!(anchored.next_line(&t, 0, go), None);
+        assert_eq!(anchored.prev_line(&t, t.len(), go), None);
+        anchored.each_line(&t, 0..t.len(), &mut |_| none += 1, &mut || true);
+        assert_eq!(none, 0);
     }
 
     #[test]
