@@ -246,3 +246,26 @@ fn a_damaged_packed_file_is_reported_by_every_search_and_by_status() {
     drop(f);
     reported(&tree, "mtime kept", &["-c", "line 00000001 ", "app.log.zst"]);
 }
+
+#[test]
+fn a_grown_log_is_verified_only_when_its_index_will_be_used() {
+    // Verifying reads every indexed byte: a search that scans the file
+    // anyway (a query most blocks can match) must not pay for it first.
+    let tree = Tree::new("trust-verify-when-used");
+    tree.write("app.log", numbered(40_000));
+    tg_ok(&tree, &["index", "-q", "--block-size", "4K", "app.log"]);
+    std::thread::sleep(Duration::from_millis(30));
+    append(&tree, "app.log", b"appended XXXXXXXX\n");
+    let verified = |args: &[&str]| {
+        let out = run(&util::tg_bin(), &tree, &[TG_OPTS, &["--stats", "-q"], args].concat());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let line = err.lines().find(|l| l.contains("indexed bytes of grown files verified"));
+        line.map(|l| l.trim().to_string()).unwrap_or_default()
+    };
+    let len = numbered(40_000).len();
+    let selective = verified(&["XXXXXXXX", "app.log"]);
+    assert!(selective.contains(&format!("verified: {len} in")), "{selective}");
+    let dense = verified(&["line", "app.log"]);
+    assert!(dense.contains("verified: 0 in"), "{dense}");
+    same_as_rg(&tree, "dense", &["-c", "line", "app.log"]);
+}

@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use super::select::{Dense, Plans, Selection, select, warn_unusable};
+use super::select::{Dense, Plans, Selection, counted, select, warn_unusable};
 use crate::chunk::{HugeFile, Piece};
 use crate::index::blocks::cut;
 use crate::index::error::IndexError;
@@ -66,8 +66,8 @@ impl<'o> BlockLookup<'o> {
         if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
             return None;
         }
-        let checked = std::time::Instant::now();
-        let text = match RawText::open(&opts.index.base, huge.path, huge.file.try_clone().ok()?) {
+        let file = huge.file.try_clone().ok()?;
+        let unverified = match RawText::open_unverified(&opts.index.base, huge.path, file) {
             Ok(Opened::Trusted(text)) => text,
             Ok(Opened::Stale | Opened::Missing) => {
                 // Rewritten, or never indexed: scan, and index it again.
@@ -80,23 +80,23 @@ impl<'o> BlockLookup<'o> {
                 return None;
             }
         };
-        let covered = text.covered();
-        let grown = text.len() > covered.len;
+        let grown = unverified.is_grown();
         if grown {
             // Answered from the index and the tail, and indexed again.
-            run.verified_bytes += covered.len;
-            run.verify_time += checked.elapsed();
             self.unindexed.push(huge.path.to_path_buf());
         }
+        // First what the index alone can tell: whether it will be used.
+        let index = unverified.index_of();
+        let covered = index.covered();
         let quit = opts.binary_detection(huge.explicit).quit_byte().is_some();
         if quit && covered.has_nul {
             return None;
         }
-        let query = self.plans.query_for(&text);
+        let query = self.plans.query_for(index);
         if *query == Query::All {
             return None;
         }
-        let candidates = match select(&text, Some(query), ENOUGH_BLOCKS, Dense::Scan, run) {
+        let candidates = match select(index, Some(query), ENOUGH_BLOCKS, Dense::Scan) {
             Ok(Selection::Blocks(c)) => c,
             Ok(Selection::Scan) => return None,
             Err(err) => {
@@ -104,6 +104,14 @@ impl<'o> BlockLookup<'o> {
                 return None;
             }
         };
+        // Then the costly part of the rule: a grown file's indexed bytes.
+        let checked = std::time::Instant::now();
+        let Ok(Opened::Trusted(text)) = unverified.verify() else { return None };
+        if grown {
+            run.verified_bytes += covered.len;
+            run.verify_time += checked.elapsed();
+        }
+        counted(run, &text, candidates.len());
         // Grown: the new bytes may continue the last indexed line, so the
         // last block is searched again together with them, as the tail.
         let tail_from =

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::blocks::joined;
-use super::select::{Dense, Plans, Selection, select, warn_unusable};
+use super::select::{Dense, Plans, Selection, counted, select, warn_unusable};
 use crate::chunk::{self, Piece, PieceSource};
 use crate::index::error::IndexError;
 use crate::index::gz::AUTO_INDEX_MIN;
@@ -114,7 +114,7 @@ impl<'o> GzLookup<'o> {
         }
         let query = self.plans.query_for(&text);
         let selective = !(opts.read.invert_match || lists_misses(opts) || *query == Query::All);
-        let blocks = match select(&text, selective.then_some(query), 0, Dense::AllBlocks, run) {
+        let blocks = match select(&text, selective.then_some(query), 0, Dense::AllBlocks) {
             Ok(Selection::Blocks(blocks)) => blocks,
             Ok(Selection::Scan) => return None,
             Err(err) => {
@@ -124,6 +124,7 @@ impl<'o> GzLookup<'o> {
         };
         // Long pieces, each decompressed from an access point close to its
         // start rather than read on to through the gaps.
+        counted(run, &text, blocks.len());
         let pieces = joined(&blocks, opts.run.chunk_size(covered.len), 0);
         Some(GzPieces { text, pieces })
     }

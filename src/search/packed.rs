@@ -29,7 +29,7 @@ use std::path::Path;
 use grep_searcher::BinaryDetection;
 use termcolor::WriteColor;
 
-use super::select::{Dense, Plans, Selection, select};
+use super::select::{Dense, Plans, Selection, counted, select};
 use super::subject::Subject;
 use crate::chunk::strategy::advise_willneed;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
@@ -172,7 +172,7 @@ impl<'o> PackedSearch<'o> {
             return (all, Some(lines));
         }
         // Exact: a frame more costs an inflate, more than a list read.
-        let candidates = match select(text, Some(query), 0, Dense::Keep, run) {
+        let candidates = match select(text, Some(query), 0, Dense::Keep) {
             Ok(Selection::Blocks(c)) => c,
             Ok(Selection::Scan) => return (all, Some(lines)),
             Err(err) => {
@@ -188,6 +188,7 @@ impl<'o> PackedSearch<'o> {
             .iter()
             .filter_map(|b| frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok())
             .collect();
+        counted(run, text, chosen.len());
         let first_lines = chosen.iter().map(|&i| lines[i]).collect();
         (chosen, Some(first_lines))
     }

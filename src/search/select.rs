@@ -66,14 +66,13 @@ pub enum Selection {
 }
 
 /// The blocks of `text` to read for `query` (`None`: every block), the
-/// list intersection stopping at `enough` candidates when above 0; counted
-/// in `run` unless the search scans.
+/// list intersection stopping at `enough` candidates when above 0. A use
+/// is counted by [`counted`] once the search takes it.
 pub fn select(
     text: &dyn BlockText,
     query: Option<&Query>,
     enough: usize,
     dense: Dense,
-    run: &mut RunStats,
 ) -> Result<Selection, IndexError> {
     let covered = text.covered();
     let mut blocks = text.candidates(query.unwrap_or(&Query::All), enough)?;
@@ -85,10 +84,14 @@ pub fn select(
             Dense::Keep => {}
         }
     }
-    run.block_indexes += 1;
-    run.blocks_total += u64::from(covered.blocks);
-    run.blocks_searched += blocks.len() as u64;
     Ok(Selection::Blocks(blocks))
+}
+
+/// Counts in `run` a search of `searched` blocks of `text` through its index.
+pub fn counted(run: &mut RunStats, text: &dyn BlockText, searched: usize) {
+    run.block_indexes += 1;
+    run.blocks_total += u64::from(text.covered().blocks);
+    run.blocks_searched += searched as u64;
 }
 
 /// Warns that the index of the file at `path` (of `kind`) cannot be used

@@ -24,14 +24,32 @@ impl RawText {
     /// `base`: trusted when the file is as indexed or only grew
     /// ([`BlockIndex::freshness`]); an error when the index is unusable.
     pub fn open(base: &Path, path: &Path, file: File) -> Result<Opened<RawText>, IndexError> {
+        Ok(match RawText::open_unverified(base, path, file)? {
+            Opened::Trusted(text) => text.verify()?,
+            Opened::Stale => Opened::Stale,
+            Opened::Missing => Opened::Missing,
+        })
+    }
+
+    /// [`RawText::open`] without the costly part of the rule: a grown
+    /// file's indexed bytes are verified only by [`Unverified::verify`], so
+    /// that a search that turns out to scan the file anyway (a dense
+    /// query, say) never reads them twice.
+    pub fn open_unverified(
+        base: &Path,
+        path: &Path,
+        file: File,
+    ) -> Result<Opened<Unverified>, IndexError> {
         let Some(index) = BlockIndex::open(base, path)? else {
             return Ok(Opened::Missing);
         };
         let len = file.metadata()?.len();
-        Ok(match index.freshness(&file)? {
-            Freshness::Stale => Opened::Stale,
-            Freshness::Fresh | Freshness::Grown => Opened::Trusted(RawText { index, file, len }),
-        })
+        let grown = match index.look(&file)? {
+            Freshness::Stale => return Ok(Opened::Stale),
+            Freshness::Fresh => false,
+            Freshness::Grown => true,
+        };
+        Ok(Opened::Trusted(Unverified { text: RawText { index, file, len }, grown }))
     }
 
     /// The block index.
@@ -42,6 +60,37 @@ impl RawText {
     /// The last indexed block (`None`: the file was empty when indexed).
     pub fn last_block(&self) -> Option<Block> {
         self.index.last_block()
+    }
+}
+
+/// A file's text through its block index before a grown file's indexed
+/// bytes are verified: its index may be asked which blocks can match,
+/// but its text is read only once [`Unverified::verify`] trusts it.
+pub struct Unverified {
+    text: RawText,
+    grown: bool,
+}
+
+impl Unverified {
+    /// The text, to ask its index (not to read).
+    pub fn index_of(&self) -> &RawText {
+        &self.text
+    }
+
+    /// Whether the file grew since the build (verifying reads every
+    /// indexed byte).
+    pub fn is_grown(&self) -> bool {
+        self.grown
+    }
+
+    /// The text, trusted: at once for an unchanged file, after its indexed
+    /// bytes are verified for a grown one (else stale).
+    pub fn verify(self) -> std::io::Result<Opened<RawText>> {
+        let Unverified { text, grown } = self;
+        if grown && !text.index.indexed_bytes_unchanged(&text.file)? {
+            return Ok(Opened::Stale);
+        }
+        Ok(Opened::Trusted(text))
     }
 }
 

@@ -39,18 +39,28 @@ pub trait Text: Send + Sync {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
     /// Where lines are known to start: `(offset, 1-based line number)` in
     /// offset order, up to [`Text::mapped_len`] (empty: nothing known).
-    fn block_map(&self) -> Vec<(u64, u64)>;
+    fn block_map(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
     /// How many leading bytes the block map describes (lines past it are counted).
-    fn mapped_len(&self) -> u64;
+    fn mapped_len(&self) -> u64 {
+        0
+    }
     /// The byte ranges, in order, that can hold a match of `m` (`None`:
     /// any byte can; read everything).
-    fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>>;
+    fn candidates(&self, _m: &MatchOptions) -> Option<Vec<Range<u64>>> {
+        None
+    }
     /// The file to map for counting lines (a plain file or a spool).
-    fn file(&self) -> Option<&File>;
+    fn file(&self) -> Option<&File> {
+        None
+    }
     /// What the text is, for the status line.
     fn kind(&self) -> &str;
     /// What happened to the file on disk since it was opened.
-    fn check(&self) -> Change;
+    fn check(&self) -> Change {
+        Change::None
+    }
     /// Whether more text is still arriving (a spool being written).
     fn arriving(&self) -> bool {
         false
@@ -254,10 +264,6 @@ impl<T: BlockText> Text for Indexed<T> {
         candidate_ranges(&self.text, m)
     }
 
-    fn file(&self) -> Option<&File> {
-        None
-    }
-
     fn kind(&self) -> &str {
         self.kind
     }
@@ -297,28 +303,8 @@ impl Text for Frames {
         Ok(n)
     }
 
-    fn block_map(&self) -> Vec<(u64, u64)> {
-        Vec::new()
-    }
-
-    fn mapped_len(&self) -> u64 {
-        0
-    }
-
-    fn candidates(&self, _: &MatchOptions) -> Option<Vec<Range<u64>>> {
-        None
-    }
-
-    fn file(&self) -> Option<&File> {
-        None
-    }
-
     fn kind(&self) -> &str {
         "seekable zstd"
-    }
-
-    fn check(&self) -> Change {
-        Change::None
     }
 }
 
@@ -359,28 +345,12 @@ impl Text for Spool {
         self.file.read_at(buf, offset)
     }
 
-    fn block_map(&self) -> Vec<(u64, u64)> {
-        Vec::new()
-    }
-
-    fn mapped_len(&self) -> u64 {
-        0
-    }
-
-    fn candidates(&self, _: &MatchOptions) -> Option<Vec<Range<u64>>> {
-        None
-    }
-
     fn file(&self) -> Option<&File> {
         Some(&self.file)
     }
 
     fn kind(&self) -> &str {
         if self.arriving() { &self.what } else { "spooled" }
-    }
-
-    fn check(&self) -> Change {
-        Change::None
     }
 
     fn arriving(&self) -> bool {
@@ -405,27 +375,7 @@ impl Text for Memory {
         Ok(n)
     }
 
-    fn block_map(&self) -> Vec<(u64, u64)> {
-        Vec::new()
-    }
-
-    fn mapped_len(&self) -> u64 {
-        0
-    }
-
-    fn candidates(&self, _: &MatchOptions) -> Option<Vec<Range<u64>>> {
-        None
-    }
-
-    fn file(&self) -> Option<&File> {
-        None
-    }
-
     fn kind(&self) -> &str {
         "memory"
-    }
-
-    fn check(&self) -> Change {
-        Change::None
     }
 }

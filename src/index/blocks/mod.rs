@@ -358,6 +358,17 @@ impl BlockIndex {
     /// unchanged (its digest is the build's; an index without one, from
     /// an older tg, cannot tell, so the file is stale).
     pub fn freshness(&self, file: &File) -> std::io::Result<Freshness> {
+        match self.look(file)? {
+            Freshness::Grown if !self.indexed_bytes_unchanged(file)? => Ok(Freshness::Stale),
+            f => Ok(f),
+        }
+    }
+
+    /// [`BlockIndex::freshness`] without its costly part: `Grown` here
+    /// means only that the file is longer and its first and last indexed
+    /// bytes are as indexed; [`BlockIndex::indexed_bytes_unchanged`] must
+    /// still say yes before the index is trusted.
+    pub fn look(&self, file: &File) -> std::io::Result<Freshness> {
         let s = &self.source;
         let md = file.metadata()?;
         if md.dev() != s.dev || md.ino() != s.ino || md.len() < s.len {
@@ -367,19 +378,20 @@ impl BlockIndex {
             let same = self.changed_ns != RACY && changed_ns(&md) == self.changed_ns;
             return Ok(if same { Freshness::Fresh } else { Freshness::Stale });
         }
-        let Some(text_digest) = s.text_digest else {
-            return Ok(Freshness::Stale);
-        };
-        // The head and the last block first: a rewritten file is told
-        // stale without reading the rest.
+        // The head and the last block: a rewritten file is told stale
+        // without reading the rest.
         let crc_of = |offset, len| super::record::crc_of_range(file, offset, len);
-        if crc_of(0, u64::from(s.head_len))? != s.head_crc
-            || crc_of(s.tail_offset, s.len - s.tail_offset)? != s.tail_crc
-            || trust::digest(file, s.len)? != text_digest
-        {
-            return Ok(Freshness::Stale);
-        }
-        Ok(Freshness::Grown)
+        let ends_same = s.text_digest.is_some()
+            && crc_of(0, u64::from(s.head_len))? == s.head_crc
+            && crc_of(s.tail_offset, s.len - s.tail_offset)? == s.tail_crc;
+        Ok(if ends_same { Freshness::Grown } else { Freshness::Stale })
+    }
+
+    /// Whether every indexed byte of `file` is as indexed: its digest is
+    /// the build's (reads all of them).
+    pub fn indexed_bytes_unchanged(&self, file: &File) -> std::io::Result<bool> {
+        let s = &self.source;
+        Ok(s.text_digest.is_some_and(|d| trust::digest(file, s.len).is_ok_and(|got| got == d)))
     }
 
     /// Whether the blocks hold the trigrams of their edges (see
