@@ -26,12 +26,12 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use trigrep::index::extract::TrigramSet;
-use trigrep::index::planner::{PlanOptions, plan};
-use trigrep::index::query::Query;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::table::FileMeta;
-use trigrep::index::trigram::Trigram;
 use trigrep::index::writer::IndexWriterBuilder;
+use trigrep::query::Query;
+use trigrep::query::planner::{PlanOptions, plan};
+use trigrep::query::trigram::Trigram;
 
 /// Bytes of text the extraction bench reads.
 const EXTRACT_BYTES: usize = 4 << 20;

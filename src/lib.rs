@@ -26,6 +26,7 @@ pub mod index;
 pub mod matcher;
 pub mod options;
 pub mod pack;
+pub mod query;
 pub mod readfull;
 pub mod report;
 pub mod search;

@@ -24,8 +24,8 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use trigrep::index::blocks::{BlockIndex, build, cut};
 use trigrep::index::build::Progress;
-use trigrep::index::search_plan::query_for;
 use trigrep::options::MatchOptions;
+use trigrep::query::search_plan::query_for;
 use util::logs::{QUERIES, log};
 use util::{Case, Outcome, Tree};
 

@@ -24,8 +24,8 @@ use rand::{RngExt, SeedableRng};
 use trigrep::index::blocks::cut;
 use trigrep::index::build::Progress;
 use trigrep::index::gz::{GzIndex, build};
-use trigrep::index::search_plan::query_for;
 use trigrep::options::MatchOptions;
+use trigrep::query::search_plan::query_for;
 use util::{Case, Outcome, Tree};
 
 const TG_OPTS: &[&str] = &["-j", "4"];

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use trigrep::index::format::{FOOTER_LEN, FORMAT_VERSION, Layout, MIN_FORMAT_VERSION};
 use trigrep::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
-use trigrep::index::trigram::pack;
+use trigrep::query::trigram::pack;
 use util::{Case, Outcome, Tree, footer};
 
 /// Queries run after each damage: matches, counts, a miss, case folding, a regex.

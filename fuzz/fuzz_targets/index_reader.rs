@@ -19,7 +19,7 @@ use trigrep::index::blocks::BlockIndex;
 use trigrep::index::format::{FormatWriter, Layout, SECTION_NAME_LEN, read_u32};
 use trigrep::index::fresh::changes::lookup;
 use trigrep::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
-use trigrep::index::query::Query;
+use trigrep::query::Query;
 use trigrep::index::reader::IndexReader;
 
 fuzz_target!(|data: &[u8]| {

@@ -15,9 +15,9 @@
 
 use grep_matcher::Matcher;
 use libfuzzer_sys::fuzz_target;
-use trigrep::index::search_plan::query_for;
-use trigrep::index::query::grams_have;
-use trigrep::index::trigram::doc_grams;
+use trigrep::query::search_plan::query_for;
+use trigrep::query::grams_have;
+use trigrep::query::trigram::doc_grams;
 use trigrep::options::{Boundary, Case, MatchOptions};
 
 /// The compiled regex and lazy DFA limits: big enough for what the fuzzer

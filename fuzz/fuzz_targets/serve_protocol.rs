@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trigrep::index::query_wire;
+use trigrep::query::wire;
 use trigrep::serve::protocol::{self, Kind};
 use trigrep::serve::rendezvous::parse_record;
 

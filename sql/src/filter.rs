@@ -19,9 +19,9 @@
 use datafusion::logical_expr::{Expr, Like, Operator};
 use datafusion::scalar::ScalarValue;
 use serde::{Deserialize, Serialize};
-use trigrep::index::query::Query;
-use trigrep::index::search_plan::query_for;
 use trigrep::options::{Case, MatchOptions};
+use trigrep::query::Query;
+use trigrep::query::search_plan::query_for;
 
 /// The name of the column conditions are pushed down on.
 pub const LINE: &str = "line";

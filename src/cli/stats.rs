@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use trigrep::index::fresh::IndexReport;
-use trigrep::index::search_plan::Unused;
+use trigrep::query::search_plan::Unused;
 use trigrep::stats::RunStats;
 
 /// Writes the run's statistics to `wtr`, one `name: value` per line.

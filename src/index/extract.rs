@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use trigrep::index::extract::TrigramSet;
-//! use trigrep::index::trigram::{follow_bit, gram, pack};
+//! use trigrep::query::trigram::{follow_bit, gram, pack};
 //! let mut set = TrigramSet::new(true);
 //! set.add_bytes(b"abcabc");
 //! let (a, b, c) = (follow_bit(b'a'), follow_bit(b'b'), follow_bit(b'c'));
@@ -20,7 +20,7 @@
 //! assert_eq!(set.take_sorted(), want);
 //! ```
 
-use super::trigram::{Gram, Trigram, follow_bit, for_each_edge, for_each_trigram, gram};
+use crate::query::trigram::{Gram, Trigram, follow_bit, for_each_edge, for_each_trigram, gram};
 
 /// A set of trigrams and their follow masks that is cheap to fill, read in
 /// order and reuse.
@@ -97,14 +97,14 @@ impl TrigramSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::trigram::grams;
+    use crate::query::trigram::grams;
 
     #[test]
     fn documents_match_the_naive_set() {
         let mut set = TrigramSet::new(true);
         for text in [&b"Hello\n"[..], b"", b"a", b"ab", b"abc", b"\xEF\xBB\xBFab", b"x\ny"] {
             set.add_document(text);
-            assert_eq!(set.take_sorted(), crate::index::trigram::doc_grams(text));
+            assert_eq!(set.take_sorted(), crate::query::trigram::doc_grams(text));
         }
     }
 

@@ -42,7 +42,7 @@ pub const READ_FORMAT_VERSIONS: [u32; 3] = [1, 2, 4];
 /// Bumped when the layout stays the same but what it holds changes:
 /// 1 ASCII-folded trigrams; 2 ctimes, racy entries, directories and
 /// watched paths, binary files left out; 3 documents hold the trigrams of
-/// their edges ([`super::trigram::for_each_edge`]). Readers report
+/// their edges ([`crate::query::trigram::for_each_edge`]). Readers report
 /// [`super::reader::IndexReader::needs_reindex`] outside
 /// [`OLDEST_FEATURE_VERSION`]..=this (docs/INDEX-FORMAT.md).
 pub const FEATURE_VERSION: u32 = 3;

@@ -1,9 +1,9 @@
 //! The trigram index engine shared by tree indexes, huge-file blocks and the server.
 //!
 //! A *document* is a byte range of a file: a small file is one document, a
-//! huge file is many. [`trigram`] defines the unit, [`query`] the boolean
-//! tree the [`planner`] builds from a regex ([`query_wire`]: the same as
-//! bytes, for a server); [`mod@format`], [`table`],
+//! huge file is many. What a search asks of an index (trigrams, the
+//! boolean query, its planning) is [`crate::query`]; this module stores
+//! and answers it. [`mod@format`], [`table`],
 //! [`postings`], [`sort`], [`writer`], [`reader`] and [`storage`] are the
 //! on-disk index (docs/INDEX-FORMAT.md); [`location`] says where a tree's
 //! index lives. For trees: [`build`] makes the index, [`tree`] holds what
@@ -19,18 +19,13 @@ pub mod fresh;
 pub mod gz;
 pub mod integrity;
 pub mod location;
-pub mod planner;
 pub mod postings;
-pub mod query;
-pub mod query_wire;
 pub mod reader;
 pub mod record;
-pub mod search_plan;
 pub mod sort;
 pub mod storage;
 pub mod table;
 pub mod temp;
 pub mod tree;
-pub mod trigram;
 pub mod trust;
 pub mod writer;

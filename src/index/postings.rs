@@ -15,7 +15,7 @@
 //!   From format version 4, a bitmap is followed by its **follow masks**:
 //!   per document of the list, in id order, 4 bits saying which bytes
 //!   follow the trigram in that document
-//!   ([`follow_bit`](super::trigram::follow_bit)), two documents to a
+//!   ([`follow_bit`](crate::query::trigram::follow_bit)), two documents to a
 //!   byte, the first in the low half. A query for `abcd` then admits
 //!   only documents where `abc` is followed by a byte of `d`'s bit: a
 //!   trigram in many documents acts almost as a 4-gram. Sparse lists carry
@@ -47,7 +47,7 @@ use std::io::{self, Write};
 use super::error::IndexError;
 use super::format::{read_u32, read_u64};
 use super::table::DocId;
-use super::trigram::Trigram;
+use crate::query::trigram::Trigram;
 
 /// Length of one trigram table entry.
 pub const TRIGRAM_ENTRY_LEN: usize = 20;
@@ -167,7 +167,7 @@ impl PostingEncoder {
     }
 
     /// Adds `(trigram, doc)` with the follow mask of the trigram in the
-    /// document (the [`follow_bit`](super::trigram::follow_bit)s of the
+    /// document (the [`follow_bit`](crate::query::trigram::follow_bit)s of the
     /// bytes after it); pairs must come sorted by trigram then doc. A
     /// repeated pair adds its mask.
     /// Returns the entry of the previous list when this pair starts a new one.

@@ -34,10 +34,10 @@ use super::format::{
 use super::postings::{
     ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
 };
-use super::query::Query;
 use super::storage::{FsStorage, IndexBytes, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileRef};
-use super::trigram::{Trigram, follow_bit};
+use crate::query::Query;
+use crate::query::trigram::{Trigram, follow_bit};
 use validate::{check_list, trigram_count, validate_always, validate_trigrams};
 
 /// Counts describing an open index.
@@ -182,8 +182,8 @@ impl IndexReader {
     }
 
     /// Whether the documents hold the trigrams of their edges
-    /// ([`crate::index::trigram::for_each_edge`]), which plans with
-    /// [`crate::index::planner::PlanOptions::edges`] require.
+    /// ([`crate::query::trigram::for_each_edge`]), which plans with
+    /// [`crate::query::planner::PlanOptions::edges`] require.
     pub fn has_edges(&self) -> bool {
         self.layout.feature_version >= EDGES_FEATURE_VERSION
     }

@@ -12,10 +12,10 @@
 //!
 //! ```
 //! # fn main() -> Result<(), trigrep::index::error::IndexError> {
-//! use trigrep::index::query::Query;
+//! use trigrep::query::Query;
 //! use trigrep::index::reader::IndexReader;
 //! use trigrep::index::table::FileMeta;
-//! use trigrep::index::trigram::{grams, pack};
+//! use trigrep::query::trigram::{grams, pack};
 //! use trigrep::index::writer::IndexWriterBuilder;
 //!
 //! let mut w = IndexWriterBuilder::new().memory_budget(1 << 20).build();
@@ -38,7 +38,7 @@ use super::postings::PostingEncoder;
 use super::sort::{ExternalSorter, SortStats};
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
-use super::trigram::{Gram, gram_mask, gram_trigram};
+use crate::query::trigram::{Gram, gram_mask, gram_trigram};
 
 /// Default memory budget for the pair sorter: 64 MiB.
 pub const DEFAULT_MEMORY_BUDGET: usize = 64 << 20;

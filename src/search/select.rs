@@ -11,9 +11,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::index::error::IndexError;
-use crate::index::query::Query;
-use crate::index::search_plan::query_for;
 use crate::options::MatchOptions;
+use crate::query::Query;
+use crate::query::search_plan::query_for;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::{Block, BlockText};

@@ -12,9 +12,9 @@ use crate::index::fresh::changes::{Changes, Touched};
 use crate::index::fresh::sweep::{self, Swept};
 use crate::index::fresh::verdict::Verdict;
 use crate::index::fresh::{IndexReport, Located, roots_for};
-use crate::index::query_wire;
-use crate::index::search_plan::{lists_misses, reads_binary_whole};
 use crate::options::SearchOptions;
+use crate::query::search_plan::{lists_misses, reads_binary_whole};
+use crate::query::wire;
 use crate::report::Messages;
 use crate::serve::client::{Client, NoServer, Rules};
 use crate::serve::protocol::MAX_REQUEST;
@@ -45,7 +45,7 @@ pub fn list(
     let started = Instant::now();
     let scopes = sweep::scopes_for(opts, &roots_for(opts, &found.root));
     // The query, the search paths and the request fit in one message.
-    let query = query_wire::encode(&found.query).filter(|q| q.len() < MAX_REQUEST / 2);
+    let query = wire::encode(&found.query).filter(|q| q.len() < MAX_REQUEST / 2);
     let (Some(scopes), Some(query)) = (scopes, query) else { return Err(ask(&found.dir)) };
     let mut client = Client::connect(&found.dir).map_err(|why| answer(Err(why), &found.dir))?;
     let pid = client.record.pid;

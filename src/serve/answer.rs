@@ -14,14 +14,14 @@ use super::server::Server;
 use crate::index::fresh::changes::{Changes, children};
 use crate::index::fresh::judge::{Judge, candidate_files};
 use crate::index::fresh::verdict::Verdict;
-use crate::index::query_wire;
+use crate::query::wire;
 
 /// What a query asks for: its planned trigram query, the table paths of
 /// its search paths, and the rules of its sweep.
 pub struct Ask<'a> {
     /// The request: `binary_whole` and `misses` (see [`Judge`]).
     pub request: &'a Value,
-    /// The query, as [`query_wire`] bytes.
+    /// The query, as [`wire`] bytes.
     pub query: &'a [u8],
     /// A [`Kind::Paths`] body: the search paths, relative to the root.
     pub scopes: &'a [u8],
@@ -34,7 +34,7 @@ fn refuse(w: &mut impl Write, error: String) -> io::Result<()> {
 
 /// Answers one `candidates` request on `w`.
 pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Result<()> {
-    let query = match query_wire::decode(ask.query) {
+    let query = match wire::decode(ask.query) {
         Ok(q) => q,
         Err(e) => return refuse(w, e.to_string()),
     };

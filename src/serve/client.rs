@@ -148,7 +148,7 @@ impl Client {
 
     /// Asks the server to judge the table for a query (see
     /// the server's `answer`): `query` is the planned query as
-    /// [`crate::index::query_wire`] bytes, `scopes` the search paths as
+    /// [`crate::query::wire`] bytes, `scopes` the search paths as
     /// table paths. `Ok(None)`: the server declines (the table cannot stand
     /// in for a walk, or it does not answer `candidates`); the connection
     /// can still [`Client::sync`].

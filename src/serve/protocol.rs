@@ -44,7 +44,7 @@ pub enum Kind {
     /// server after a `candidates` request (the search paths).
     Paths = 4,
     /// Client → server after a `candidates` request: the planned query
-    /// ([`crate::index::query_wire`]).
+    /// ([`crate::query::wire`]).
     Query = 5,
 }
 

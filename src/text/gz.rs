@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::{Block, BlockText, Covered, Opened};
 use crate::index::error::IndexError;
 use crate::index::gz::{GzIndex, TextReader};
-use crate::index::query::Query;
+use crate::query::Query;
 
 /// A `.gz` file whose text has an index that describes it.
 pub struct GzipText {

@@ -28,7 +28,7 @@ use std::io;
 pub use crate::index::blocks::Block;
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
-use crate::index::query::Query;
+use crate::query::Query;
 
 /// What the index of a text covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub trait BlockText: Send + Sync {
     fn blocks(&self) -> Vec<Block>;
 
     /// Whether the blocks hold the trigrams of their edges (a query is
-    /// planned for that: `crate::index::search_plan::query_for`).
+    /// planned for that: `crate::query::search_plan::query_for`).
     fn has_edges(&self) -> bool;
 
     /// The blocks that can hold a match of `query`, in text order: exactly

@@ -10,10 +10,10 @@ use std::sync::Mutex;
 use super::{Block, BlockText, Covered, Opened, covered_by};
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
-use crate::index::query::Query;
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::pack::verify;
+use crate::query::Query;
 
 /// A tg container whose bytes were checked sound ([`verify::check`]).
 pub struct PackedText {

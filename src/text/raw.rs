@@ -9,7 +9,7 @@ use std::path::Path;
 use super::{Block, BlockText, Covered, Opened, covered_by};
 use crate::index::blocks::{BlockIndex, Freshness};
 use crate::index::error::IndexError;
-use crate::index::query::Query;
+use crate::query::Query;
 
 /// A file with a block index that describes it, or its first bytes (the
 /// file grew since: [`BlockText::len`] goes past [`Covered::len`]).

@@ -11,9 +11,9 @@ use super::gz::GzipText;
 use super::packed::PackedText;
 use super::raw::RawText;
 use super::{Block, BlockText, Opened, block_at};
-use crate::index::search_plan::query_for;
 use crate::options::MatchOptions;
 use crate::pack::write::{PackOptions, pack};
+use crate::query::search_plan::query_for;
 
 fn log() -> Vec<u8> {
     (0..20_000)

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use datafusion::error::Result;
 use trigrep::index::blocks::BlockIndex;
-use trigrep::index::query::Query;
 use trigrep::pack::read::PackedFile;
 use trigrep::pack::verify;
+use trigrep::query::Query;
 
 use super::{BlockText, Opened, Span, error, open_file, spans_of};
 use crate::filter::Pred;

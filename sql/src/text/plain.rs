@@ -7,7 +7,7 @@ use std::path::Path;
 
 use datafusion::error::Result;
 use trigrep::index::blocks::{BlockIndex, Freshness};
-use trigrep::index::query::Query;
+use trigrep::query::Query;
 
 use super::{BlockText, Opened, Span, error, open_file, spans_of};
 use crate::filter::Pred;

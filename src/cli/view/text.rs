@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use trigrep::index::query::Query;
-use trigrep::index::search_plan::query_for;
 use trigrep::options::MatchOptions;
 use trigrep::pack::read::PackedFile;
+use trigrep::query::Query;
+use trigrep::query::search_plan::query_for;
 use trigrep::search::decode::{Format, Transform};
 use trigrep::text::gz::GzipText;
 use trigrep::text::packed::PackedText;

@@ -25,13 +25,13 @@ use rayon::prelude::*;
 use super::build::{Progress, batches, publish, writer_for};
 use super::error::IndexError;
 use super::location;
-use super::query::Query;
 use super::reader::IndexReader;
 use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
 use super::trust;
 use super::writer::{IndexSummary, IndexWriter};
+use crate::query::Query;
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
 
@@ -105,7 +105,7 @@ pub struct BuiltBlocks {
 
 /// One block after extraction.
 struct Extracted {
-    trigrams: Vec<super::trigram::Gram>,
+    trigrams: Vec<crate::query::trigram::Gram>,
     newlines: u64,
     nul: bool,
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::walk::Found;
 use crate::index::extract::TrigramSet;
 use crate::index::table::{FileMeta, flags};
-use crate::index::trigram::Gram;
+use crate::query::trigram::Gram;
 
 /// One file after extraction: its table entry and trigrams.
 pub(super) struct Extracted {

@@ -22,14 +22,14 @@ pub use judge::maybe_packed;
 
 use crate::index::error::IndexError;
 use crate::index::location;
-use crate::index::query::Query;
 use crate::index::reader::IndexReader;
-use crate::index::search_plan::{
-    Unused, lists_misses, query_for, reads_binary_whole, unusable_for,
-};
 use crate::index::table::{FileId, flags};
 use crate::index::tree::changed_ns;
 use crate::options::SearchOptions;
+use crate::query::Query;
+use crate::query::search_plan::{
+    Unused, lists_misses, query_for, reads_binary_whole, unusable_for,
+};
 use crate::report::Messages;
 
 pub mod changes;

@@ -39,10 +39,10 @@ use rapidgzip_core::{
 
 use super::blocks::{Block, candidate_blocks, open_sourced};
 use super::error::IndexError;
-use super::query::Query;
 use super::reader::IndexReader;
 use super::table::RACY;
 use super::tree::changed_ns;
+use crate::query::Query;
 use record::{AccessPoint, GzRecord, PointKind, WINDOW_LEN};
 
 mod blocks;

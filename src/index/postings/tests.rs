@@ -120,11 +120,11 @@ fn set_operations() {
 
 #[test]
 fn follow_masks_reject_documents_whose_trigrams_do_not_line_up() {
-    use crate::index::planner::{PlanOptions, plan};
     use crate::index::reader::IndexReader;
     use crate::index::table::FileMeta;
-    use crate::index::trigram::{follow_bit, grams};
     use crate::index::writer::IndexWriterBuilder;
+    use crate::query::planner::{PlanOptions, plan};
+    use crate::query::trigram::{follow_bit, grams};
     // A byte whose follow bit differs from `e`'s: "rac" then it is no "race".
     let other = (b'a'..=b'z').find(|&b| follow_bit(b) != follow_bit(b'e')).unwrap();
     let apart = [b"rac".as_slice(), &[other], b" ace"].concat();

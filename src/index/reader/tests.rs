@@ -12,8 +12,8 @@ use super::*;
 use crate::index::format::FOOTER_LEN;
 use crate::index::storage::{FsStorage, INDEX_FILE, MemStorage, Step};
 use crate::index::table::{FileMeta, flags};
-use crate::index::trigram::{Gram, gram};
 use crate::index::writer::IndexWriterBuilder;
+use crate::query::trigram::{Gram, gram};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// The naive model of an index: each document's trigrams and their follow masks.

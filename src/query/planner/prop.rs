@@ -22,8 +22,8 @@ use regex::bytes::RegexBuilder;
 use regex_syntax::hir::{self, Hir, HirKind};
 
 use super::{PlanOptions, parser_builder, pattern_text, plan};
-use crate::index::query::{Query, grams_have};
-use crate::index::trigram::doc_grams;
+use crate::query::trigram::doc_grams;
+use crate::query::{Query, grams_have};
 
 /// Characters texts and literals are made of.
 const ALPHABET: &[&str] = &[

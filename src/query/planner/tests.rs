@@ -2,8 +2,8 @@
 //! acceptance checks against texts the patterns match.
 
 use super::*;
-use crate::index::query::grams_have;
-use crate::index::trigram::doc_grams;
+use crate::query::grams_have;
+use crate::query::trigram::doc_grams;
 
 /// The plan of one pattern with `opts`, displayed.
 fn show_with(pattern: &str, opts: &PlanOptions) -> String {
@@ -240,7 +240,7 @@ fn multiple_patterns() {
 
 #[test]
 fn query_simplify() {
-    let t = |s: &[u8; 3]| Query::Trigram(crate::index::trigram::pack(*s));
+    let t = |s: &[u8; 3]| Query::Trigram(crate::query::trigram::pack(*s));
     let q = Query::And(vec![t(b"abc"), Query::Or(vec![t(b"abc"), t(b"def")]), t(b"abc")]);
     assert_eq!(q.simplify(), t(b"abc"));
     let q = Query::Or(vec![Query::And(vec![]), t(b"abc")]);
@@ -255,7 +255,7 @@ fn query_simplify() {
     assert_eq!(show("[0-9a-f]-deadbeef").matches("eef").count(), 1, "common terms factored");
     // A trigram followed by a byte implies the trigram, in small nodes and
     // in big ones (which only look up their siblings).
-    let f = |s: &[u8; 3], b| Query::Followed(crate::index::trigram::pack(*s), b);
+    let f = |s: &[u8; 3], b| Query::Followed(crate::query::trigram::pack(*s), b);
     for extra in [0, 40] {
         let others = || (0..extra).map(|i| t(&[b'0' + (i % 10) as u8, b'A' + i as u8, b'z']));
         let and = Query::And([t(b"abc"), f(b"abc", b'd')].into_iter().chain(others()).collect());

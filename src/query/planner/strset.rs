@@ -11,8 +11,8 @@
 use regex_syntax::hir::Class;
 use std::collections::{BTreeSet, HashSet};
 
-use crate::index::query::Query;
-use crate::index::trigram;
+use crate::query::Query;
+use crate::query::trigram;
 
 /// Which end of the strings a prefix/suffix set describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! nesting is bounded by [`MAX_DEPTH`], a count larger than the bytes left
 //! is an error, and so are trailing bytes.
 
-use super::query::Query;
+use super::Query;
 use super::trigram::Trigram;
 
 /// The deepest nesting either side accepts: deeper queries are not sent
@@ -102,7 +102,7 @@ fn decode_node(rest: &mut &[u8], depth: usize) -> Result<Query, BadQuery> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::trigram::pack;
+    use crate::query::trigram::pack;
 
     #[test]
     fn queries_round_trip() {

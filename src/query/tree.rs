@@ -76,8 +76,8 @@ impl Query {
     /// [`grams_have`] for what an index answers).
     ///
     /// ```
-    /// use trigrep::index::query::{Query, grams_have};
-    /// use trigrep::index::trigram::{grams, pack};
+    /// use trigrep::query::{Query, grams_have};
+    /// use trigrep::query::trigram::{grams, pack};
     /// let q = Query::Trigram(pack(*b"foo")).and(Query::Followed(pack(*b"bar"), b'!'));
     /// let doc = grams(b"Foo and BAR!");
     /// assert!(q.accepts(&grams_have(&doc)));

@@ -4,7 +4,7 @@
 //! bytes that are not word characters. A plan may require those bytes
 //! together with the match (`"\nst"`, `" re"`), because an index holds
 //! every document as if a line terminator came before and after it
-//! ([`crate::index::trigram::for_each_edge`]): a match at a document's
+//! ([`crate::query::trigram::for_each_edge`]): a match at a document's
 //! start or end has its outside byte there too, and a line terminator is
 //! no word character.
 //!
@@ -15,7 +15,7 @@
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 use super::strset::{Side, StrSet, window_query};
-use crate::index::query::Query;
+use crate::query::Query;
 
 /// What every document holding a match of `hir` holds around it, given
 /// the strings a match can start with (`prefixes`) and end with

@@ -16,7 +16,7 @@
 //! tell `abc` followed by `d` from `abc` alone.
 //!
 //! ```
-//! use trigrep::index::trigram::{doc_grams, follow_bit, gram, grams, pack, trigrams};
+//! use trigrep::query::trigram::{doc_grams, follow_bit, gram, grams, pack, trigrams};
 //! assert_eq!(trigrams(b"Abcd"), vec![pack(*b"abc"), pack(*b"bcd")]);
 //! assert_eq!(doc_grams(b"ab").len(), 2, "\\nab and ab\\n");
 //! assert_eq!(grams(b"Abcd"), vec![gram(pack(*b"abc"), follow_bit(b'd')), gram(pack(*b"bcd"), 0)]);

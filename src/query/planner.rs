@@ -69,9 +69,9 @@
 //! like `-i`, which only widens non-ASCII letters.
 //!
 //! ```
-//! use trigrep::index::planner::{plan, PlanOptions};
-//! use trigrep::index::query::grams_have;
-//! use trigrep::index::trigram::grams;
+//! use trigrep::query::planner::{plan, PlanOptions};
+//! use trigrep::query::grams_have;
+//! use trigrep::query::trigram::grams;
 //!
 //! let q = plan(&["food.*bar".into()], &PlanOptions::default());
 //! assert_eq!(q.to_string(), r#"("foo"+d & "ood" & "bar")"#);
@@ -89,7 +89,7 @@ use self::options::{parser_builder, pattern_text, wrapped};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use self::strset::{Side, StrSet};
-use super::query::Query;
+use super::Query;
 
 /// An exact set with more strings than this becomes a query plus
 /// prefix/suffix sets.

@@ -1,9 +1,9 @@
 //! The trigram query of a search: its patterns planned with its matching
-//! options, for the tree index ([`super::fresh`]) and block indexes
-//! ([`super::blocks`]) alike, and why a search cannot use an index at all.
+//! options, for the tree index ([`crate::index::fresh`]) and block indexes
+//! ([`crate::index::blocks`]) alike, and why a search cannot use an index at all.
 
+use super::Query;
 use super::planner::{PlanOptions, plan};
-use super::query::Query;
 use std::path::Path;
 
 use crate::options::{
@@ -14,7 +14,7 @@ use crate::options::{
 /// documents hold their `edges` (see [`IndexReader::has_edges`]; a
 /// server's always do).
 ///
-/// [`IndexReader::has_edges`]: super::reader::IndexReader::has_edges
+/// [`IndexReader::has_edges`]: crate::index::reader::IndexReader::has_edges
 pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
     plan(
         &m.patterns,
