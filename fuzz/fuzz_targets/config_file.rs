@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         stdout_tty: false,
         stdin_readable: false,
         default_threads: 2,
-        index_dir: None,
+        index_base: None,
         chunk_threshold: None,
         chunk_size: None,
         wsl_distro: None,

@@ -28,8 +28,8 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             Kind::Query => {
-                if let Ok(q) = query_wire::decode(&body) {
-                    assert_eq!(query_wire::encode(&q).as_deref(), Some(&body[..]));
+                if let Ok(q) = wire::decode(&body) {
+                    assert_eq!(wire::encode(&q).as_deref(), Some(&body[..]));
                 }
             }
             _ => {
