@@ -330,3 +330,46 @@ fn nobody(cmd: &mut std::process::Command, home: &str) -> Output {
     use std::os::unix::process::CommandExt;
     cmd.env("HOME", home).uid(NOBODY).gid(NOBODY).output().unwrap()
 }
+
+/// `tg status --all` lists every kind of index alike, from the key each
+/// directory records: a tree's, a file's block index, a `.gz` file's index
+/// and a packed file's check, each with the path it describes; a tree that
+/// is gone says so.
+#[test]
+fn status_all_lists_every_kind_of_index_alike() {
+    let t = ten_files("status_all");
+    let log: String = (0..20_000).map(|i| format!("row {i} of the log\n")).collect();
+    t.write("logs/app.log", &log);
+    let gz = std::process::Command::new("gzip").arg("-k").arg(t.path("logs/app.log")).status();
+    assert!(gz.expect("gzip").success());
+    for args in [
+        &["index", "repo"][..],
+        &["index", "logs/app.log"],
+        &["index", "logs/app.log.gz"],
+        &["pack", "logs/app.log", "-o", "logs/app.log.zst"],
+    ] {
+        let out = tg(&t, "", args);
+        assert!(out.status.success(), "tg {args:?}: {}", err(&out));
+    }
+    let listed = |t: &Tree| {
+        let out = tg(t, "", &["status", "--all"]);
+        assert!(out.status.success(), "tg status --all: {}", err(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let root = t.root().canonicalize().unwrap();
+    let row = |text: &str, kind: &str, rel: &str| {
+        let path = root.join(rel).display().to_string();
+        let found = text.lines().any(|l| l.starts_with(kind) && l.ends_with(&path));
+        assert!(found, "no {kind:?} row for {path} in:\n{text}");
+    };
+    let text = listed(&t);
+    assert_eq!(text.lines().count(), 5, "a header and four indexes:\n{text}");
+    row(&text, "tree ", "repo");
+    row(&text, "block index ", "logs/app.log");
+    row(&text, ".gz index ", "logs/app.log.gz");
+    row(&text, "packed check ", "logs/app.log.zst");
+    std::fs::remove_dir_all(t.path("repo")).unwrap();
+    let text = listed(&t);
+    let gone = format!("{} (gone)", root.join("repo").display());
+    assert!(text.lines().any(|l| l.ends_with(&gone)), "the gone tree is not marked:\n{text}");
+}

@@ -72,6 +72,11 @@ pub struct StatusArgs {
     /// List the files the index left out (binary, unreadable, too large) and why.
     #[arg(long = "skipped")]
     pub skipped: bool,
+    /// List every index kept under the index directory, of every kind
+    /// (trees, huge files, `.gz` files, packed files' checks), with what
+    /// each describes.
+    #[arg(long = "all", conflicts_with_all = ["dir", "skipped"])]
+    pub all: bool,
     /// Where indexes live.
     #[command(flatten)]
     pub index_dir: IndexDirArg,
@@ -80,7 +85,12 @@ pub struct StatusArgs {
 /// Runs `tg index`.
 pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     if args.status {
-        return run_status(StatusArgs { dir: args.dir, skipped: false, index_dir: args.index_dir });
+        return run_status(StatusArgs {
+            dir: args.dir,
+            skipped: false,
+            all: false,
+            index_dir: args.index_dir,
+        });
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
@@ -276,6 +286,11 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
 
 /// Runs `tg status`.
 pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
+    if args.all {
+        let mut out = std::io::stdout().lock();
+        super::status_all::write(&mut out, &args.index_dir.base())?;
+        return Ok(out.flush()?);
+    }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     if let Err(err) = dir.symlink_metadata() {
         anyhow::bail!("{}: {err}", dir.display());

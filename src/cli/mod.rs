@@ -27,6 +27,7 @@ pub mod rcfile;
 pub mod serve_cmd;
 pub mod sql_cmd;
 pub mod stats;
+pub mod status_all;
 pub mod subcommands;
 pub mod summary;
 pub mod view;

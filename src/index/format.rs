@@ -18,6 +18,7 @@
 use std::io::{self, Write};
 
 use super::error::IndexError;
+use super::record::Put;
 
 /// Magic bytes ending every index file.
 pub const MAGIC: [u8; 8] = *b"TRIGRIDX";
@@ -224,32 +225,21 @@ struct Footer {
 
 fn encode_footer(f: &Footer) -> Vec<u8> {
     let mut b = Vec::with_capacity(FOOTER_LEN);
-    b.extend_from_slice(&f.toc_offset.to_le_bytes());
-    b.extend_from_slice(&f.toc_len.to_le_bytes());
-    b.extend_from_slice(&f.body_len.to_le_bytes());
-    b.extend_from_slice(&f.body_crc.to_le_bytes());
-    b.extend_from_slice(&f.toc_crc.to_le_bytes());
-    b.extend_from_slice(&f.feature_version.to_le_bytes());
+    b.put_le(f.toc_offset).put_le(f.toc_len).put_le(f.body_len);
+    b.put_le(f.body_crc).put_le(f.toc_crc).put_le(f.feature_version);
     let footer_crc = crc32fast::hash(&b);
-    b.extend_from_slice(&footer_crc.to_le_bytes());
-    b.extend_from_slice(&f.format_version.to_le_bytes());
-    b.extend_from_slice(&MAGIC);
+    b.put_le(footer_crc).put_le(f.format_version).put(&MAGIC);
     debug_assert_eq!(b.len(), FOOTER_LEN);
     b
 }
 
 fn encode_toc(sections: &[SectionEntry]) -> Vec<u8> {
     let mut b = Vec::with_capacity(8 + sections.len() * TOC_ENTRY_LEN);
-    b.extend_from_slice(&(sections.len() as u32).to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
+    b.put_le(sections.len() as u32).put_le(0u32);
     for s in sections {
         let mut name = [0u8; SECTION_NAME_LEN];
         name[..s.name.len()].copy_from_slice(s.name.as_bytes());
-        b.extend_from_slice(&name);
-        b.extend_from_slice(&s.offset.to_le_bytes());
-        b.extend_from_slice(&s.len.to_le_bytes());
-        b.extend_from_slice(&s.crc.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.put(&name).put_le(s.offset).put_le(s.len).put_le(s.crc).put_le(0u32);
     }
     b
 }

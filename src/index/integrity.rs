@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use super::error::IndexError;
-use super::record::{self, Fields};
+use super::record::{self, Fields, Put};
 use super::storage::FsStorage;
 use super::trust::Stamp;
 
@@ -61,9 +61,9 @@ impl Integrity {
         let mut b = record::start(&MAGIC, VERSION, flags, FIXED_LEN + reason.len());
         let s = &self.stamp;
         for v in [s.dev, s.ino, s.len, s.mtime_ns as u64, s.ctime_ns as u64] {
-            b.extend_from_slice(&v.to_le_bytes());
+            b.put_le(v);
         }
-        b.extend_from_slice(reason.as_bytes());
+        b.put(reason.as_bytes());
         b
     }
 
@@ -97,13 +97,16 @@ impl Integrity {
         Integrity::decode(&std::fs::read(dir.join(INTEGRITY_FILE)).ok()?).ok()
     }
 
-    /// Keeps this record in `dir` (created if missing), replacing any
-    /// other; a stamp that is not settled is not kept.
-    pub fn store(&self, dir: &Path) -> Result<(), IndexError> {
+    /// Keeps this record in `dir` (created if missing, filed under `key`:
+    /// [`super::location::key`]), replacing any other; a stamp that is not
+    /// settled is not kept.
+    pub fn store(&self, dir: &Path, key: &Path) -> Result<(), IndexError> {
         if !self.stamp.is_settled() {
             return Ok(());
         }
-        FsStorage::create(dir)?.write_file(INTEGRITY_FILE, &self.encode())
+        let storage = FsStorage::create(dir)?;
+        storage.write_file(INTEGRITY_FILE, &self.encode())?;
+        storage.record_key(key)
     }
 }
 
@@ -156,10 +159,10 @@ mod tests {
             stamp: Stamp { ctime_ns: super::super::table::RACY, ..stamp() },
             finding: Finding::Sound,
         };
-        racy.store(&sub).unwrap();
+        racy.store(&sub, &sub).unwrap();
         assert_eq!(Integrity::load(&sub), None);
         let v = Integrity { stamp: stamp(), finding: Finding::Damaged("why".into()) };
-        v.store(&sub).unwrap();
+        v.store(&sub, &sub).unwrap();
         assert_eq!(Integrity::load(&sub), Some(v));
     }
 }

@@ -43,16 +43,64 @@ pub fn index_dir_for(base: &Path, root: &Path) -> PathBuf {
     base.join("indexes").join(format!("{name}-{hash:016x}"))
 }
 
-/// The directory of what is kept of the file at `canonical` under the
-/// kind `kind` (`"gz"`: a `.gz` file's index; `"zst"`: a packed file's
-/// verdict): distinct from a block index of the same path, as its key
-/// carries a NUL, which no path does.
-pub fn kind_dir(base: &Path, canonical: &Path, kind: &str) -> PathBuf {
+/// The key every kind of index is filed under ([`index_dir_for`] of it),
+/// and which its directory records ([`super::storage::KEY_FILE`]): the
+/// canonical path of the tree or file it describes, followed, for the kinds
+/// a file can have besides its block index, by a NUL and the kind (`"gz"`:
+/// a `.gz` file's index; `"zst"`: a packed file's verdict). No path holds
+/// a NUL, so no two kinds share a directory.
+pub fn key(canonical: &Path, kind: Option<&str>) -> PathBuf {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let Some(kind) = kind else { return canonical.to_path_buf() };
     let mut key = canonical.as_os_str().as_bytes().to_vec();
     key.push(0);
     key.extend_from_slice(kind.as_bytes());
-    index_dir_for(base, Path::new(&std::ffi::OsString::from_vec(key)))
+    PathBuf::from(std::ffi::OsString::from_vec(key))
+}
+
+/// The directory of what is kept of the file at `canonical` under the
+/// kind `kind` ([`key`]).
+pub fn kind_dir(base: &Path, canonical: &Path, kind: &str) -> PathBuf {
+    index_dir_for(base, &key(canonical, Some(kind)))
+}
+
+/// What an index directory under a base holds, read from the key it records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filed {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The tree or file described (`None`: the directory records no key).
+    pub path: Option<PathBuf>,
+    /// The kind named in the key (`None`: a tree's or a file's block index).
+    pub kind: Option<String>,
+}
+
+/// Every index directory under `base`, in name order, with what its key
+/// says it describes.
+pub fn all(base: &Path) -> std::io::Result<Vec<Filed>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut dirs: Vec<PathBuf> = match std::fs::read_dir(base.join("indexes")) {
+        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    dirs.retain(|d| d.is_dir());
+    dirs.sort();
+    Ok(dirs
+        .into_iter()
+        .map(|dir| {
+            let recorded = std::fs::read(dir.join(super::storage::KEY_FILE)).ok();
+            let (path, kind) = match recorded.as_deref().map(|k| k.splitn(2, |&b| b == 0)) {
+                Some(mut parts) => {
+                    let path = parts.next().map(|p| Path::new(std::ffi::OsStr::from_bytes(p)));
+                    let kind = parts.next().map(|k| String::from_utf8_lossy(k).into_owned());
+                    (path.map(Path::to_path_buf), kind)
+                }
+                None => (None, None),
+            };
+            Filed { dir, path, kind }
+        })
+        .collect())
 }
 
 /// An index found for a query: the tree it covers and the directory holding it.

@@ -21,7 +21,7 @@ pub mod integrity;
 pub mod location;
 pub mod postings;
 pub mod reader;
-pub mod record;
+pub(crate) mod record;
 pub mod sort;
 pub mod storage;
 pub mod table;

@@ -46,6 +46,7 @@ use std::io::{self, Write};
 
 use super::error::IndexError;
 use super::format::{read_u32, read_u64};
+use super::record::Put;
 use super::table::DocId;
 use crate::query::trigram::Trigram;
 
@@ -68,10 +69,7 @@ pub struct TrigramEntry {
 impl TrigramEntry {
     /// Appends the entry's bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.trigram.to_le_bytes());
-        out.extend_from_slice(&self.count.to_le_bytes());
-        out.extend_from_slice(&self.offset.to_le_bytes());
-        out.extend_from_slice(&self.crc.to_le_bytes());
+        out.put_le(self.trigram).put_le(self.count).put_le(self.offset).put_le(self.crc);
     }
 
     /// Decodes entry `i` of a table; `None` when out of bounds.

@@ -1,16 +1,57 @@
-//! The frame every `source` record of a file's index shares (a block
-//! index's [`super::blocks::source`], a `.gz` index's [`super::gz::record`]):
-//! an 8-byte magic, a `u32` version and `u32` flags, then little-endian
-//! fields at fixed offsets.
+//! Little-endian bytes on disk, written by one encoder ([`Put`]) and read
+//! by [`Fields`]: the index file's sections and footer ([`super::format`]),
+//! the `source` records of a file's index (a block index's
+//! [`super::blocks::source`], a `.gz` index's [`super::gz::record`]), the
+//! integrity record and a packed file's frames ([`crate::pack`]).
+//!
+//! A record opens with an 8-byte magic, a `u32` version and `u32` flags
+//! ([`start`]), then little-endian fields at fixed offsets.
 
 use super::error::IndexError;
 
-/// The record's first bytes: `magic`, `version`, `flags`.
+/// The one encoder of on-disk bytes: fields appended to a buffer in
+/// little-endian order, each at its own type's width (each call returns
+/// the buffer, so fields chain).
+pub(crate) trait Put {
+    /// Appends `v`, little-endian, at its type's width.
+    fn put_le(&mut self, v: impl Le) -> &mut Self;
+    /// Appends `b` as it is.
+    fn put(&mut self, b: &[u8]) -> &mut Self;
+}
+
+impl Put for Vec<u8> {
+    fn put_le(&mut self, v: impl Le) -> &mut Self {
+        v.append_to(self);
+        self
+    }
+
+    fn put(&mut self, b: &[u8]) -> &mut Self {
+        self.extend_from_slice(b);
+        self
+    }
+}
+
+/// A fixed-width integer as stored on disk.
+pub(crate) trait Le {
+    /// Appends the value's little-endian bytes to `out`.
+    fn append_to(self, out: &mut Vec<u8>);
+}
+
+macro_rules! le {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            fn append_to(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+le!(u8, u32, u64, i64);
+
+/// A record's first bytes: `magic`, `version`, `flags`.
 pub(crate) fn start(magic: &[u8; 8], version: u32, flags: u32, capacity: usize) -> Vec<u8> {
     let mut b = Vec::with_capacity(capacity);
-    b.extend_from_slice(magic);
-    b.extend_from_slice(&version.to_le_bytes());
-    b.extend_from_slice(&flags.to_le_bytes());
+    b.put(magic).put_le(version).put_le(flags);
     b
 }
 

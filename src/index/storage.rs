@@ -29,7 +29,7 @@ use super::temp::{locked_temp_file, remove_own_temp_files};
 pub const INDEX_FILE: &str = "index.tg";
 
 /// The name of the text file recording which tree an index directory belongs to.
-pub const ROOT_FILE: &str = "ROOT";
+pub const KEY_FILE: &str = "ROOT";
 
 /// Prefix and suffix of a writer's temporary file (`.index.tg.XXXXXX.tmp`).
 const TEMP_PREFIX: &str = ".index.tg.";
@@ -153,12 +153,13 @@ impl FsStorage {
         }
     }
 
-    /// Records which tree the index covers ([`ROOT_FILE`], for people and
-    /// tools; queries never read it), written like any small file
-    /// ([`FsStorage::write_file`]).
-    pub fn record_root(&self, root: &Path) -> Result<(), IndexError> {
+    /// Records the key this directory is filed under ([`KEY_FILE`]:
+    /// [`super::location::key`], the tree or file it describes and its
+    /// kind; for `tg status`, never read by queries), written like any
+    /// small file ([`FsStorage::write_file`]).
+    pub fn record_key(&self, key: &Path) -> Result<(), IndexError> {
         use std::os::unix::ffi::OsStrExt;
-        self.write_file(ROOT_FILE, root.as_os_str().as_bytes())
+        self.write_file(KEY_FILE, key.as_os_str().as_bytes())
     }
 
     /// Writes `bytes` as the file `name` here, atomically and durably as an

@@ -21,6 +21,7 @@
 
 use super::error::IndexError;
 use super::format::{read_u32, read_u64};
+use super::record::Put;
 
 /// Identifies a file of an index: its position in the file table.
 pub type FileId = u32;
@@ -128,20 +129,13 @@ pub const DOC_RECORD_LEN: usize = 32;
 
 /// Appends the record of a file whose path starts at `path_off` in `paths`.
 pub fn encode_file(out: &mut Vec<u8>, f: &FileMeta, path_off: u64) {
-    out.extend_from_slice(&path_off.to_le_bytes());
-    out.extend_from_slice(&(f.path.len() as u32).to_le_bytes());
-    out.extend_from_slice(&f.flags.to_le_bytes());
-    out.extend_from_slice(&f.size.to_le_bytes());
-    out.extend_from_slice(&f.changed_ns.to_le_bytes());
+    out.put_le(path_off).put_le(f.path.len() as u32).put_le(f.flags);
+    out.put_le(f.size).put_le(f.changed_ns);
 }
 
 /// Appends the record of a document.
 pub fn encode_doc(out: &mut Vec<u8>, d: &DocMeta) {
-    out.extend_from_slice(&d.file.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&d.offset.to_le_bytes());
-    out.extend_from_slice(&d.len.to_le_bytes());
-    out.extend_from_slice(&d.first_line.to_le_bytes());
+    out.put_le(d.file).put_le(0u32).put_le(d.offset).put_le(d.len).put_le(d.first_line);
 }
 
 /// Decodes file record `i`. The caller has validated the tables with

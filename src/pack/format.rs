@@ -13,6 +13,7 @@
 //! skippable frames (no text), which `zstd -d` skips.
 
 use super::error::PackError;
+use crate::index::record::Put;
 
 /// Magic of tg's skippable frames (header and index; 0x184D2A50..=5F are skippable).
 pub const TG_FRAME_MAGIC: u32 = 0x184D_2A5B;
@@ -130,11 +131,8 @@ pub fn is_tg(bytes: &[u8]) -> bool {
 /// tg's header frame.
 pub fn encode_header() -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER_LEN);
-    b.extend_from_slice(&TG_FRAME_MAGIC.to_le_bytes());
-    b.extend_from_slice(&((HEADER_LEN - 8) as u32).to_le_bytes());
-    b.extend_from_slice(&HEADER_MAGIC);
-    b.extend_from_slice(&VERSION.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
+    b.put_le(TG_FRAME_MAGIC).put_le((HEADER_LEN - 8) as u32);
+    b.put(&HEADER_MAGIC).put_le(VERSION).put_le(0u32);
     b
 }
 
@@ -142,12 +140,8 @@ pub fn encode_header() -> Vec<u8> {
 pub fn encode_seek_table(entries: &[Entry]) -> Vec<u8> {
     let body = entries_bytes(entries);
     let mut b = Vec::with_capacity(8 + body.len() + SEEK_FOOTER_LEN);
-    b.extend_from_slice(&SEEK_TABLE_MAGIC.to_le_bytes());
-    b.extend_from_slice(&((body.len() + SEEK_FOOTER_LEN) as u32).to_le_bytes());
-    b.extend_from_slice(&body);
-    b.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-    b.push(CHECKSUM_FLAG);
-    b.extend_from_slice(&SEEKABLE_MAGIC.to_le_bytes());
+    b.put_le(SEEK_TABLE_MAGIC).put_le((body.len() + SEEK_FOOTER_LEN) as u32).put(&body);
+    b.put_le(entries.len() as u32).put_le(CHECKSUM_FLAG).put_le(SEEKABLE_MAGIC);
     b
 }
 
@@ -155,9 +149,7 @@ pub fn encode_seek_table(entries: &[Entry]) -> Vec<u8> {
 pub fn entries_bytes(entries: &[Entry]) -> Vec<u8> {
     let mut b = Vec::with_capacity(entries.len() * 12);
     for e in entries {
-        b.extend_from_slice(&e.compressed.to_le_bytes());
-        b.extend_from_slice(&e.decompressed.to_le_bytes());
-        b.extend_from_slice(&e.checksum.to_le_bytes());
+        b.put_le(e.compressed).put_le(e.decompressed).put_le(e.checksum);
     }
     b
 }
@@ -165,21 +157,13 @@ pub fn entries_bytes(entries: &[Entry]) -> Vec<u8> {
 /// The index frame: a skippable frame holding `index` and the footer.
 pub fn encode_index_frame(index: &[u8], footer: &Footer) -> Vec<u8> {
     let mut b = Vec::with_capacity(8 + index.len() + FOOTER_LEN);
-    b.extend_from_slice(&TG_FRAME_MAGIC.to_le_bytes());
-    b.extend_from_slice(&((index.len() + FOOTER_LEN) as u32).to_le_bytes());
-    b.extend_from_slice(index);
+    b.put_le(TG_FRAME_MAGIC).put_le((index.len() + FOOTER_LEN) as u32).put(index);
     let start = b.len();
-    b.extend_from_slice(&footer.text_len.to_le_bytes());
-    b.extend_from_slice(&footer.text_crc.to_le_bytes());
-    b.extend_from_slice(&footer.frames.to_le_bytes());
-    b.extend_from_slice(&footer.index_len.to_le_bytes());
-    b.extend_from_slice(&footer.index_crc.to_le_bytes());
-    b.extend_from_slice(&footer.table_crc.to_le_bytes());
-    b.extend_from_slice(&footer.flags.to_le_bytes());
-    b.extend_from_slice(&VERSION.to_le_bytes());
+    b.put_le(footer.text_len).put_le(footer.text_crc).put_le(footer.frames);
+    b.put_le(footer.index_len).put_le(footer.index_crc).put_le(footer.table_crc);
+    b.put_le(footer.flags).put_le(VERSION);
     let crc = crc32fast::hash(&b[start..]);
-    b.extend_from_slice(&crc.to_le_bytes());
-    b.extend_from_slice(&FOOTER_MAGIC);
+    b.put_le(crc).put(&FOOTER_MAGIC);
     b
 }
 

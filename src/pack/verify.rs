@@ -19,9 +19,12 @@ use crate::index::integrity::{Finding, Integrity};
 use crate::index::location;
 use crate::index::trust::Stamp;
 
+/// The kind a packed file's verdict is filed under ([`location::key`]).
+pub const KIND: &str = "zst";
+
 /// Where the verdict on the packed file at `canonical` is kept.
 pub fn verdict_dir(base: &Path, canonical: &Path) -> PathBuf {
-    location::kind_dir(base, canonical, "zst")
+    location::kind_dir(base, canonical, KIND)
 }
 
 /// Whether the tg container `packed` (open as `file`, at `path`) is sound:
@@ -30,16 +33,18 @@ pub fn verdict_dir(base: &Path, canonical: &Path) -> PathBuf {
 /// container is [`PackError::Damaged`], naming the damage.
 pub fn check(packed: &PackedFile, file: &File, path: &Path, base: &Path) -> Result<(), PackError> {
     let stamp = Stamp::of(&file.metadata()?);
-    let dir = path.canonicalize().ok().map(|c| verdict_dir(base, &c));
-    let known = dir.as_deref().and_then(Integrity::load).filter(|v| v.stamp.unchanged(&stamp));
+    let canonical = path.canonicalize().ok();
+    let kept = canonical.map(|c| (verdict_dir(base, &c), location::key(&c, Some(KIND))));
+    let known = kept.as_ref().and_then(|(dir, _)| Integrity::load(dir));
+    let known = known.filter(|v| v.stamp.unchanged(&stamp));
     let finding = match known {
         Some(v) => v.finding,
         None => {
             let finding = inspect(packed)?;
-            if let Some(dir) = &dir {
+            if let Some((dir, key)) = &kept {
                 // A cache: a directory that takes nothing costs a check
                 // per query, never an error.
-                let _ = Integrity { stamp, finding: finding.clone() }.store(dir);
+                let _ = Integrity { stamp, finding: finding.clone() }.store(dir, key);
             }
             finding
         }
@@ -70,7 +75,8 @@ pub fn inspect(packed: &PackedFile) -> Result<Finding, PackError> {
 pub fn vouch_for(path: &Path, base: &Path) -> Result<(), PackError> {
     std::thread::sleep(std::time::Duration::from_nanos(crate::index::tree::RACY_WINDOW_NS as u64));
     let stamp = Stamp::of(&std::fs::metadata(path)?);
-    let dir = verdict_dir(base, &path.canonicalize()?);
-    Integrity { stamp, finding: Finding::Sound }.store(&dir)?;
+    let canonical = path.canonicalize()?;
+    let key = location::key(&canonical, Some(KIND));
+    Integrity { stamp, finding: Finding::Sound }.store(&verdict_dir(base, &canonical), &key)?;
     Ok(())
 }

@@ -15,7 +15,6 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
-use super::decode::{Decoding, Format, Transform};
 use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
@@ -50,24 +49,16 @@ impl<'o> Huge<'o> {
         paths
     }
 
-    /// Searches `subject` through the index of its text when `-z`
-    /// decompresses it as gzip and an index answers ([`super::gz`]): its
-    /// candidate blocks, decompressed and searched on every core. `None`:
-    /// no index answers.
+    /// Searches the gzip file `subject` ([`super::reading::Reading::Gzip`])
+    /// through the index of its text: its candidate blocks, decompressed
+    /// and searched on every core. `None`: no index answers.
     pub fn search_gz<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
         subject: &Subject,
-        decoding: &Decoding,
         run: &mut RunStats,
     ) -> Option<io::Result<SearchResult>> {
         let (path, explicit) = (subject.path(), subject.is_explicit());
-        if subject.is_stdin()
-            || subject.is_known_without_match()
-            || decoding.transform(path) != Some(Transform::Decompress(Format::Gzip))
-        {
-            return None;
-        }
         let plan = self.gz.plan(path, explicit, File::open(path).ok()?, run)?;
         if self.engine.is_none() {
             self.engine = Some(ChunkEngine::new(self.opts, self.mode).ok()?);
@@ -179,49 +170,6 @@ pub fn search_whole<W: termcolor::WriteColor>(
     let result = worker.search_read(path, explicit, &mut reader);
     run.bytes_read += reader.read;
     result
-}
-
-/// Searches `subject` when its own bytes are not what is searched: stdin,
-/// a file an index proved holds no match (reported without being read:
-/// an empty haystack prints exactly that, its path for
-/// `--files-without-match`, a zero count for `--include-zero`), or a file
-/// `-z`/`--pre` transforms (counted in `run`, when given). `None`: the
-/// file is to be read.
-pub fn search_special<W: termcolor::WriteColor>(
-    worker: &mut SearchWorker<W>,
-    subject: &Subject,
-    decoding: &Decoding,
-    run: Option<&mut RunStats>,
-) -> Option<io::Result<SearchResult>> {
-    let (path, explicit) = (subject.path(), subject.is_explicit());
-    if subject.is_stdin() {
-        Some(worker.search_stdin())
-    } else if subject.is_known_without_match() {
-        Some(worker.search(path, explicit, false, Haystack::Slice(b"")))
-    } else {
-        let transform = decoding.transform(path)?;
-        Some(search_transformed(worker, path, explicit, &transform, run))
-    }
-}
-
-/// Searches the text `transform` makes of the file at `path` (decompressed,
-/// or a preprocessor's output), read as a stream, as ripgrep does.
-fn search_transformed<W: termcolor::WriteColor>(
-    worker: &mut SearchWorker<W>,
-    path: &Path,
-    explicit: bool,
-    transform: &Transform,
-    run: Option<&mut RunStats>,
-) -> io::Result<SearchResult> {
-    if let Some(run) = run {
-        let kind = match transform {
-            Transform::Decompress(_) => "decompressed",
-            Transform::Preprocess(_) => "preprocessed",
-        };
-        run.file("sequential", kind);
-    }
-    let mut reader = transform.open(path)?;
-    worker.search(path, explicit, false, Haystack::Reader(&mut reader))
 }
 
 /// Why a walked huge file is searched whole for a NUL in its first chunk.

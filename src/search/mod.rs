@@ -19,6 +19,7 @@ pub mod listed;
 pub mod listing;
 pub mod packed;
 pub mod parallel;
+pub mod reading;
 mod select;
 pub mod sequential;
 pub mod served;

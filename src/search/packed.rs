@@ -46,6 +46,12 @@ use crate::text::packed::PackedText;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 use pieces::{FramePieces, LinePieces};
 
+/// A packed file opened for searching: the file and its frame table.
+pub struct Packed {
+    file: File,
+    packed: PackedFile,
+}
+
 /// A run's searches of packed files.
 pub struct PackedSearch<'o> {
     opts: &'o SearchOptions,
@@ -60,35 +66,43 @@ impl<'o> PackedSearch<'o> {
         PackedSearch { opts, mode, msgs, plans: Plans::new(&opts.matcher) }
     }
 
-    /// Searches `subject` when it is a packed file (`None`: it is not; see
-    /// the module docs), counting it in `run` when given.
+    /// Opens `subject` when it is a packed file to search in place (`None`:
+    /// it is not; see the module docs).
+    pub fn open(&self, subject: &Subject) -> Option<io::Result<Packed>> {
+        let name = subject.path().as_os_str().as_encoded_bytes();
+        if subject.is_stdin() || self.opts.read.preprocessor.is_some() || !maybe_packed(name) {
+            return None;
+        }
+        let file = File::open(subject.path()).ok()?;
+        match PackedFile::open(&file) {
+            Ok(Some(packed)) if packed.is_tg() || self.opts.read.search_zip => {
+                Some(Ok(Packed { file, packed }))
+            }
+            Ok(_) => None,
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+
+    /// Searches the packed file `subject`, opened by [`PackedSearch::open`],
+    /// counting it in `run` when given.
     pub fn search<W: WriteColor>(
         &self,
         worker: &mut SearchWorker<W>,
         subject: &Subject,
+        opened: Packed,
         run: Option<&mut RunStats>,
-    ) -> Option<io::Result<SearchResult>> {
+    ) -> io::Result<SearchResult> {
+        let Packed { file, packed } = opened;
         let path = subject.path();
-        let name = path.as_os_str().as_encoded_bytes();
-        if subject.is_stdin() || self.opts.read.preprocessor.is_some() || !maybe_packed(name) {
-            return None;
-        }
-        let file = File::open(path).ok()?;
-        let packed = match PackedFile::open(&file) {
-            Ok(Some(p)) if p.is_tg() || self.opts.read.search_zip => p,
-            Ok(_) => return None,
-            Err(e) => return Some(Err(e.into())),
-        };
-        let text = match packed.is_tg().then(|| self.text(&packed, &file, path)) {
-            Some(Err(e)) => return Some(Err(e.into())),
-            Some(Ok(text)) => text,
-            None => None,
+        let text = match packed.is_tg() {
+            true => self.text(&packed, &file, path)?,
+            false => None,
         };
         let mut mine = RunStats::default();
         let run = run.unwrap_or(&mut mine);
         let explicit = subject.is_explicit();
         let target = Target { path, explicit, file: &file, packed: &packed, text: text.as_ref() };
-        Some(self.search_packed(worker, &target, run))
+        self.search_packed(worker, &target, run)
     }
 
     /// The text of the tg container `packed` (open as `file`) through the

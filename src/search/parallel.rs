@@ -12,15 +12,13 @@ use std::time::Instant;
 
 use grep_printer::Stats;
 
-use super::decode::{Decoding, Format, Transform};
 use super::driven::Driven;
-use super::huge::{Capped, Huge, is_too_big, search_special, search_whole};
-use super::packed::PackedSearch;
+use super::huge::{Capped, Huge, is_too_big, search_whole};
+use super::reading::{Direct, Reading, Readings};
 use super::subject::{Source, Subject, Visit};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::chunk::HugeFile;
 use crate::error::Result;
-use crate::index::gz::has_index as has_gz_index;
 use crate::options::{OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::{RunClock, RunStats};
@@ -45,8 +43,7 @@ pub fn search(
         msgs,
         bufwtr,
         mmap: opts.rg_mmap(),
-        decoding: Decoding::new(&opts.read)?,
-        packed: PackedSearch::new(opts, mode, msgs),
+        readings: Readings::new(opts, mode, msgs)?,
         stats: opts.print.stats.then(|| Mutex::new(Stats::new())),
         run: Mutex::new(RunStats::default()),
         matched: AtomicBool::new(false),
@@ -89,17 +86,16 @@ struct Parallel<'o> {
     msgs: &'o Messages,
     bufwtr: termcolor::BufferWriter,
     mmap: bool,
-    /// `-z` and `--pre`.
-    decoding: Decoding,
-    /// Packed files.
-    packed: PackedSearch<'o>,
+    /// How each subject is read.
+    readings: Readings<'o>,
     stats: Option<Mutex<Stats>>,
     run: Mutex<RunStats>,
     matched: AtomicBool,
     /// A search asked to stop (a closed pipe, or `-q` matched).
     stopped: AtomicBool,
-    /// Files at or above the chunk threshold, searched after the walk.
-    handed_over: Mutex<Vec<Subject>>,
+    /// Files searched after the walk, on every core: those at or above the
+    /// chunk threshold, and gzip files an index may describe.
+    handed_over: Mutex<Vec<(Subject, Reading)>>,
 }
 
 impl Parallel<'_> {
@@ -128,39 +124,35 @@ impl Parallel<'_> {
         }
     }
 
-    /// Searches `subject` whole, with ripgrep's map-or-read rule; `None`
-    /// when it reached the chunk threshold and was handed over (its partial
-    /// output is dropped; see [`super::huge`]).
+    /// Searches `subject` now, as [`Readings::of`] says (a file whole, with
+    /// ripgrep's map-or-read rule); `None` when it was handed over to after
+    /// the walk: a gzip file an index may describe, or a file that reached
+    /// the chunk threshold (its partial output is dropped; see [`super::huge`]).
     fn search_or_hand_over(
         &self,
         worker: &mut SearchWorker<termcolor::Buffer>,
         subject: &Subject,
         mut run: Option<&mut RunStats>,
     ) -> io::Result<Option<SearchResult>> {
-        if let Some(result) = self.packed.search(worker, subject, run.as_deref_mut()) {
-            return result.map(Some);
-        }
-        let (path, explicit) = (subject.path(), subject.is_explicit());
-        let hand_over = || {
-            self.handed_over.lock().unwrap().push(subject.detached());
+        let hand_over = |reading| {
+            self.handed_over.lock().unwrap().push((subject.detached(), reading));
             Ok(None)
         };
-        if self.decoding.transform(path) == Some(Transform::Decompress(Format::Gzip))
-            && has_gz_index(&self.opts.index.base, path)
-        {
-            // Its candidate blocks are searched on every core after the walk.
-            return hand_over();
+        match self.readings.of(subject)? {
+            Reading::Now(direct) => {
+                return self.readings.search(worker, subject, direct, run).map(Some);
+            }
+            gzip @ Reading::Gzip(_) => return hand_over(gzip),
+            Reading::Bytes => {}
         }
-        if let Some(result) = search_special(worker, subject, &self.decoding, run.as_deref_mut()) {
-            return result.map(Some);
-        }
+        let (path, explicit) = (subject.path(), subject.is_explicit());
         let file = File::open(path)?;
         let threshold = self.opts.run.chunk_threshold;
         // Maps stat the file anyway, and `--stats` wants its size.
         let md = if run.is_some() || self.mmap { Some(file.metadata()?) } else { None };
         let size = md.as_ref().map(|m| m.len());
         if md.is_some_and(|m| m.is_file() && m.len() >= threshold) {
-            return hand_over();
+            return hand_over(Reading::Bytes);
         }
         let whole = self.mmap || self.opts.matcher.multiline;
         if let Some(run) = run.as_deref_mut() {
@@ -180,7 +172,7 @@ impl Parallel<'_> {
         match result {
             Err(e) if is_too_big(&e) => {
                 worker.printer().get_mut().clear();
-                hand_over()
+                hand_over(Reading::Bytes)
             }
             result => result.map(Some),
         }
@@ -221,34 +213,41 @@ impl Parallel<'_> {
         &self,
         mode: OutputMode,
         mut worker: SearchWorker<termcolor::Buffer>,
-        subjects: Vec<Subject>,
+        subjects: Vec<(Subject, Reading)>,
     ) -> Result<Vec<PathBuf>> {
         let opts = self.opts;
         let stdout = opts.print.stdout();
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
         let mut huge = Huge::new(opts, mode, self.msgs);
-        for subject in subjects {
+        for (subject, reading) in subjects {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();
             worker.printer().get_mut().clear();
-            let indexed_gz = huge.search_gz(&mut direct, &subject, &self.decoding, &mut run);
-            let result = if let Some(r) = indexed_gz {
-                r.and_then(|r| direct.printer().get_mut().flush().map(|()| r))
-            } else if let Some(r) =
-                search_special(&mut worker, &subject, &self.decoding, Some(&mut run))
-            {
-                r
-            } else {
-                huge.open(path, explicit, &mut run).and_then(|(file, chunk)| match chunk {
-                    Some(size) => {
-                        let target = HugeFile { path, explicit, file: &file, size };
-                        let r = huge.search_chunked(&mut direct, &target, &mut run);
-                        direct.printer().get_mut().flush()?;
-                        r
+            let result = match reading {
+                Reading::Now(direct) => {
+                    self.readings.search(&mut worker, &subject, direct, Some(&mut run))
+                }
+                Reading::Gzip(t) => match huge.search_gz(&mut direct, &subject, &mut run) {
+                    Some(r) => r.and_then(|r| direct.printer().get_mut().flush().map(|()| r)),
+                    None => {
+                        let t = Direct::Transformed(t);
+                        self.readings.search(&mut worker, &subject, t, Some(&mut run))
                     }
-                    None => search_whole(&mut worker, path, explicit, &file, self.mmap, &mut run),
-                })
+                },
+                Reading::Bytes => {
+                    huge.open(path, explicit, &mut run).and_then(|(file, chunk)| match chunk {
+                        Some(size) => {
+                            let target = HugeFile { path, explicit, file: &file, size };
+                            let r = huge.search_chunked(&mut direct, &target, &mut run);
+                            direct.printer().get_mut().flush()?;
+                            r
+                        }
+                        None => {
+                            search_whole(&mut worker, path, explicit, &file, self.mmap, &mut run)
+                        }
+                    })
+                }
             };
             if opts.run.stats {
                 self.run.lock().unwrap().merge(&run);

@@ -1,15 +1,14 @@
 //! The one-thread driver: subjects in output order (walk order, or
-//! sorted), each searched straight to stdout; huge files are searched in
-//! chunks on every core ([`super::huge`]).
+//! sorted), each read as [`super::reading`] says and searched straight to
+//! stdout; huge files are searched in chunks on every core ([`super::huge`]).
 
 use std::io::{self, Write};
 
 use grep_printer::Stats;
 
-use super::decode::Decoding;
 use super::driven::Driven;
-use super::huge::{Huge, search_special};
-use super::packed::PackedSearch;
+use super::huge::Huge;
+use super::reading::{Direct, Reading, Readings};
 use super::subject::{Source, Subject};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::error::Result;
@@ -31,22 +30,23 @@ pub fn search(
     let printer = Printer::new(opts, mode, stdout, true);
     let mut worker = SearchWorker::new(opts, printer)?;
     let mmap = opts.rg_mmap();
-    let decoding = Decoding::new(&opts.read)?;
+    let readings = Readings::new(opts, mode, msgs)?;
     let mut huge = Huge::new(opts, mode, msgs);
-    let packed = PackedSearch::new(opts, mode, msgs);
     let mut run = RunStats::default();
     let mut stats = opts.print.stats.then(Stats::new);
     let mut matched = false;
     run.setup = started.elapsed();
     let search_started = std::time::Instant::now();
     let mut visit = |subject: &Subject| {
-        let result = match packed.search(&mut worker, subject, Some(&mut run)) {
-            Some(result) => result,
-            None => huge
-                .search_gz(&mut worker, subject, &decoding, &mut run)
-                .or_else(|| search_special(&mut worker, subject, &decoding, Some(&mut run)))
-                .unwrap_or_else(|| huge.search(&mut worker, subject, mmap, &mut run)),
-        };
+        let result = readings.of(subject).and_then(|reading| match reading {
+            Reading::Now(direct) => readings.search(&mut worker, subject, direct, Some(&mut run)),
+            Reading::Gzip(t) => {
+                huge.search_gz(&mut worker, subject, &mut run).unwrap_or_else(|| {
+                    readings.search(&mut worker, subject, Direct::Transformed(t), Some(&mut run))
+                })
+            }
+            Reading::Bytes => huge.search(&mut worker, subject, mmap, &mut run),
+        });
         let result = match result {
             Ok(r) => r,
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return false,

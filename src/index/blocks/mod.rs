@@ -122,8 +122,7 @@ pub fn build(
 ) -> Result<BuiltBlocks, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
-    let (canonical, file, md, storage) =
-        open_for_build(path, |c| location::index_dir_for(base, c))?;
+    let (canonical, file, md, storage) = open_for_build(path, base, None)?;
     let out = storage.dir().to_path_buf();
     // SAFETY: read-only map of a file we only read; a file truncated while
     // it is indexed can raise SIGBUS, as with any mmap reader (ripgrep too).
@@ -132,7 +131,7 @@ pub fn build(
     let blocks = cut(data, block_size);
     let text = Text { path: &canonical, md: &md, data, blocks: &blocks, block_size };
     let (writer, _) = index_text(&text, true, budget, &out, progress, &mut |_| Ok(()))?;
-    let summary = publish(writer, &storage, &canonical)?;
+    let summary = publish(writer, &storage, &location::key(&canonical, None))?;
     Ok(BuiltBlocks {
         dir: out,
         blocks: blocks.len(),
@@ -252,7 +251,8 @@ fn add_blocks(
 /// `tree::recorded_change`), and the index would never count as fresh.
 pub(crate) fn open_for_build(
     path: &Path,
-    dir_of: impl Fn(&Path) -> PathBuf,
+    base: &Path,
+    kind: Option<&str>,
 ) -> Result<(PathBuf, File, std::fs::Metadata, FsStorage), IndexError> {
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
     let canonical = path.canonicalize()?;
@@ -261,7 +261,8 @@ pub(crate) fn open_for_build(
     if !md.is_file() {
         return Err(IndexError::InvalidInput(format!("{}: not a regular file", path.display())));
     }
-    let storage = FsStorage::create(&dir_of(&canonical))?;
+    let key = location::key(&canonical, kind);
+    let storage = FsStorage::create(&location::index_dir_for(base, &key))?;
     Ok((canonical, file, md, storage))
 }
 

@@ -15,7 +15,7 @@
 //! magic and version and never panics on bad input.
 
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields};
+use crate::index::record::{self, Fields, Put};
 
 /// The magic opening a `source` section of a block index.
 const MAGIC: [u8; 8] = *b"TGBLKSRC";
@@ -76,15 +76,12 @@ impl BlockSource {
         let version = if self.text_digest.is_some() { VERSION } else { 1 };
         let mut b = record::start(&MAGIC, version, flags, SOURCE_LEN);
         for v in [self.dev, self.ino, self.len, self.lines, self.block_size] {
-            b.extend_from_slice(&v.to_le_bytes());
+            b.put_le(v);
         }
-        b.extend_from_slice(&self.head_len.to_le_bytes());
-        b.extend_from_slice(&self.head_crc.to_le_bytes());
-        b.extend_from_slice(&self.tail_offset.to_le_bytes());
-        b.extend_from_slice(&self.tail_crc.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.put_le(self.head_len).put_le(self.head_crc);
+        b.put_le(self.tail_offset).put_le(self.tail_crc).put_le(0u32);
         if let Some(d) = self.text_digest {
-            b.extend_from_slice(&d.to_le_bytes());
+            b.put_le(d);
         }
         b
     }

@@ -162,12 +162,13 @@ pub(crate) fn batches(sizes: &[u64], budget: usize) -> Vec<Range<usize>> {
 }
 
 /// Publishes what `writer` holds into `storage`, checks the whole new
-/// index (queries check only what they read) and records `root`; an index
-/// that fails its check is removed, so that searches scan.
+/// index (queries check only what they read) and records the `key` it is
+/// filed under ([`location::key`]); an index that fails its check is
+/// removed, so that searches scan.
 pub(crate) fn publish(
     writer: IndexWriter,
     storage: &FsStorage,
-    root: &Path,
+    key: &Path,
 ) -> Result<IndexSummary, IndexError> {
     let summary = writer.finish_into(storage)?;
     if let Err(err) = IndexReader::load(storage).and_then(|r| r.verify()) {
@@ -176,7 +177,7 @@ pub(crate) fn publish(
             "the new index failed its check ({err}); removed it: searches will scan"
         )));
     }
-    storage.record_root(root)?;
+    storage.record_key(key)?;
     Ok(summary)
 }
 

@@ -57,8 +57,7 @@ pub fn build(
 ) -> Result<BuiltGz, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
-    let (canonical, file, md, storage) =
-        open_for_build(path, |c| super::place::index_dir(base, c))?;
+    let (canonical, file, md, storage) = open_for_build(path, base, Some(super::place::KIND))?;
     let out = storage.dir().to_path_buf();
     let bad =
         |e: &dyn std::fmt::Display| IndexError::InvalidInput(format!("{}: {e}", path.display()));
@@ -125,7 +124,11 @@ pub fn build(
     let n_points = points.len();
     writer.set_source(GzRecord::encode(&gz, &text, &points));
     progress.advance(md.len() - reported);
-    let summary = publish(writer, &storage, &canonical)?;
+    let summary = publish(
+        writer,
+        &storage,
+        &crate::index::location::key(&canonical, Some(super::place::KIND)),
+    )?;
     Ok(BuiltGz {
         dir: out,
         blocks: cutter.blocks,

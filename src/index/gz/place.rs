@@ -5,10 +5,13 @@ use std::path::{Path, PathBuf};
 use crate::index::location;
 use crate::index::storage::FsStorage;
 
+/// The kind a `.gz` file's index is filed under ([`location::key`]).
+pub const KIND: &str = "gz";
+
 /// The index directory of the `.gz` file at `canonical`: distinct from a
-/// block index of the same path (its name carries a NUL, which no path does).
+/// block index of the same path ([`location::key`]).
 pub fn index_dir(base: &Path, canonical: &Path) -> PathBuf {
-    location::kind_dir(base, canonical, "gz")
+    location::kind_dir(base, canonical, KIND)
 }
 
 /// Whether the `.gz` file at `path` has an index (fresh or not).

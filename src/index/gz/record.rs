@@ -28,7 +28,7 @@
 use std::ops::Range;
 
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields};
+use crate::index::record::{self, Fields, Put};
 
 /// The magic opening the record.
 const MAGIC: [u8; 8] = *b"TGGZSRC\0";
@@ -134,13 +134,13 @@ impl GzRecord {
         let mut b = record::start(&MAGIC, VERSION, flags, HEADER_LEN + points.len() * POINT_LEN);
         let n = points.len() as u64;
         for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64, text.len, text.lines] {
-            b.extend_from_slice(&v.to_le_bytes());
+            b.put_le(v);
         }
         for v in [text.block_size, text.spacing, n] {
-            b.extend_from_slice(&v.to_le_bytes());
+            b.put_le(v);
         }
         for v in [file.head_len, file.head_crc, file.tail_len, file.tail_crc] {
-            b.extend_from_slice(&v.to_le_bytes());
+            b.put_le(v);
         }
         for (p, window) in points {
             let (kind, member) = match p.kind {
@@ -149,13 +149,12 @@ impl GzRecord {
                 PointKind::Block => (2, NO_MEMBER),
             };
             for v in [p.bits, p.text_offset, member] {
-                b.extend_from_slice(&v.to_le_bytes());
+                b.put_le(v);
             }
-            b.extend_from_slice(&kind.to_le_bytes());
-            b.extend_from_slice(&(window.len() as u32).to_le_bytes());
+            b.put_le(kind).put_le(window.len() as u32);
         }
         for (_, window) in points {
-            b.extend_from_slice(window);
+            b.put(window);
         }
         b
     }
