@@ -10,7 +10,6 @@ use datafusion::error::{DataFusionError, Result};
 use trigrep::index::fresh::{changes, judge};
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
-use trigrep::index::table::flags;
 use trigrep::index::tree::changed_ns;
 use trigrep::options::walk::WalkFilters;
 
@@ -108,7 +107,7 @@ impl TreeIndex {
             return false;
         };
         let Some(meta) = self.reader.file(id) else { return false };
-        meta.flags & flags::NOT_A_FILE == 0
+        meta.is_file()
             && meta.size == md.len()
             && meta.changed_ns == changed_ns(md)
             && !judge::is_candidate(&self.candidates, id)

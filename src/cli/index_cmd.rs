@@ -13,7 +13,6 @@ use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
-use trigrep::index::table::flags;
 use trigrep::report;
 use trigrep::search::decode::Format;
 
@@ -121,7 +120,7 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         report::line(&message);
     }
     if args.serve || args.no_serve {
-        trigrep::serve::rendezvous::set_auto_start(&built.dir, args.serve)?;
+        trigrep::serve::set_auto_start(&built.dir, args.serve)?;
     }
     if !args.quiet {
         eprintln!("{}", summary::tree(&built));
@@ -325,23 +324,15 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     let st = reader.stats();
     let age = storage.published_at()?.elapsed().unwrap_or_default();
     if args.skipped {
-        for f in reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0) {
-            let why = match f.flags & flags::SKIPPED_ANY {
-                flags::SKIPPED_BINARY => "binary (indexed up to its first NUL)",
-                flags::SKIPPED_TOO_LARGE => "too large",
-                flags::SKIPPED_UNREADABLE if f.flags & flags::DIR != 0 => {
-                    "unreadable directory (walked by every query)"
-                }
-                flags::SKIPPED_UNREADABLE => "unreadable",
-                flags::SKIPPED_ENCODING => "encoding (searched directly)",
-                _ => "skipped",
-            };
-            writeln!(out, "{}\t{why}", String::from_utf8_lossy(f.path))?;
+        for f in reader.files() {
+            if let Some(why) = f.left_out() {
+                writeln!(out, "{}\t{why}", String::from_utf8_lossy(f.path))?;
+            }
         }
         return Ok(out.flush()?);
     }
-    let files = reader.files().filter(|f| f.flags & flags::NOT_A_FILE == 0).count();
-    let skipped = reader.files().filter(|f| f.flags & flags::SKIPPED_ANY != 0).count();
+    let files = reader.files().filter(|f| f.is_file()).count();
+    let skipped = reader.files().filter(|f| f.left_out().is_some()).count();
     writeln!(out, "root:       {}", found.root.display())?;
     writeln!(out, "index:      {}", storage.index_path().display())?;
     writeln!(out, "size:       {} bytes", st.bytes)?;

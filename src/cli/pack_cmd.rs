@@ -2,12 +2,10 @@
 //! [`trigrep::pack`], then a line on what was done.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Parser;
-use trigrep::index::temp::locked_temp_file;
 use trigrep::pack::read::PackedFile;
 use trigrep::pack::verify;
 use trigrep::pack::write::{self, DEFAULT_FRAME_SIZE, DEFAULT_LEVEL, PackOptions};
@@ -126,7 +124,7 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
         output.display()
     );
     let started = std::time::Instant::now();
-    let n = unpack_into(&packed, &file, &output)
+    let n = write::unpack_to(&packed, &file, &output)
         .with_context(|| format!("unpacking {} into {}", input.display(), output.display()))?;
     if !args.quiet {
         let checked = if packed.is_tg() { ", checksum verified" } else { "" };
@@ -138,21 +136,6 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Unpacks `packed` (read from `file`) into a temporary file beside
-/// `output`, then renames it over `output`; returns the text's length.
-fn unpack_into(packed: &PackedFile, file: &File, output: &Path) -> anyhow::Result<u64> {
-    let dir = write::output_dir(output)?;
-    let mut tmp = locked_temp_file(&dir, ".tg-unpack.", ".tmp")?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-    let n = packed.unpack(&mut out)?;
-    out.flush()?;
-    drop(out);
-    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(output).map_err(|e| e.error)?;
-    Ok(n)
 }
 
 /// `path` with `suffix` appended to its name.

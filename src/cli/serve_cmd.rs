@@ -9,8 +9,8 @@ use anyhow::Context;
 use clap::Parser;
 use trigrep::index::location;
 use trigrep::index::storage::FsStorage;
+use trigrep::serve::Rendezvous;
 use trigrep::serve::client::{self, Client, ExitWatch, NoServer};
-use trigrep::serve::rendezvous::Rendezvous;
 use trigrep::serve::{self, ServeOptions};
 
 use super::config::parse_size;
@@ -172,7 +172,7 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<bool> {
         anyhow::bail!("{}: {err}", dir.display());
     }
     let found = location::find(&args.index_dir.base(), &dir);
-    let record = found.as_ref().and_then(|f| trigrep::serve::rendezvous::read_record(&f.dir));
+    let record = found.as_ref().and_then(|f| trigrep::serve::read_record(&f.dir));
     let (Some(found), Some(record)) = (found, record) else {
         return Ok(nothing_to_stop(&dir));
     };
@@ -233,7 +233,7 @@ fn lock_freed(index_dir: &Path) -> anyhow::Result<bool> {
 
 /// Writes the server lines of `tg status` for the index in `index_dir`.
 pub fn write_status(out: &mut impl Write, index_dir: &Path) -> anyhow::Result<()> {
-    let auto = trigrep::serve::rendezvous::auto_start(index_dir);
+    let auto = trigrep::serve::auto_start(index_dir);
     let on_demand = if auto { "on demand (tg index --serve)" } else { "off" };
     let status = Client::connect(index_dir).and_then(|mut c| c.status());
     let Ok(s) = status else {

@@ -25,7 +25,7 @@ pub(crate) mod record;
 pub mod sort;
 pub mod storage;
 pub mod table;
-pub mod temp;
+pub(crate) mod temp;
 pub mod tree;
 pub mod trust;
 pub mod writer;

@@ -97,7 +97,54 @@ pub struct FileRef<'a> {
     pub flags: u32,
 }
 
+/// Why a build left a file's bytes out of the index (`tg status --skipped`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeftOut {
+    /// A binary file: indexed up to its first NUL.
+    Binary,
+    /// Larger than the size limit.
+    TooLarge,
+    /// A directory that could not be read: every query walks it.
+    UnreadableDirectory,
+    /// A file that could not be read.
+    Unreadable,
+    /// An encoding the indexer does not handle: searched directly.
+    Encoding,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LeftOut::Binary => "binary (indexed up to its first NUL)",
+            LeftOut::TooLarge => "too large",
+            LeftOut::UnreadableDirectory => "unreadable directory (walked by every query)",
+            LeftOut::Unreadable => "unreadable",
+            LeftOut::Encoding => "encoding (searched directly)",
+        })
+    }
+}
+
 impl FileRef<'_> {
+    /// Whether this entry is a file to search (not a directory or a path
+    /// watched for changes to the walk).
+    pub fn is_file(&self) -> bool {
+        self.flags & flags::NOT_A_FILE == 0
+    }
+
+    /// Why the build left this entry's bytes out, if it did.
+    pub fn left_out(&self) -> Option<LeftOut> {
+        match self.flags & flags::SKIPPED_ANY {
+            0 => None,
+            flags::SKIPPED_BINARY => Some(LeftOut::Binary),
+            flags::SKIPPED_TOO_LARGE => Some(LeftOut::TooLarge),
+            flags::SKIPPED_UNREADABLE if self.flags & flags::DIR != 0 => {
+                Some(LeftOut::UnreadableDirectory)
+            }
+            flags::SKIPPED_ENCODING => Some(LeftOut::Encoding),
+            _ => Some(LeftOut::Unreadable),
+        }
+    }
+
     /// An owned copy.
     pub fn to_meta(&self) -> FileMeta {
         FileMeta {

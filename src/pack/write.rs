@@ -21,6 +21,7 @@ use super::format::{
     EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
     encode_header, encode_index_frame, encode_seek_table, entries_bytes,
 };
+use super::read::PackedFile;
 use crate::index::blocks::{Text, cut, index_text};
 use crate::index::build::Progress;
 use crate::index::error::IndexError;
@@ -220,6 +221,22 @@ pub fn output_dir(output: &Path) -> std::io::Result<std::path::PathBuf> {
         Some(p) if !p.as_os_str().is_empty() => Ok(p.to_path_buf()),
         _ => std::env::current_dir(),
     }
+}
+
+/// Unpacks `packed` (read from `file`) into a temporary file beside
+/// `output`, then renames it over `output` with `file`'s permissions,
+/// durably; returns the text's length. Nothing is left behind on failure.
+pub fn unpack_to(packed: &PackedFile, file: &File, output: &Path) -> Result<u64, PackError> {
+    let dir = output_dir(output)?;
+    let mut tmp = locked_temp_file(&dir, ".tg-unpack.", ".tmp")?;
+    let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+    let n = packed.unpack(&mut out)?;
+    out.flush()?;
+    drop(out);
+    tmp.as_file().set_permissions(file.metadata()?.permissions())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(output).map_err(|e| e.error)?;
+    Ok(n)
 }
 
 /// A zstd compressor for frames with their text length and checksum.

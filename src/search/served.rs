@@ -16,9 +16,9 @@ use crate::options::SearchOptions;
 use crate::query::search_plan::{lists_misses, reads_binary_whole};
 use crate::query::wire;
 use crate::report::Messages;
+use crate::serve::auto_start;
 use crate::serve::client::{Client, NoServer, Rules};
 use crate::serve::protocol::MAX_REQUEST;
-use crate::serve::rendezvous;
 
 /// A server's answer, or why there was none.
 pub struct Answer {
@@ -111,7 +111,7 @@ fn answer(reply: Result<((Touched, u64), u32), NoServer>, index_dir: &Path) -> A
             start_one: false,
         },
         Err(why) => Answer {
-            start_one: matches!(why, NoServer::Absent) && rendezvous::auto_start(index_dir),
+            start_one: matches!(why, NoServer::Absent) && auto_start(index_dir),
             changes: Changes::Unknown,
             from: Err(why.to_string()),
             table: None,

@@ -19,7 +19,8 @@
 //!
 //! The server rebuilds the index in the background when the overlay grows
 //! (`merge`), answers over a Unix socket and optionally TCP (`listen`,
-//! [`protocol`], [`rendezvous`]); [`client`] is the query side.
+//! [`protocol`], and `rendezvous`: where a server is found, [`Rendezvous`]);
+//! [`client`] is the query side.
 //!
 //! **One owner.** This file owns the server: it makes the shared
 //! `server::Server` (whose fields are private, and whose `State` changes
@@ -36,7 +37,7 @@ mod listen;
 mod merge;
 mod overlay;
 pub mod protocol;
-pub mod rendezvous;
+mod rendezvous;
 mod server;
 mod state;
 mod watch;
@@ -45,7 +46,7 @@ use std::sync::Arc;
 
 use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
-use rendezvous::Rendezvous;
+pub use rendezvous::{Record, Rendezvous, auto_start, read_record, set_auto_start};
 pub use server::ServeOptions;
 use server::Server;
 use state::State;
