@@ -13,6 +13,7 @@
 //! skippable frames (no text), which `zstd -d` skips.
 
 use super::error::PackError;
+use crate::index::format::{read_u32, read_u64};
 use crate::index::record::Put;
 
 /// Magic of tg's skippable frames (header and index; 0x184D2A50..=5F are skippable).
@@ -113,18 +114,10 @@ impl Layout {
     }
 }
 
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
-}
-
 /// Whether `bytes` (a file's start) open with tg's header frame.
 pub fn is_tg(bytes: &[u8]) -> bool {
-    u32_at(bytes, 0) == Some(TG_FRAME_MAGIC)
-        && u32_at(bytes, 4) == Some((HEADER_LEN - 8) as u32)
+    read_u32(bytes, 0) == Some(TG_FRAME_MAGIC)
+        && read_u32(bytes, 4) == Some((HEADER_LEN - 8) as u32)
         && bytes.get(8..16) == Some(&HEADER_MAGIC[..])
 }
 
@@ -170,10 +163,10 @@ pub fn encode_index_frame(index: &[u8], footer: &Footer) -> Vec<u8> {
 /// Reads the seek table at the end of `file` (a whole file's bytes).
 fn seek_table(file: &[u8]) -> Result<(Vec<Entry>, usize), PackError> {
     let len = file.len();
-    if len < 8 + SEEK_FOOTER_LEN || u32_at(file, len - 4) != Some(SEEKABLE_MAGIC) {
+    if len < 8 + SEEK_FOOTER_LEN || read_u32(file, len - 4) != Some(SEEKABLE_MAGIC) {
         return Err(PackError::NotSeekable);
     }
-    let count = u32_at(file, len - SEEK_FOOTER_LEN).unwrap_or(0) as usize;
+    let count = read_u32(file, len - SEEK_FOOTER_LEN).unwrap_or(0) as usize;
     let descriptor = file[len - 5];
     if descriptor & RESERVED_BITS != 0 {
         return Err(PackError::Mismatch("reserved bits set in the seek table".into()));
@@ -184,8 +177,8 @@ fn seek_table(file: &[u8]) -> Result<(Vec<Entry>, usize), PackError> {
         return Err(PackError::Mismatch(format!("{count} seek table entries in {len} bytes")));
     };
     let start = len - SEEK_FOOTER_LEN - body - 8;
-    if u32_at(file, start) != Some(SEEK_TABLE_MAGIC)
-        || u32_at(file, start + 4) != Some((body + SEEK_FOOTER_LEN) as u32)
+    if read_u32(file, start) != Some(SEEK_TABLE_MAGIC)
+        || read_u32(file, start + 4) != Some((body + SEEK_FOOTER_LEN) as u32)
     {
         return Err(PackError::Mismatch("the seek table's frame header is wrong".into()));
     }
@@ -193,9 +186,9 @@ fn seek_table(file: &[u8]) -> Result<(Vec<Entry>, usize), PackError> {
         .map(|i| {
             let at = start + 8 + i * width;
             Entry {
-                compressed: u32_at(file, at).unwrap_or(0),
-                decompressed: u32_at(file, at + 4).unwrap_or(0),
-                checksum: if width == 12 { u32_at(file, at + 8).unwrap_or(0) } else { 0 },
+                compressed: read_u32(file, at).unwrap_or(0),
+                decompressed: read_u32(file, at + 4).unwrap_or(0),
+                checksum: if width == 12 { read_u32(file, at + 8).unwrap_or(0) } else { 0 },
             }
         })
         .collect();
@@ -223,11 +216,11 @@ pub fn parse(file: &[u8]) -> Result<Layout, PackError> {
     if !tg {
         return Ok(Layout { frames: place(&entries, 0), tg: None });
     }
-    let version = u32_at(file, 16).unwrap_or(0);
+    let version = read_u32(file, 16).unwrap_or(0);
     if version != VERSION {
         return Err(PackError::Version(version, VERSION));
     }
-    if u32_at(file, 20) != Some(0) {
+    if read_u32(file, 20) != Some(0) {
         return Err(PackError::Corrupt("reserved header bits set".into()));
     }
     let n = entries.len();
@@ -269,8 +262,8 @@ fn footer(
 ) -> Result<(Footer, std::ops::Range<usize>), PackError> {
     let corrupt = |what: &str| PackError::Corrupt(what.to_string());
     if end - start < 8 + FOOTER_LEN
-        || u32_at(file, start) != Some(TG_FRAME_MAGIC)
-        || u32_at(file, start + 4) != Some((end - start - 8) as u32)
+        || read_u32(file, start) != Some(TG_FRAME_MAGIC)
+        || read_u32(file, start + 4) != Some((end - start - 8) as u32)
     {
         return Err(corrupt("the index frame's header is wrong"));
     }
@@ -278,19 +271,19 @@ fn footer(
     if file.get(end - 8..end) != Some(&FOOTER_MAGIC[..]) {
         return Err(corrupt("no footer magic"));
     }
-    if u32_at(file, f + 40) != Some(crc32fast::hash(&file[f..f + 40])) {
+    if read_u32(file, f + 40) != Some(crc32fast::hash(&file[f..f + 40])) {
         return Err(corrupt("footer checksum mismatch"));
     }
-    let version = u32_at(file, f + 36).unwrap_or(0);
+    let version = read_u32(file, f + 36).unwrap_or(0);
     if version != VERSION {
         return Err(PackError::Version(version, VERSION));
     }
-    let get32 = |at: usize| u32_at(file, f + at).unwrap_or(0);
+    let get32 = |at: usize| read_u32(file, f + at).unwrap_or(0);
     let footer = Footer {
-        text_len: u64_at(file, f).unwrap_or(0),
+        text_len: read_u64(file, f).unwrap_or(0),
         text_crc: get32(8),
         frames: get32(12),
-        index_len: u64_at(file, f + 16).unwrap_or(0),
+        index_len: read_u64(file, f + 16).unwrap_or(0),
         index_crc: get32(24),
         table_crc: get32(28),
         flags: get32(32),
