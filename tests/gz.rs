@@ -380,3 +380,48 @@ fn candidates_include_every_block_with_a_match_and_read_back_exactly() {
         }
     }
 }
+
+/// A big `.gz` searched without an index is given one in the background,
+/// by either driver: the parallel one hands it over to after the walk, as
+/// the one-thread driver searches it, so both report it (before the one
+/// resolver of how a subject is read, the parallel driver read it on a
+/// walker thread and never asked for an index). Big here: at least
+/// `TG_CHUNK_THRESHOLD` compressed, and `TG_AUTO_INDEX_MIN` for the build.
+#[test]
+fn a_big_gz_is_indexed_after_a_search_by_either_driver() {
+    let mut rng = StdRng::seed_from_u64(24);
+    for threads in ["-j1", "-j2"] {
+        let tree = Tree::new(&format!("gz-auto{threads}"));
+        let log = text(&mut rng, 20_000);
+        tree.write("d/big.log.gz", gzip(&log));
+        tree.write("d/small.log.gz", gzip(b"one RAREMARK line\n"));
+        let tg = |args: &[&str]| {
+            let out = util::tg_command(&tree, tree.root())
+                .env("TG_CHUNK_THRESHOLD", "64K")
+                .env("TG_AUTO_INDEX_MIN", "65536")
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.code().is_some_and(|c| c < 2), "tg {args:?}: {out:?}");
+            out
+        };
+        let want = run(&util::rg_bin(), &tree, &["-z", "-n", "RAREMARK", "d"]);
+        let got = tg(&["-z", "-n", threads, "RAREMARK", "d"]);
+        let (w, g) = (util::sorted_lines(&want.stdout), util::sorted_lines(&got.stdout));
+        assert!(w == g, "tg -z {threads} differs from rg -z before the index");
+        // The build runs detached, at idle priority: wait for its index to answer.
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        let used = loop {
+            let stats = tg(&["-z", threads, "--stats", "-q", "RAREMARK", "d"]);
+            let err = String::from_utf8_lossy(&stats.stderr).into_owned();
+            if err.contains("block indexes used: 1") || std::time::Instant::now() > deadline {
+                break err;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        };
+        assert!(used.contains("block indexes used: 1"), "{threads}: no index answers: {used}");
+        let got = tg(&["-z", "-n", threads, "RAREMARK", "d"]);
+        let g = util::sorted_lines(&got.stdout);
+        assert!(w == g, "tg -z {threads} differs from rg -z through the index");
+    }
+}

@@ -225,20 +225,22 @@ pub const AUTO_INDEX_MIN: u64 = 1 << 30;
 
 /// Starts `tg index --background FILE` for each huge file of `paths` (at
 /// least [`AUTO_INDEX_MIN`] bytes; a `.gz` from [`gz::AUTO_INDEX_MIN`]
-/// compressed bytes up) that a search scanned without an index describing
-/// it, detached from this process, unless `TG_AUTO_INDEX=0`.
+/// compressed bytes up; both `TG_AUTO_INDEX_MIN` when set, as tests do)
+/// that a search scanned without an index describing it, detached from
+/// this process, unless `TG_AUTO_INDEX=0`.
 pub fn index_in_background(paths: &[PathBuf], base: &Path) {
     if paths.is_empty() || std::env::var_os("TG_AUTO_INDEX").is_some_and(|v| v == "0") {
         return;
     }
+    let given = std::env::var("TG_AUTO_INDEX_MIN").ok().and_then(|v| v.parse::<u64>().ok());
     let Ok(exe) = std::env::current_exe() else { return };
     let mut seen = std::collections::BTreeSet::new();
     for path in paths {
-        let min = if Format::of(path) == Some(Format::Gzip) {
+        let min = given.unwrap_or(if Format::of(path) == Some(Format::Gzip) {
             gz::AUTO_INDEX_MIN
         } else {
             AUTO_INDEX_MIN
-        };
+        });
         let big = path.metadata().is_ok_and(|m| m.is_file() && m.len() >= min);
         if !big || !seen.insert(path) {
             continue;

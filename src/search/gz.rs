@@ -20,7 +20,6 @@ use super::blocks::joined;
 use super::select::{Dense, Plans, Selection, counted, select, warn_unusable};
 use crate::chunk::{self, Piece, PieceSource};
 use crate::index::error::IndexError;
-use crate::index::gz::AUTO_INDEX_MIN;
 use crate::options::SearchOptions;
 use crate::query::Query;
 use crate::query::search_plan::{lists_misses, text_unusable_for};
@@ -88,7 +87,7 @@ impl<'o> GzLookup<'o> {
         if text_unusable_for(opts).is_some() {
             return None;
         }
-        let big = gz.metadata().is_ok_and(|m| m.is_file() && m.len() >= AUTO_INDEX_MIN);
+        let big = gz.metadata().is_ok_and(|m| m.is_file() && m.len() >= opts.run.chunk_threshold);
         let text = match GzipText::open(&opts.index.base, path, gz) {
             Ok(Opened::Trusted(text)) => text,
             Ok(Opened::Stale | Opened::Missing) | Err(IndexError::Io(_)) => {

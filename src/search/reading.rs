@@ -18,7 +18,7 @@ use super::decode::{Decoding, Format, Transform};
 use super::packed::{Packed, PackedSearch};
 use super::subject::Subject;
 use crate::error::Result;
-use crate::index::gz::{AUTO_INDEX_MIN, has_index as has_gz_index};
+use crate::index::gz::has_index as has_gz_index;
 use crate::options::{OutputMode, SearchOptions};
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -29,7 +29,7 @@ pub enum Reading {
     /// Read now, on whichever thread has the subject.
     Now(Direct),
     /// A gzip file `-z` decompresses, with an index describing its text (or
-    /// big enough that one is built after the search): its candidate blocks
+    /// at the chunk threshold, so that one is built after the search): its candidate blocks
     /// on every core, or the decompressed stream (this transform) when no
     /// index answers.
     Gzip(Transform),
@@ -88,10 +88,10 @@ impl<'o> Readings<'o> {
     }
 
     /// Whether the gzip file at `path` has an index, or is big enough to
-    /// be given one.
+    /// be given one (at the chunk threshold, compressed).
     fn may_be_indexed(&self, path: &Path) -> bool {
-        has_gz_index(&self.opts.index.base, path)
-            || path.metadata().is_ok_and(|m| m.is_file() && m.len() >= AUTO_INDEX_MIN)
+        let big = |m: std::fs::Metadata| m.is_file() && m.len() >= self.opts.run.chunk_threshold;
+        has_gz_index(&self.opts.index.base, path) || path.metadata().is_ok_and(big)
     }
 
     /// Searches `subject` as `direct` says, counted in `run` when given.
