@@ -5,32 +5,37 @@
 //! [`search::run`] or [`index::build::build`], and prints what they return.
 //! Dependencies point one way (see `docs/ARCHITECTURE.md`):
 //!
-//! - [`options`], [`error`], [`report`], [`stats`], [`readfull`]: the shared
+//! - [`options`], [`error`], [`report`], [`stats`], `readfull`: the shared
 //!   ground;
-//! - [`matcher`]: ripgrep's regex matcher, with candidate lines found by
+//! - `matcher`: ripgrep's regex matcher, with candidate lines found by
 //!   inner literals when the regex engine's own acceleration is weak;
-//! - [`worker`]: one haystack searched with that matcher and ripgrep's
+//! - `worker`: one haystack searched with that matcher and ripgrep's
 //!   searcher and printer;
-//! - [`chunk`]: one huge file searched on every core;
-//! - [`index`]: the trigram index (format, planner, build, freshness);
+//! - `chunk`: one huge file searched on every core;
+//! - [`query`]: what a search asks of an index (trigrams, the planner);
+//! - [`index`]: the trigram index (format, build, freshness);
 //! - [`pack`]: packed logs (zstd seekable frames plus a block index);
 //! - [`text`]: how a text with a block index is read (a huge file, a
 //!   `.gz` file's text, a packed file's text): one trait, [`text::BlockText`];
-//! - [`search`]: where subjects come from ([`search::Source`]) and the
-//!   drivers that search them.
+//! - [`search`]: where subjects come from ([`search::Source`]), how each
+//!   is read, and the drivers that search them;
+//! - [`serve`]: `tg serve`, a watched, live index, and its client.
+//!
+//! The modules named without a link are private: the surface is what the
+//! linked ones export (`tests/layout.rs` keeps the list).
 #![deny(missing_docs)]
 
-pub mod chunk;
+mod chunk;
 pub mod error;
 pub mod index;
-pub mod matcher;
+mod matcher;
 pub mod options;
 pub mod pack;
 pub mod query;
-pub mod readfull;
+mod readfull;
 pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
 pub mod text;
-pub mod worker;
+mod worker;

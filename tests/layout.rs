@@ -607,3 +607,29 @@ fn references_resolve_to_files() {
         refs("serve::listen", "use std::io::{self, Write};\nfn a() { io::stdout(); }").is_empty()
     );
 }
+
+/// The library's surface is curated: only these modules are public, at the
+/// top and inside `search` and `serve`; everything else is reached through
+/// what they re-export (a new public module is a decision, made here).
+#[test]
+fn only_the_curated_modules_are_public() {
+    let public = |file: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let names = text.lines().filter_map(|l| l.strip_prefix("pub mod "));
+        names.map(|n| n.trim_end_matches(';').to_string()).collect()
+    };
+    let expect = |file: &str, want: &[&str]| {
+        let got = public(file);
+        assert_eq!(
+            got, want,
+            "{file}: public modules changed (curate them here and in ARCHITECTURE)"
+        );
+    };
+    let top = [
+        "error", "index", "options", "pack", "query", "report", "search", "serve", "stats", "text",
+    ];
+    expect("src/lib.rs", &top);
+    expect("src/search/mod.rs", &["decode"]);
+    expect("src/serve/mod.rs", &["client", "protocol"]);
+}

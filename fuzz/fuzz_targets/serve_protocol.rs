@@ -9,7 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use trigrep::query::wire;
 use trigrep::serve::protocol::{self, Kind};
-use trigrep::serve::rendezvous::parse_record;
+use trigrep::serve::parse_record;
 
 fuzz_target!(|data: &[u8]| {
     // The first byte sets the largest frame taken (0 to 4,080 bytes), so

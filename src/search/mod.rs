@@ -2,30 +2,30 @@
 //!
 //! [`run`] picks where the subjects come from ([`open_source`]: an index's
 //! file table, a walk pruned by an index, or a plain walk; each a
-//! [`Source`]) and hands them to a driver: [`sequential`] (one thread, walk
-//! or sorted order) or [`parallel`] (several threads, each file's output
+//! [`Source`]) and hands them to a driver: `sequential` (one thread, walk
+//! or sorted order) or `parallel` (several threads, each file's output
 //! printed whole). Both search each file with the same
-//! [`crate::worker::SearchWorker`] and printer, and huge files in chunks on
-//! every core ([`huge`], [`crate::chunk`]). Results and statistics come back
+//! `crate::worker::SearchWorker` and printer, and huge files in chunks on
+//! every core (`huge`, `crate::chunk`). Results and statistics come back
 //! as a [`Summary`]; printing them (beyond the search output itself) is the
 //! caller's business.
 
-pub mod blocks;
+mod blocks;
 pub mod decode;
 mod driven;
-pub mod gz;
-pub mod huge;
-pub mod listed;
-pub mod listing;
-pub mod packed;
-pub mod parallel;
-pub mod reading;
+mod gz;
+mod huge;
+mod listed;
+mod listing;
+mod packed;
+mod parallel;
+mod reading;
 mod select;
-pub mod sequential;
-pub mod served;
-pub mod subject;
-pub mod summary;
-pub mod walk;
+mod sequential;
+mod served;
+mod subject;
+mod summary;
+mod walk;
 
 use crate::error::Result;
 use crate::index::fresh::changes::Changes;

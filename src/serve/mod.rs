@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
-pub use rendezvous::{Record, Rendezvous, auto_start, read_record, set_auto_start};
+pub use rendezvous::{Record, Rendezvous, auto_start, parse_record, read_record, set_auto_start};
 pub use server::ServeOptions;
 use server::Server;
 use state::State;

@@ -11,7 +11,7 @@
 //! tell with [`BlockIndex::freshness`] whether the file is unchanged, only
 //! grew (its new tail is then searched directly), or was rewritten,
 //! truncated or replaced (the index is then not used). The search itself
-//! is the chunk engine's ([`crate::chunk`]), given the candidate blocks.
+//! is the chunk engine's (`crate::chunk`), given the candidate blocks.
 
 use std::fs::File;
 use std::ops::Range;
