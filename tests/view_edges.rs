@@ -64,10 +64,10 @@ fn escapes_binary_and_long_lines() {
     t.send("q");
 }
 
-/// SIGTERM and SIGINT end the viewer with the terminal restored.
+/// SIGTERM, SIGINT and SIGHUP end the viewer with the terminal restored.
 #[test]
 fn signals_restore_the_terminal() {
-    for signal in ["-TERM", "-INT"] {
+    for signal in ["-TERM", "-INT", "-HUP"] {
         let tree = Tree::new("view-signal");
         tree.write("app.log", fixture());
         let (t, label) = open(&tree, Kind::Plain);
@@ -203,11 +203,15 @@ fn a_closed_terminal_ends_the_viewer() {
     let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
     let pid = String::from_utf8(out.stdout).unwrap().trim().to_string();
     assert!(!pid.is_empty(), "the viewer runs under the shell");
-    drop(t);
+    t.kill_server();
     let proc = std::path::Path::new("/proc").join(&pid);
     let start = std::time::Instant::now();
     while proc.exists() && start.elapsed() < std::time::Duration::from_secs(5) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert!(!proc.exists(), "tg view {pid} still runs after its terminal closed");
+    let running = proc.exists();
+    if running {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(!running, "tg view {pid} still runs after its terminal closed");
 }

@@ -10,7 +10,7 @@
 //! matches are; [`screen`] says which lines to draw; [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
 //! sets up and always restores the terminal; [`event_loop`] reads keys
-//! and ticks. [`replay`] runs keys without
+//! and ticks; [`work`] runs scans off the UI thread. [`replay`] runs keys without
 //! a terminal and times them (`--replay`, for bench/view.py).
 
 pub mod app;
@@ -26,6 +26,7 @@ pub mod screen;
 pub mod search;
 pub mod terminal;
 pub mod text;
+pub mod work;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
