@@ -14,8 +14,9 @@ use super::app::App;
 use super::work::Work;
 use super::{render, terminal};
 
-/// The event loop on the terminal.
-pub fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
+/// The event loop on the terminal; `drawn` is called after each screen
+/// drawn (the first starts the background work).
+pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyhow::Result<()> {
     let mut screen = terminal::Screen::enter()?;
     let mut work = Work::default();
     let test_panic = std::env::var_os("TG_VIEW_TEST_PANIC").is_some_and(|v| v == "1");
@@ -24,20 +25,21 @@ pub fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
     // What the last screen drawn showed of work done in the background
     // (the line count, a density bar still counting): drawn again when
     // that changes, however quickly the work ended.
-    let mut drawn = None;
+    let mut shown = None;
     let progress =
         |app: &App| (app.lines.total(), app.density.as_ref().map(|d| (Arc::as_ptr(d), d.done())));
     while !app.quit && !screen.signalled() {
         dirty |= work.settle(app, Duration::ZERO);
         let busy = work.busy();
         if dirty || (busy.is_some() && last_draw.elapsed() >= Duration::from_millis(100)) {
-            drawn = Some(progress(app));
+            shown = Some(progress(app));
             let size = screen.terminal.size()?;
             app.rows = size.height.saturating_sub(1).max(1) as usize;
             app.width = size.width as usize;
             let rows = work.rows(app);
             app.busy = work.busy();
             screen.terminal.draw(|f| render::draw(f, app, &rows, color))?;
+            drawn();
             assert!(!test_panic, "TG_VIEW_TEST_PANIC=1: a panic after drawing");
             last_draw = Instant::now();
             dirty = false;
@@ -66,7 +68,7 @@ pub fn interactive(app: &mut App, color: bool) -> anyhow::Result<()> {
                 work.act(app, action);
             }
             let density_busy = app.density.as_ref().is_some_and(|d| !d.done());
-            dirty = changed || density_busy || drawn != Some(progress(app));
+            dirty = changed || density_busy || shown != Some(progress(app));
         }
     }
     Ok(())

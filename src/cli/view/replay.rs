@@ -28,8 +28,9 @@ enum Step {
     Density,
 }
 
-/// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing timings.
-pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
+/// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing
+/// timings; `drawn` is called once the first screen is drawn.
+pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> anyhow::Result<()> {
     let (w, h) = size
         .split_once('x')
         .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
@@ -42,6 +43,7 @@ pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
     let started = Instant::now();
     draw(&mut terminal, app, &mut work)?;
     writeln!(out, "open\t{:.3}\t{}", ms(started.elapsed()), rss_anon_kib())?;
+    drawn();
     for (label, step) in parse(keys) {
         let t = Instant::now();
         match step {

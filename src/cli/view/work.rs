@@ -1,7 +1,8 @@
 //! Scans off the UI thread. An action that may read much of the text (a
 //! search, `n`/`N`, a filter, any move or jump while filtered, a case
 //! toggle that plans patterns again) runs as a [`Job`]: on a worker
-//! thread, on a copy of the [`App`], which also computes the screen's rows.
+//! thread, on a copy of the [`App`], which also computes a filtered
+//! screen's rows.
 //! Meanwhile the UI thread keeps answering keys: moves on the screen as it
 //! is, `q`, Ctrl-C or Esc (which cancel the job), and the status line
 //! says how far the job got. A new search or filter supersedes a running
@@ -81,8 +82,13 @@ impl Job {
             for action in actions {
                 copy.apply(action, &mut progress);
             }
+            // Rows are kept for a filtered screen only: the UI computes
+            // any other screen itself, reading no more than it shows.
             let key = RowsKey::of(&copy);
-            let rows = copy.screen(&mut progress);
+            let rows = match copy.filter {
+                Some(_) => copy.screen(&mut progress),
+                None => Vec::new(),
+            };
             if !stop.load(Ordering::Relaxed) {
                 let _ = tx.send(Done { app: copy, key, rows });
             }
@@ -159,7 +165,9 @@ impl Work {
             (app.follow, app.pending_line, app.message) = (d.follow, d.pending_line, d.message);
             app.sync_density();
         }
-        self.rows = Some((done.key, done.rows));
+        if app.filter.is_some() {
+            self.rows = Some((done.key, done.rows));
+        }
         self.job = None;
         if !self.queue.is_empty() {
             self.job = Some(Job::start(app, std::mem::take(&mut self.queue)));
