@@ -215,3 +215,57 @@ fn a_closed_terminal_ends_the_viewer() {
     }
     assert!(!running, "tg view {pid} still runs after its terminal closed");
 }
+
+/// A block-indexed log grown since its index was built: a search and a
+/// filter find what only the grown tail holds (the tail is read, not
+/// trusted to the index), on the lines rg reports.
+#[test]
+fn search_reads_the_grown_tail() {
+    let tree = Tree::new("view-grown");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Blocks);
+    let mut f = std::fs::OpenOptions::new().append(true).open(tree.path("app.log")).unwrap();
+    writeln!(f, "03001 grown tail one needle").unwrap();
+    writeln!(f, "03002 grown tail two").unwrap();
+    drop(f);
+    let n = LINES as u64 + 2;
+    t.wait("the grown tail counted", |s| s.last().is_some_and(|l| l.contains(&format!("/{n}"))));
+    let hits = rg_lines(&tree, "grown tail", "app.log");
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3001, 3002]);
+    t.send("/grown tail");
+    t.key("Enter");
+    t.wait("/grown tail", |s| top(s) == Some(3001));
+    t.send("g&grown tail");
+    t.key("Enter");
+    t.wait("&grown tail: rg's lines", |s| rows(s, 120) == hits);
+    t.send("q");
+}
+
+/// `h` shows the keys (the bar's `]` `[` `}` among them); space, `b`,
+/// PgDn and PgUp move by screens; a search wraps at either end and says so.
+#[test]
+fn help_pages_and_wrapping() {
+    let tree = Tree::new("view-help");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    t.send("h");
+    let screen = t.wait_for("keys as in less");
+    assert!(screen.iter().any(|l| l.contains("]  [") && l.contains("next / previous")));
+    t.send("q");
+    t.wait("the help closed", |s| at_top(s, 1));
+    top_after(&t, " ", 40, "space");
+    top_after(&t, "b", 1, "b");
+    t.key("PageDown");
+    t.wait("PgDn", |s| at_top(s, 40));
+    t.key("PageUp");
+    t.wait("PgUp", |s| at_top(s, 1));
+    t.send("G/^00005 ");
+    t.key("Enter");
+    let screen = t.wait("a forward search wrapping", |s| at_top(s, 5));
+    assert!(screen.last().unwrap().contains("search hit bottom, continuing at top"));
+    t.send("?^02999 ");
+    t.key("Enter");
+    let screen = t.wait("a backward search wrapping", |s| at_top(s, 2999));
+    assert!(screen.last().unwrap().contains("search hit top, continuing at bottom"));
+    t.send("q");
+}
