@@ -148,3 +148,48 @@ fn a_panic_restores_the_terminal() {
         assert!(lines[0].starts_with("tg: view: internal error: TG_VIEW_TEST_PANIC"), "{err}");
     }
 }
+
+/// What a search takes over when it ends is not changed meanwhile: `-i`
+/// typed during a search waits behind it and holds.
+#[test]
+fn a_toggle_waits_behind_a_search() {
+    let tree = Tree::new("view-work-toggle");
+    tree.write("big.log", big_fixture());
+    let t = view(&tree, "big.log", &[("TG_VIEW_TEST_SLOW", "1")]);
+    t.send("/NEEDLE");
+    t.key("Enter");
+    t.wait("a search running", searching);
+    t.send("-i");
+    t.wait("the match", |s| top(s) == Some(BIG) && !searching(s));
+    t.wait("-i after the search", |s| s.last().is_some_and(|l| l.contains("  -i")));
+    t.send("q");
+}
+
+/// Ctrl-C while a filtered screen is being filled stops it for good: it
+/// is not started again at the next draw.
+#[test]
+fn ctrl_c_stops_a_filtered_fill() {
+    let tree = Tree::new("view-work-fill");
+    tree.write("big.log", big_fixture());
+    let t = view(&tree, "big.log", &[("TG_VIEW_TEST_SLOW", "1")]);
+    let status = |s: &[String]| s.last().cloned().unwrap_or_default();
+    // A filter of the first and the last line: filling a screen from the
+    // top reads the whole file.
+    t.send("G&^00000001 |NEEDLE");
+    t.key("Enter");
+    t.wait("the filter at the end", |s| top(s) == Some(BIG) && status(s).contains("&^00000001"));
+    t.send("g");
+    t.wait("the filtered screen from the top", |s| {
+        rows(s, 120).iter().map(|r| r.0).collect::<Vec<_>>() == vec![1, BIG] && !searching(s)
+    });
+    // Sideways: the same lines, their rows computed again.
+    t.key("Right");
+    t.wait("a fill running", searching);
+    t.key("C-c");
+    let screen = t.wait("Ctrl-C", |s| status(s).contains("search stopped"));
+    assert!(!searching(&screen), "the fill started again: {:?}", screen.last());
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let screen = t.screen();
+    assert!(!searching(&screen), "the fill started again: {:?}", screen.last());
+    t.send("q");
+}

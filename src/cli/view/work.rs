@@ -126,9 +126,18 @@ impl Work {
             self.job = None;
             self.queue.clear();
             app.message = Some("search stopped".into());
+            // A filtered screen being filled stays as it is, not filled again.
+            if let Some(rows) = &mut self.rows {
+                rows.0 = RowsKey::of(app);
+            } else if app.filter.is_some() {
+                self.rows = Some((RowsKey::of(app), Vec::new()));
+            }
             return;
         }
-        if !scans(app, &action) {
+        // What the job takes over when it ends must not change meanwhile:
+        // a toggle typed during a search waits behind it.
+        let toggles = matches!(action, Action::Follow | Action::IgnoreCase | Action::SmartCase);
+        if !scans(app, &action) && !(toggles && self.job.is_some()) {
             app.apply(action, &mut |_| true);
             app.sync_density();
             return;
