@@ -23,6 +23,8 @@ empty index directory for "no index"):
   search                 `/NEEDLE` then `n` (planted needles, 3 hits)
   filter                 `&NEEDLE`: the first filtered screen
   density                `/NEEDLE` then the bar complete (tg only)
+  during a search        without an index, `j` and Ctrl-C while `/NEEDLE`
+                         reads the file (tg tmux only)
   line count             without an index: the background count, GB/s
 
 In tmux the keys follow the first screen at once: without an index, `NG`
@@ -235,6 +237,39 @@ def fmt_ms(xs):
     return f"{med:.1f}{spread}"
 
 
+def during_search(tg, log, env, timeout):
+    """Without an index, while a search for a pattern found nowhere
+    (`NEEDLE` + "x") reads the whole file off the UI thread: ms from `j`
+    to line 2 at the top, and from Ctrl-C to "search stopped"."""
+    t = Tmux({k: v for k, v in env.items() if os.environ.get(k) != v})
+    try:
+        t.send(" ".join(shlex.quote(a) for a in [tg, "view", log]), enter=True)
+        if t.wait("(no index)", timeout) is None:
+            return None, None
+        t.send(f"/{NEEDLE}x")
+        t.wait(f"{NEEDLE}x", timeout, prompt=True)
+        t.send("", enter=True)
+        if t.wait("searching… ", timeout) is None:
+            return None, None
+        t0 = time.perf_counter()
+        t.send("j")
+        j = None
+        while time.perf_counter() - t0 < timeout:
+            if t.screen().startswith("   2 "):
+                j = time.perf_counter() - t0
+                break
+            time.sleep(0.002)
+        time.sleep(0.2)
+        t0 = time.perf_counter()
+        t.run("send-keys", "-t", "b", "C-c")
+        waited = t.wait("search stopped", timeout)
+        stop = None if waited is None else time.perf_counter() - t0
+        t.send("q")
+        return j, stop
+    finally:
+        t.close()
+
+
 def first_screens(a, tg, log, env, first_line, prepare):
     """First screens only, in tmux, every program once per run in turn
     (the machine's load then weighs on all alike): this tg and another
@@ -389,6 +424,11 @@ def main():
                     add(f"peak RssAnon MiB ({state})", tool, kib / 1024)
                 benchlib.log(f"{tool} {state} run {r + 1}: " + ", ".join(
                     f"{k} {'timeout' if v is None else f'{v * 1000:.0f} ms'}" for k, v in times.items()))
+        for r in range(a.runs):
+            prepare()
+            j, stop = during_search(tg, log, env["no index"], a.timeout)
+            add("j during a search (no index)", "tg tmux", None if j is None else j * 1000)
+            add("Ctrl-C stops a search (no index)", "tg tmux", None if stop is None else stop * 1000)
     else:
         benchlib.log("no usable snippets of the target lines: tmux timings skipped")
 
