@@ -136,8 +136,9 @@ impl Work {
         }
         // What the job takes over when it ends must not change meanwhile:
         // a toggle typed during a search waits behind it.
-        let toggles = matches!(action, Action::Follow | Action::IgnoreCase | Action::SmartCase);
-        if !scans(app, &action) && !(toggles && self.job.is_some()) {
+        let toggle = matches!(action, Action::Follow | Action::IgnoreCase | Action::SmartCase);
+        let waits = toggle && self.job.is_some();
+        if !waits && !scans(app, &action) {
             app.apply(action, &mut |_| true);
             app.sync_density();
             return;
