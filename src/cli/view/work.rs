@@ -143,7 +143,10 @@ impl Work {
             app.sync_density();
             return;
         }
-        if matches!(action, Action::Search { .. } | Action::Filter(_)) {
+        // A new search supersedes what runs; so does any move of a screen
+        // whose rows are being filled (they are filled again after it).
+        let fill = self.job.as_ref().is_some_and(|j| !j.moves);
+        if fill || matches!(action, Action::Search { .. } | Action::Filter(_)) {
             self.job = None;
             self.queue.clear();
         }
