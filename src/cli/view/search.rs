@@ -64,6 +64,12 @@ impl Finder {
         self.ranges.is_some()
     }
 
+    /// The most bytes a search of the whole text reads: its candidate
+    /// ranges' length (`None`: everything, no index).
+    pub fn candidate_bytes(&self) -> Option<u64> {
+        self.ranges.as_ref().map(|r| r.iter().map(|r| r.end - r.start).sum())
+    }
+
     /// The non-empty matches in `line` (one line, without its newline).
     pub fn matches_in(&self, line: &[u8]) -> Vec<Range<usize>> {
         let mut out = Vec::new();

@@ -220,12 +220,19 @@ impl Work {
     }
 }
 
+/// An `n` or `N` whose search reads at most this much (its candidate
+/// blocks, through the index) runs on the UI thread: a hand-over to a
+/// worker and back costs more (1–4 ms on a loaded machine).
+const INLINE: u64 = 4 << 20;
+
 /// Whether `action` may read much of `app`'s text.
 fn scans(app: &App, action: &Action) -> bool {
     use Action::*;
     let filtered = app.filter.is_some();
+    let small = |f: &super::search::Finder| f.candidate_bytes().is_some_and(|n| n <= INLINE);
     match action {
-        Search { .. } | Next | Previous | Filter(_) => true,
+        Next | Previous => filtered || !app.search.as_ref().is_some_and(|s| small(&s.0)),
+        Search { .. } | Filter(_) => true,
         IgnoreCase | SmartCase => filtered || app.search.is_some(),
         Down(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp => filtered,
         Line(_) | Top | Bottom | Percent(_) | Follow | Region(_) => filtered,
