@@ -183,7 +183,7 @@ impl App {
             self.top = top.min(self.filtered_bottom(progress)).max(self.top);
             return;
         }
-        let next = nav::skip_lines(text, self.top, n).unwrap_or(u64::MAX);
+        let next = self.ends.skip(text, self.top, n).unwrap_or(u64::MAX);
         self.top = next.min(self.bottom_top()).max(self.top);
     }
 
@@ -198,7 +198,7 @@ impl App {
             }
             return;
         }
-        self.top = nav::lines_back(&*self.text, self.top, n);
+        self.top = self.ends.back(&*self.text, self.top, n);
     }
 
     /// Where the top is when the last line is at the bottom.
@@ -208,7 +208,7 @@ impl App {
             return 0;
         }
         let last = nav::line_start(&*self.text, len - 1);
-        nav::lines_back(&*self.text, last, self.rows.saturating_sub(1) as u64)
+        self.ends.back(&*self.text, last, self.rows.saturating_sub(1) as u64)
     }
 
     /// Where the top is when the last matching line is at the bottom.
