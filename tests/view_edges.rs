@@ -269,3 +269,33 @@ fn help_pages_and_wrapping() {
     assert!(screen.last().unwrap().contains("search hit top, continuing at bottom"));
     t.send("q");
 }
+
+/// Viewing a big file without an index leaves one behind (built in the
+/// background, `TG_AUTO_INDEX_MIN` lowering "big" to 1 KiB): the next
+/// viewer opens it with its block index.
+#[test]
+fn viewing_leaves_a_block_index_behind() {
+    let tree = Tree::new("view-auto-index");
+    tree.write("app.log", fixture());
+    let env = [("TG_AUTO_INDEX", "1"), ("TG_AUTO_INDEX_MIN", "1024")];
+    let t = view(&tree, "app.log", &env);
+    let start = std::time::Instant::now();
+    let indexed = || {
+        util::tg_command(&tree, tree.root())
+            .env("TG_INDEX_DIR", tree.path("idx"))
+            .args(["index", "--status", "app.log"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    while !indexed() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(indexed(), "no block index after 20 s");
+    t.send("q");
+    drop(t);
+    let t = view(&tree, "app.log", &[]);
+    t.wait_for("(block index)");
+    t.send("q");
+}

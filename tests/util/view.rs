@@ -169,6 +169,7 @@ pub fn view(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
 pub fn launch(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
     let idx = tree.path("idx").display().to_string();
     let mut all = vec![("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")];
+    all.retain(|(k, _)| !env.iter().any(|e| e.0 == *k));
     all.extend_from_slice(env);
     let t = Tmux::new(tree.root(), 120, 40, &all);
     let tg_bin = super::tg_bin().display().to_string();
