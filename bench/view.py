@@ -23,13 +23,20 @@ empty index directory for "no index"):
   search                 `/NEEDLE` then `n` (planted needles, 3 hits)
   filter                 `&NEEDLE`: the first filtered screen
   density                `/NEEDLE` then the bar complete (tg only)
+  during a search        without an index, `j` and Ctrl-C while `/NEEDLE`
+                         reads the file (tg tmux only)
   line count             without an index: the background count, GB/s
 
 In tmux the keys follow the first screen at once: without an index, `NG`
 then waits for the count (the replay jumps after `{count}`).
 
 less needs to count lines for `NG` with line numbers (`less -N`), and
-reads the whole file for a search or `&`.
+reads the whole file for a search or `&` (`--no-less`: less's first screen
+only). `head -n 39` in the same tmux window is the floor of a first screen
+there: the shell starting a small program that prints the lines.
+
+A prompt's text (`/NEEDLE`, `&NEEDLE`) is typed untimed; the clock starts
+at Enter once the prompt row shows all of it.
 
     python3 bench/view.py --tg target/release/tg --runs 5 \\
         --log ~/.cache/trigrep-corpora/logs/big8G.log --markdown view.md
@@ -106,11 +113,15 @@ class Tmux:
     def screen(self):
         return self.run("capture-pane", "-t", "b", "-p")
 
-    def wait(self, text, timeout):
-        """Seconds until the screen shows `text` (None: timed out)."""
+    def wait(self, text, timeout, prompt=False):
+        """Seconds until the screen shows `text` (`prompt`: its last
+        non-blank row ends with `text`, as a prompt being typed; None:
+        timed out)."""
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < timeout:
-            if text in self.screen():
+            screen = self.screen()
+            rows = [r.rstrip() for r in screen.splitlines() if r.strip()]
+            if (rows and rows[-1].endswith(text)) if prompt else text in screen:
                 return time.perf_counter() - t0
             # Fine polling at first; then every 50 ms, so that a capture
             # a few ms costs does not take the CPU from a long operation.
@@ -193,16 +204,22 @@ def tmux_session(argv, env, ops, timeout):
         times = {}
         t0 = time.perf_counter()
         t.send(" ".join(shlex.quote(a) for a in argv), enter=True)
-        pid = t.foreground_pid()
-        peak = Peak(pid) if pid else None
         first = ops[0]
         waited = t.wait(first[4], timeout)
         times[first[0]] = None if waited is None else time.perf_counter() - t0
+        # The process is looked for once its first screen is timed: the
+        # pgrep calls would take the CPU its start needs (they did, until
+        # 2026-12-01 19:10: every earlier first-screen figure includes them).
+        pid = t.foreground_pid() if len(ops) > 1 else None
+        peak = Peak(pid) if pid else None
         for name, typed, keys, enter, text in ops[1:]:
             if typed:
-                # A prompt's text is typed untimed; the clock starts at Enter.
+                # A prompt's text is typed untimed; the clock starts at
+                # Enter, once the prompt row shows all of it (the text
+                # itself may already be on screen, in a matching line: then
+                # the clock would start while the keys are still handled).
                 t.send(typed)
-                t.wait(typed[1:], timeout)
+                t.wait(typed[1:], timeout, prompt=True)
             times[name] = t.timed(keys, text, timeout, enter)
         kib = peak.end() if peak else 0
         t.send("q")
@@ -220,6 +237,72 @@ def fmt_ms(xs):
     return f"{med:.1f}{spread}"
 
 
+def during_search(tg, log, env, timeout):
+    """Without an index, while a search for a pattern found nowhere
+    (`NEEDLE` + "x") reads the whole file off the UI thread: ms from `j`
+    to line 2 at the top, and from Ctrl-C to "search stopped"."""
+    t = Tmux({k: v for k, v in env.items() if os.environ.get(k) != v})
+    try:
+        t.send(" ".join(shlex.quote(a) for a in [tg, "view", log]), enter=True)
+        if t.wait("(no index)", timeout) is None:
+            return None, None
+        t.send(f"/{NEEDLE}x")
+        t.wait(f"{NEEDLE}x", timeout, prompt=True)
+        t.send("", enter=True)
+        if t.wait("searching… ", timeout) is None:
+            return None, None
+        t0 = time.perf_counter()
+        t.send("j")
+        j = None
+        while time.perf_counter() - t0 < timeout:
+            if t.screen().startswith("   2 "):
+                j = time.perf_counter() - t0
+                break
+            time.sleep(0.002)
+        time.sleep(0.2)
+        t0 = time.perf_counter()
+        t.run("send-keys", "-t", "b", "C-c")
+        waited = t.wait("search stopped", timeout)
+        stop = None if waited is None else time.perf_counter() - t0
+        t.send("q")
+        return j, stop
+    finally:
+        t.close()
+
+
+def first_screens(a, tg, log, env, first_line, prepare):
+    """First screens only, in tmux, every program once per run in turn
+    (the machine's load then weighs on all alike): this tg and another
+    (`--first-screens OLD_TG`) with and without an index, `less -N`, and
+    `head -n 39` (the floor: the shell starting a small program)."""
+    text = snippet(first_line)
+    cases = [("tg", [tg, "view", log], "indexed"), ("tg", [tg, "view", log], "no index"),
+             ("old tg", [os.path.abspath(a.first_screens), "view", log], "indexed"),
+             ("old tg", [os.path.abspath(a.first_screens), "view", log], "no index"),
+             ("less -N", ["less", "-N", log], "no index"), ("head -n 39", ["head", "-n", "39", log], "no index")]
+    times = {}
+    for r in range(a.runs):
+        for name, argv, state in cases:
+            prepare()
+            got, _ = tmux_session(argv, env[state], [("first screen", "", "", False, text)], a.timeout)
+            ms = got["first screen"]
+            times.setdefault((name, state), []).append(None if ms is None else ms * 1000)
+        benchlib.log(f"first screens run {r + 1} done")
+    md = [f"First screen in tmux (send-keys to capture-pane), {os.path.basename(log)}, "
+          f"{'cold' if a.cold else 'hot'}, ms: median (min–max) of {a.runs} runs, interleaved", "",
+          "| program | block index | no index |", "|---|---|---|"]
+    for name in dict.fromkeys(c[0] for c in cases):
+        cells = [fmt_ms(times[(name, s)]) if (name, s) in times else "" for s in ("indexed", "no index")]
+        md.append(f"| {name} | " + " | ".join(cells) + " |")
+    md += ["", f"Command: `{benchlib.cmdline()}`", f"Host: {benchlib.host_info()}"]
+    print("\n".join(md))
+    if a.markdown:
+        open(a.markdown, "w").write("\n".join(md) + "\n")
+    if a.out:
+        json.dump({"log": log, "first_screens": {f"{k[0]} ({k[1]})": v for k, v in times.items()}},
+                  open(a.out, "w"), indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     corpora = os.path.expanduser("~/.cache/trigrep-corpora/logs")
@@ -232,7 +315,9 @@ def main():
     ap.add_argument("--cold", action="store_true", help="drop caches before every run (root)")
     ap.add_argument("--index-dir", default="/tmp/tg-view-bench-index")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--no-less", action="store_true")
+    ap.add_argument("--no-less", action="store_true", help="less: the first screen only")
+    ap.add_argument("--first-screens", metavar="OLD_TG",
+                    help="only first screens in tmux, interleaved run by run: tg, OLD_TG, less, head")
     ap.add_argument("--out")
     ap.add_argument("--markdown")
     a = ap.parse_args()
@@ -277,6 +362,10 @@ def main():
     def add(case, tool, value):
         rows.setdefault(case, {}).setdefault(tool, []).append(value)
 
+    if a.first_screens:
+        first_screens(a, tg, log, env, first_line, prepare)
+        return
+
     # Replay: tg's own key-to-screen times.
     needle_keys = f"/{NEEDLE}\n"
     for r in range(a.runs):
@@ -308,11 +397,16 @@ def main():
     s_first, s_n = snippet(first_line), snippet(line_n)
     s_hits = [snippet(h.split(":", 1)[1]) for h in hits]
     if s_first and s_n and len(s_hits) >= 2 and all(s_hits):
-        tools = [("tg tmux", [tg, "view", log], "indexed"), ("tg tmux", [tg, "view", log], "no index")]
-        if not a.no_less and shutil.which("less"):
-            tools.append(("less tmux", ["less", "-N", log], "no index"))
-        for tool, argv, state in tools:
-            runs = a.less_runs if tool.startswith("less") else a.runs
+        # (tool, argv, state, only the first screen)
+        tools = [("tg tmux", [tg, "view", log], "indexed", False),
+                 ("tg tmux", [tg, "view", log], "no index", False)]
+        if shutil.which("less"):
+            tools.append(("less tmux", ["less", "-N", log], "no index", a.no_less))
+        # The floor of a first screen in tmux: the shell starting a small
+        # program that prints the same lines and exits.
+        tools.append(("head tmux", ["head", "-n", "39", log], "no index", True))
+        for tool, argv, state, first_only in tools:
+            runs = a.less_runs if tool.startswith("less") and not first_only else a.runs
             for r in range(runs):
                 ops = [("first screen", "", "", False, s_first),
                        (f"jump to line {n}", "", f"{n}G", False, s_n),
@@ -320,17 +414,25 @@ def main():
                        ("/needle", f"/{NEEDLE}", "", True, s_hits[0]),
                        ("n to the next match", "", "n", False, s_hits[1]),
                        ("&needle first screen", f"&{NEEDLE}", "", True, s_hits[-1])]
+                if first_only:
+                    ops = ops[:1]
                 prepare()
                 times, kib = tmux_session(argv, env[state], ops, a.timeout)
                 for name, secs in times.items():
                     add(f"{name} ({state})", tool, None if secs is None else secs * 1000)
-                add(f"peak RssAnon MiB ({state})", tool, kib / 1024)
+                if not first_only:
+                    add(f"peak RssAnon MiB ({state})", tool, kib / 1024)
                 benchlib.log(f"{tool} {state} run {r + 1}: " + ", ".join(
                     f"{k} {'timeout' if v is None else f'{v * 1000:.0f} ms'}" for k, v in times.items()))
+        for r in range(a.runs):
+            prepare()
+            j, stop = during_search(tg, log, env["no index"], a.timeout)
+            add("j during a search (no index)", "tg tmux", None if j is None else j * 1000)
+            add("Ctrl-C stops a search (no index)", "tg tmux", None if stop is None else stop * 1000)
     else:
         benchlib.log("no usable snippets of the target lines: tmux timings skipped")
 
-    tool_names = ["tg replay", "tg tmux", "less tmux"]
+    tool_names = ["tg replay", "tg tmux", "less tmux", "head tmux"]
     head = f"`tg view` vs `less`, {os.path.basename(log)} ({size / 2**30:.1f} GiB, {lines} lines), " \
            f"{'cold' if a.cold else 'hot'}, ms unless said (median (min–max) of {a.runs} runs; less: {a.less_runs})"
     md = [head, "", "| case | " + " | ".join(tool_names) + " |", "|---|" + "---|" * len(tool_names)]

@@ -64,10 +64,10 @@ fn escapes_binary_and_long_lines() {
     t.send("q");
 }
 
-/// SIGTERM and SIGINT end the viewer with the terminal restored.
+/// SIGTERM, SIGINT and SIGHUP end the viewer with the terminal restored.
 #[test]
 fn signals_restore_the_terminal() {
-    for signal in ["-TERM", "-INT"] {
+    for signal in ["-TERM", "-INT", "-HUP"] {
         let tree = Tree::new("view-signal");
         tree.write("app.log", fixture());
         let (t, label) = open(&tree, Kind::Plain);
@@ -203,11 +203,99 @@ fn a_closed_terminal_ends_the_viewer() {
     let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
     let pid = String::from_utf8(out.stdout).unwrap().trim().to_string();
     assert!(!pid.is_empty(), "the viewer runs under the shell");
-    drop(t);
+    t.kill_server();
     let proc = std::path::Path::new("/proc").join(&pid);
     let start = std::time::Instant::now();
     while proc.exists() && start.elapsed() < std::time::Duration::from_secs(5) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert!(!proc.exists(), "tg view {pid} still runs after its terminal closed");
+    let running = proc.exists();
+    if running {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(!running, "tg view {pid} still runs after its terminal closed");
+}
+
+/// A block-indexed log grown since its index was built: a search and a
+/// filter find what only the grown tail holds (the tail is read, not
+/// trusted to the index), on the lines rg reports.
+#[test]
+fn search_reads_the_grown_tail() {
+    let tree = Tree::new("view-grown");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Blocks);
+    let mut f = std::fs::OpenOptions::new().append(true).open(tree.path("app.log")).unwrap();
+    writeln!(f, "03001 grown tail one needle").unwrap();
+    writeln!(f, "03002 grown tail two").unwrap();
+    drop(f);
+    let n = LINES as u64 + 2;
+    t.wait("the grown tail counted", |s| s.last().is_some_and(|l| l.contains(&format!("/{n}"))));
+    let hits = rg_lines(&tree, "grown tail", "app.log");
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3001, 3002]);
+    t.send("/grown tail");
+    t.key("Enter");
+    t.wait("/grown tail", |s| top(s) == Some(3001));
+    t.send("g&grown tail");
+    t.key("Enter");
+    t.wait("&grown tail: rg's lines", |s| rows(s, 120) == hits);
+    t.send("q");
+}
+
+/// `h` shows the keys (the bar's `]` `[` `}` among them); space, `b`,
+/// PgDn and PgUp move by screens; a search wraps at either end and says so.
+#[test]
+fn help_pages_and_wrapping() {
+    let tree = Tree::new("view-help");
+    tree.write("app.log", fixture());
+    let (t, _) = open(&tree, Kind::Plain);
+    t.send("h");
+    let screen = t.wait_for("keys as in less");
+    assert!(screen.iter().any(|l| l.contains("]  [") && l.contains("next / previous")));
+    t.send("q");
+    t.wait("the help closed", |s| at_top(s, 1));
+    top_after(&t, " ", 40, "space");
+    top_after(&t, "b", 1, "b");
+    t.key("PageDown");
+    t.wait("PgDn", |s| at_top(s, 40));
+    t.key("PageUp");
+    t.wait("PgUp", |s| at_top(s, 1));
+    t.send("G/^00005 ");
+    t.key("Enter");
+    let screen = t.wait("a forward search wrapping", |s| at_top(s, 5));
+    assert!(screen.last().unwrap().contains("search hit bottom, continuing at top"));
+    t.send("?^02999 ");
+    t.key("Enter");
+    let screen = t.wait("a backward search wrapping", |s| at_top(s, 2999));
+    assert!(screen.last().unwrap().contains("search hit top, continuing at bottom"));
+    t.send("q");
+}
+
+/// Viewing a big file without an index leaves one behind (built in the
+/// background, `TG_AUTO_INDEX_MIN` lowering "big" to 1 KiB): the next
+/// viewer opens it with its block index.
+#[test]
+fn viewing_leaves_a_block_index_behind() {
+    let tree = Tree::new("view-auto-index");
+    tree.write("app.log", fixture());
+    let env = [("TG_AUTO_INDEX", "1"), ("TG_AUTO_INDEX_MIN", "1024")];
+    let t = view(&tree, "app.log", &env);
+    let start = std::time::Instant::now();
+    let indexed = || {
+        util::tg_command(&tree, tree.root())
+            .env("TG_INDEX_DIR", tree.path("idx"))
+            .args(["index", "--status", "app.log"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    while !indexed() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(indexed(), "no block index after 20 s");
+    t.send("q");
+    drop(t);
+    let t = view(&tree, "app.log", &[]);
+    t.wait_for("(block index)");
+    t.send("q");
 }

@@ -116,12 +116,54 @@ impl Tmux {
     }
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
+impl Tmux {
+    /// Closes the terminal: the server killed, as a closed window would
+    /// be (its processes get SIGHUP, nothing more).
+    pub fn kill_server(&self) {
         let _ = Command::new("tmux")
             .args(["-L", &self.socket, "kill-server"])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .status();
+    }
+}
+
+/// The processes under `pid`, children first found first.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut all = Vec::new();
+    let mut next = vec![pid];
+    while let Some(p) = next.pop() {
+        let out = Command::new("pgrep").args(["-P", &p.to_string()]).output();
+        let kids: Vec<u32> = out
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout).split_whitespace().flat_map(str::parse).collect()
+            })
+            .unwrap_or_default();
+        next.extend(&kids);
+        all.extend(kids);
+    }
+    all
+}
+
+/// On every way out of a test (a failed assertion included): the server
+/// killed, and whatever ran in its window (a viewer that ignored the
+/// hang-up, say) killed too.
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let shell = Command::new("tmux")
+            .args(["-L", &self.socket, "display-message", "-p", "-t", "t", "#{pane_pid}"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok());
+        let procs = shell.map_or_else(Vec::new, descendants);
+        self.kill_server();
+        for pid in procs {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
     }
 }

@@ -152,3 +152,47 @@ pub fn top_after(t: &Tmux, keys: &str, want: u64, what: &str) -> Vec<String> {
 pub fn at_top(s: &[String], n: u64) -> bool {
     top(s) == Some(n) && s.last().is_some_and(|l| l.contains(&format!("lines {n}-")))
 }
+
+/// `tg view FILE` in a 120×40 window of `tree`, colours off, indexes
+/// under `tree/idx`, with `env` added; its exit code goes to `rc.txt`,
+/// its stderr to `tg.err`, `stty -a` after it to `stty.txt`. Returns once
+/// the status line names `file`.
+pub fn view(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
+    let t = launch(tree, file, env);
+    t.wait(&format!("tg view {file}: its first screen"), |s| {
+        s.last().is_some_and(|l| l.starts_with(file))
+    });
+    t
+}
+
+/// [`view`] without waiting for the first screen.
+pub fn launch(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
+    let idx = tree.path("idx").display().to_string();
+    let mut all = vec![("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")];
+    all.retain(|(k, _)| !env.iter().any(|e| e.0 == *k));
+    all.extend_from_slice(env);
+    let t = Tmux::new(tree.root(), 120, 40, &all);
+    let tg_bin = super::tg_bin().display().to_string();
+    t.send_line(&format!("{tg_bin} view {file} 2>tg.err; echo $? > rc.txt; stty -a > stty.txt"));
+    t
+}
+
+/// Waits until the shell is back after the viewer (`stty.txt` written by
+/// [`view`]'s command line); checks the terminal is in canonical mode with
+/// echo and the viewer's screen is gone. The viewer's exit code and stderr.
+pub fn after_exit(tree: &Tree, t: &Tmux, file: &str, what: &str) -> (String, String) {
+    let stty = tree.path("stty.txt");
+    t.wait(&format!("{what}: the shell after the viewer"), |_| {
+        std::fs::metadata(&stty).is_ok_and(|m| m.len() > 0)
+    });
+    let modes = std::fs::read_to_string(&stty).unwrap();
+    assert!(modes.contains(" icanon") && modes.contains(" echo "), "{what}: stty -a: {modes}");
+    let screen = t.screen();
+    assert!(
+        !screen.iter().any(|l| l.starts_with(file)),
+        "{what}: the viewer's screen is gone (alternate screen left): {screen:?}"
+    );
+    let rc = std::fs::read_to_string(tree.path("rc.txt")).unwrap();
+    let err = std::fs::read_to_string(tree.path("tg.err")).unwrap();
+    (rc.trim().to_string(), err)
+}

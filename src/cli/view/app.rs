@@ -8,14 +8,16 @@ use std::sync::Arc;
 use trigrep::options::Case;
 
 use super::density::Density;
-use super::keys::{Action, Keys};
+use super::keys::{Action, Keys, Region};
 use super::lines::LineMap;
 use super::nav;
 use super::screen::{Frame, LineEnds, Row};
 use super::search::{Finder, Progress};
 use super::text::{Change, Text};
 
-/// The viewer's state.
+/// The viewer's state. A scan runs on a copy (see [`super::work`]):
+/// cloning shares the text, the line map, the finders and the density.
+#[derive(Clone)]
 pub struct App {
     /// The text shown.
     pub text: Arc<dyn Text>,
@@ -47,6 +49,8 @@ pub struct App {
     pub help: bool,
     /// A message for the status line, until the next key.
     pub message: Option<String>,
+    /// A scan runs off the UI thread: how far it got, in percent.
+    pub busy: Option<u64>,
     /// A line to jump to once it is counted.
     pub pending_line: Option<u64>,
     /// Keys typed so far.
@@ -56,7 +60,7 @@ pub struct App {
     /// The text holds a NUL byte in its first 64 KiB: shown as binary.
     pub binary: bool,
     /// Where the long lines seen so far end.
-    pub ends: LineEnds,
+    pub ends: Arc<LineEnds>,
     /// The text's length at the last tick.
     last_len: u64,
     /// The last change on disk reported.
@@ -86,11 +90,12 @@ impl App {
             follow: false,
             help: false,
             message: None,
+            busy: None,
             pending_line: None,
             keys: Keys::default(),
             quit: false,
             binary,
-            ends: LineEnds::default(),
+            ends: Arc::default(),
             last_len,
             last_change: Change::None,
         }
@@ -145,6 +150,7 @@ impl App {
             Action::Next => self.find(false, progress),
             Action::Previous => self.find(true, progress),
             Action::Filter(pattern) => self.set_filter(pattern),
+            Action::Region(to) => self.region(to, progress),
             Action::Follow => {
                 self.follow = true;
                 self.bottom(progress);
@@ -177,7 +183,7 @@ impl App {
             self.top = top.min(self.filtered_bottom(progress)).max(self.top);
             return;
         }
-        let next = nav::skip_lines(text, self.top, n).unwrap_or(u64::MAX);
+        let next = self.ends.skip(text, self.top, n).unwrap_or(u64::MAX);
         self.top = next.min(self.bottom_top()).max(self.top);
     }
 
@@ -192,7 +198,7 @@ impl App {
             }
             return;
         }
-        self.top = nav::lines_back(&*self.text, self.top, n);
+        self.top = self.ends.back(&*self.text, self.top, n);
     }
 
     /// Where the top is when the last line is at the bottom.
@@ -202,7 +208,7 @@ impl App {
             return 0;
         }
         let last = nav::line_start(&*self.text, len - 1);
-        nav::lines_back(&*self.text, last, self.rows.saturating_sub(1) as u64)
+        self.ends.back(&*self.text, last, self.rows.saturating_sub(1) as u64)
     }
 
     /// Where the top is when the last matching line is at the bottom.
@@ -259,11 +265,7 @@ impl App {
             }
         } else {
             match Finder::new(&*self.text, &pattern, self.case) {
-                Ok(f) => {
-                    let f = Arc::new(f);
-                    self.set_density(Some(Arc::clone(&f)));
-                    self.search = Some((f, backward));
-                }
+                Ok(f) => self.search = Some((Arc::new(f), backward)),
                 Err(e) => {
                     self.message = Some(one_line(&e));
                     return;
@@ -312,28 +314,60 @@ impl App {
     fn set_filter(&mut self, pattern: String) {
         if pattern.is_empty() {
             self.filter = None;
-            let search = self.search.as_ref().map(|s| Arc::clone(&s.0));
-            self.set_density(search);
             return;
         }
         match Finder::new(&*self.text, &pattern, self.case) {
-            Ok(f) => {
-                let f = Arc::new(f);
-                if self.search.is_none() {
-                    self.set_density(Some(Arc::clone(&f)));
-                }
-                self.filter = Some(f);
-            }
+            Ok(f) => self.filter = Some(Arc::new(f)),
             Err(e) => self.message = Some(one_line(&e)),
         }
     }
 
-    /// Counts where `finder`'s matches are (`None`: no picture).
-    fn set_density(&mut self, finder: Option<Arc<Finder>>) {
+    /// Makes the density bar show where the matches of the search (else
+    /// the filter) are, counting them again when that pattern changed.
+    /// Called on the UI's state, never on a scan's copy.
+    pub fn sync_density(&mut self) {
+        let marked = self.search.as_ref().map(|s| &s.0).or(self.filter.as_ref());
+        let same = match (&self.density, marked) {
+            (Some(d), Some(f)) => Arc::ptr_eq(d.finder(), f),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
         if let Some(d) = self.density.take() {
             d.stop();
         }
-        self.density = finder.map(|f| Density::start(Arc::clone(&self.text), f));
+        self.density = marked.map(|f| Density::start(Arc::clone(&self.text), Arc::clone(f)));
+    }
+
+    /// To the first match of the next (or previous, or densest) region of
+    /// the density bar, as the screen's bar shows it.
+    fn region(&mut self, to: Region, progress: Progress<'_>) {
+        let Some(d) = &self.density else {
+            self.message = Some("no search: the bar is empty (/pattern first)".into());
+            return;
+        };
+        // Forward: past the top line, whose own match is where the screen is.
+        let from = match to {
+            Region::Next => nav::next_line_start(&*self.text, self.top).unwrap_or(u64::MAX),
+            _ => self.top,
+        };
+        let Some(at) = d.target(self.rows, from, to) else {
+            self.message = Some(
+                match to {
+                    Region::Next => "no marked region below",
+                    Region::Previous => "no marked region above",
+                    Region::Densest => "no match counted yet",
+                }
+                .into(),
+            );
+            return;
+        };
+        self.top = nav::line_start(&*self.text, at);
+        if let Some(f) = self.filter.clone() {
+            self.top = f.next_line(&*self.text, self.top, progress).unwrap_or(self.top);
+        }
     }
 
     /// Toggles `case` against case-sensitive, and plans the patterns again.
@@ -353,16 +387,15 @@ impl App {
         let filter = self.filter.as_ref().and_then(replan);
         self.search = search;
         self.filter = filter;
-        let marked = self.search.as_ref().map(|s| Arc::clone(&s.0)).or(self.filter.clone());
-        self.set_density(marked);
     }
 
     /// What changed since the last tick: growth (followed), truncation,
     /// a file replaced or deleted, a pending line now counted. Whether the
-    /// screen must be drawn again.
-    pub fn tick(&mut self, progress: Progress<'_>) -> bool {
+    /// screen must be drawn again, and an action that moves by scanning
+    /// (following or jumping while filtered), to run off the UI thread.
+    pub fn tick(&mut self) -> (bool, Option<Action>) {
         let len = self.text.len();
-        let mut dirty = false;
+        let (mut dirty, mut scan) = (false, None);
         if len < self.last_len {
             self.message = Some(format!("{} was truncated to {len} bytes", self.name));
             self.ends.clear();
@@ -372,8 +405,10 @@ impl App {
         if len != self.last_len {
             self.last_len = len;
             dirty = true;
-            if self.follow {
-                self.bottom(progress);
+            if self.follow && self.filter.is_some() {
+                scan = Some(Action::Follow);
+            } else if self.follow {
+                self.top = self.bottom_top();
             }
         }
         let change = self.text.check();
@@ -393,10 +428,13 @@ impl App {
         if let Some(n) = self.pending_line
             && self.lines.offset_of_line(&*self.text, n).is_some_and(|at| at < len) | self.counted()
         {
-            self.goto_line(n, progress);
             dirty = true;
+            match self.filter {
+                Some(_) => scan = Some(Action::Line(n)),
+                None => self.goto_line(n, &mut |_| true),
+            }
         }
-        dirty
+        (dirty, scan)
     }
 }
 

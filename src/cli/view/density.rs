@@ -1,10 +1,13 @@
 //! Where the matches of a pattern are, across the whole text: candidate
 //! ranges at once (from the index), then matching lines counted in the
-//! background, in text order, as they are verified.
+//! background, in text order, as they are verified. The picture's cells
+//! are also places to go: the first match of the next, previous or
+//! densest marked cell ([`Density::target`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::keys::Region;
 use super::search::Finder;
 use super::text::Text;
 
@@ -13,6 +16,7 @@ pub const BUCKETS: usize = 1024;
 
 /// The density of one pattern's matches.
 pub struct Density {
+    finder: Arc<Finder>,
     state: Mutex<State>,
     stop: AtomicBool,
 }
@@ -25,6 +29,10 @@ struct State {
     candidates: Vec<u64>,
     /// Matching lines per bucket, counted up to `verified`.
     matches: Vec<u64>,
+    /// Per bucket, where its first match starts (`u64::MAX`: none yet).
+    first: Vec<u64>,
+    /// Per bucket, where its first candidate range starts (`u64::MAX`: none).
+    first_candidate: Vec<u64>,
     /// Everything before this offset is counted.
     verified: u64,
 }
@@ -44,15 +52,27 @@ impl Density {
     /// Starts counting `finder`'s matches in `text` on a thread of its own.
     pub fn start(text: Arc<dyn Text>, finder: Arc<Finder>) -> Arc<Density> {
         let len = text.len();
-        let mut state =
-            State { len, candidates: vec![0; BUCKETS], matches: vec![0; BUCKETS], verified: 0 };
+        let mut state = State {
+            len,
+            candidates: vec![0; BUCKETS],
+            matches: vec![0; BUCKETS],
+            first: vec![u64::MAX; BUCKETS],
+            first_candidate: vec![u64::MAX; BUCKETS],
+            verified: 0,
+        };
         let ranges = finder.ranges(0, len);
         if finder.indexed() {
             for r in &ranges {
-                state.candidates[bucket(r.start, len)] += r.end - r.start;
+                let b = bucket(r.start, len);
+                state.candidates[b] += r.end - r.start;
+                state.first_candidate[b] = state.first_candidate[b].min(r.start);
             }
         }
-        let density = Arc::new(Density { state: Mutex::new(state), stop: AtomicBool::new(false) });
+        let density = Arc::new(Density {
+            finder: Arc::clone(&finder),
+            state: Mutex::new(state),
+            stop: AtomicBool::new(false),
+        });
         let d = Arc::clone(&density);
         std::thread::spawn(move || {
             for r in ranges {
@@ -62,7 +82,9 @@ impl Density {
                 });
                 let mut s = d.lock();
                 for at in hits {
-                    s.matches[bucket(at, len)] += 1;
+                    let b = bucket(at, len);
+                    s.matches[b] += 1;
+                    s.first[b] = s.first[b].min(at);
                 }
                 s.verified = r.end;
                 if d.stop.load(Ordering::Relaxed) {
@@ -89,8 +111,36 @@ impl Density {
         s.verified >= s.len
     }
 
+    /// The pattern counted.
+    pub fn finder(&self) -> &Arc<Finder> {
+        &self.finder
+    }
+
     /// The picture in `rows` rows, the first row the start of the text.
     pub fn cells(&self, rows: usize) -> Vec<Cell> {
+        self.rows(rows).into_iter().map(|r| r.0).collect()
+    }
+
+    /// Where to go from `from` for `to` on a picture of `rows` rows: the
+    /// first match of the first marked row starting after `from`, of the
+    /// last one before it, or of the row with the most matches (a row
+    /// not verified yet: its first candidate block; without an index, a
+    /// row not counted yet is not a place to go).
+    pub fn target(&self, rows: usize, from: u64, to: Region) -> Option<u64> {
+        let rows = self.rows(rows);
+        match to {
+            Region::Next => rows.iter().find_map(|r| r.1.filter(|&at| at > from)),
+            Region::Previous => rows.iter().rev().find_map(|r| r.1.filter(|&at| at < from)),
+            Region::Densest => {
+                let hits = |c: &Cell| if let Cell::Hits(n, _) = c { *n } else { 0 };
+                let most = rows.iter().map(|r| hits(&r.0)).max().filter(|&n| n > 0)?;
+                rows.iter().find(|r| hits(&r.0) == most).and_then(|r| r.1)
+            }
+        }
+    }
+
+    /// Each row's cell, and where its first match (or candidate) starts.
+    fn rows(&self, rows: usize) -> Vec<(Cell, Option<u64>)> {
         let s = self.lock().clone();
         let rows = rows.max(1);
         let span =
@@ -105,12 +155,18 @@ impl Density {
             })
             .collect();
         let most = sums.iter().map(|x| x.0).max().unwrap_or(0);
+        let indexed = s.candidates.iter().any(|&c| c > 0);
+        let first = |v: &[u64]| v.iter().copied().min().filter(|&at| at != u64::MAX);
         sums.into_iter()
-            .map(|(hits, maybe, verified)| match (hits, verified) {
-                (0, true) => Cell::Empty,
-                (0, false) if maybe == 0 && s.candidates.iter().any(|&c| c > 0) => Cell::Empty,
-                (0, false) => Cell::Maybe,
-                (n, _) => Cell::Hits(n, most),
+            .enumerate()
+            .map(|(r, (hits, maybe, verified))| {
+                let b = span(r);
+                match (hits, verified) {
+                    (0, true) => (Cell::Empty, None),
+                    (0, false) if maybe == 0 && indexed => (Cell::Empty, None),
+                    (0, false) => (Cell::Maybe, first(&s.first_candidate[b])),
+                    (n, _) => (Cell::Hits(n, most), first(&s.first[b])),
+                }
             })
             .collect()
     }
@@ -131,11 +187,13 @@ mod tests {
     use trigrep::options::Case;
 
     #[test]
-    fn matches_land_in_their_rows() {
+    fn matches_land_in_their_rows_and_rows_are_places_to_go() {
+        // Two clusters: 10 lines at 10 %, 20 lines at 95 %.
+        let error = |i| (1_000..1_010).contains(&i) || (9_500..9_520).contains(&i);
         let mut data = Vec::new();
         for i in 0..10_000 {
-            let word = if (9_000..9_100).contains(&i) { "ERROR" } else { "ok" };
-            data.extend_from_slice(format!("{i} {word}\n").as_bytes());
+            let word = if error(i) { "ERROR" } else { "ok" };
+            data.extend_from_slice(format!("{i:05} {word}\n").as_bytes());
         }
         let text: Arc<dyn Text> = Arc::new(Memory(data));
         let finder = Arc::new(Finder::new(&*text, "ERROR", Case::Sensitive).unwrap());
@@ -145,7 +203,17 @@ mod tests {
         }
         let cells = d.cells(10);
         let hits: u64 = cells.iter().map(|c| if let Cell::Hits(n, _) = c { *n } else { 0 }).sum();
-        assert_eq!(hits, 100);
-        assert!(cells[..8].iter().all(|c| *c == Cell::Empty), "{cells:?}");
+        assert_eq!(hits, 30);
+        let marked: Vec<usize> = (0..10).filter(|&r| cells[r] != Cell::Empty).collect();
+        assert_eq!(marked, vec![1, 9], "{cells:?}");
+        // A line is 9 bytes (12 with ERROR); the match starts 6 bytes in.
+        let (a, b) = (1_000 * 9 + 6, 9_500 * 9 + 10 * 3 + 6);
+        assert_eq!(d.target(10, 0, Region::Next), Some(a));
+        assert_eq!(d.target(10, a, Region::Next), Some(b));
+        assert_eq!(d.target(10, b, Region::Next), None);
+        assert_eq!(d.target(10, u64::MAX, Region::Previous), Some(b));
+        assert_eq!(d.target(10, b, Region::Previous), Some(a));
+        assert_eq!(d.target(10, a, Region::Previous), None);
+        assert_eq!(d.target(10, 0, Region::Densest), Some(b));
     }
 }

@@ -43,6 +43,8 @@ pub enum Action {
     Previous,
     /// Show only lines matching a pattern (empty: all lines).
     Filter(String),
+    /// To a region of the density bar.
+    Region(Region),
     /// Follow the text as it grows.
     Follow,
     /// Toggle case-insensitive search (`-i`).
@@ -59,6 +61,17 @@ pub enum Action {
     Cancel,
     /// Leave.
     Quit,
+}
+
+/// Which region of the density bar to go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// The next marked cell below the screen's top (`]`).
+    Next,
+    /// The previous one (`[`).
+    Previous,
+    /// The cell with the most matches (`}`).
+    Densest,
 }
 
 /// What is being typed at the bottom line.
@@ -127,6 +140,9 @@ impl Keys {
             KeyCode::Char('n') => Action::Next,
             KeyCode::Char('N') => Action::Previous,
             KeyCode::Char('F') => Action::Follow,
+            KeyCode::Char(']') => Action::Region(Region::Next),
+            KeyCode::Char('[') => Action::Region(Region::Previous),
+            KeyCode::Char('}') => Action::Region(Region::Densest),
             KeyCode::Char('h' | 'H') => Action::Help,
             KeyCode::Char('r' | 'R') => Action::Redraw,
             KeyCode::Char('q' | 'Q') => Action::Quit,
@@ -207,6 +223,11 @@ mod tests {
         assert_eq!(feed("50%"), vec![Action::Percent(50)]);
         assert_eq!(feed(":77\n:q\n"), vec![Action::Line(77), Action::Quit]);
         assert_eq!(feed(" b"), vec![Action::PageDown(1), Action::PageUp(1)]);
+        let region = |r| Action::Region(r);
+        assert_eq!(
+            feed("][}"),
+            vec![region(Region::Next), region(Region::Previous), region(Region::Densest)]
+        );
     }
 
     #[test]

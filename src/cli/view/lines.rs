@@ -48,7 +48,9 @@ impl LineMap {
         let mut known = Known { points: vec![(0, 0)], ..Known::default() };
         let blocks = text.block_map();
         if !blocks.is_empty() {
-            known.points = blocks.iter().map(|&(o, line)| (o, line.saturating_sub(1))).collect();
+            // In place (the same layout): 131 K blocks for 8 GiB, 2 MiB.
+            known.points =
+                blocks.into_iter().map(|(o, line)| (o, line.saturating_sub(1))).collect();
             known.end = text.mapped_len();
             known.newlines =
                 count_between(text, *known.points.last().unwrap_or(&(0, 0)), known.end);

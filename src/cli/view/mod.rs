@@ -10,7 +10,7 @@
 //! matches are; [`screen`] says which lines to draw; [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
 //! sets up and always restores the terminal; [`event_loop`] reads keys
-//! and ticks. [`replay`] runs keys without
+//! and ticks; [`work`] runs scans off the UI thread. [`replay`] runs keys without
 //! a terminal and times them (`--replay`, for bench/view.py).
 
 pub mod app;
@@ -26,6 +26,7 @@ pub mod screen;
 pub mod search;
 pub mod terminal;
 pub mod text;
+pub mod work;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -83,11 +84,6 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
         "no file to view (name one, or pipe text into tg view)"
     );
     let text = text::open(path.as_deref(), &base)?;
-    if let Some(p) = &path
-        && matches!(text.kind(), "no index" | "decompressing")
-    {
-        super::index_cmd::index_in_background(std::slice::from_ref(p), &base);
-    }
     let name = path.as_ref().map_or_else(
         || "stdin".to_string(),
         |p| {
@@ -99,10 +95,26 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
     );
     let lines = Arc::new(LineMap::new(&*text));
     let stop = Arc::new(AtomicBool::new(false));
-    let counter = {
+    // Background work waits for the first screen: on two cores, a count
+    // on both (and an indexer starting) would take the CPU the first
+    // screen needs.
+    let mut background = {
         let (text, lines, stop) = (Arc::clone(&text), Arc::clone(&lines), Arc::clone(&stop));
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::thread::spawn(move || lines::count(text, lines, threads, stop))
+        let (path, base) = (path.clone(), base.clone());
+        Some(move || {
+            if let Some(p) = &path
+                && matches!(text.kind(), "no index" | "decompressing")
+            {
+                super::index_cmd::index_in_background(std::slice::from_ref(p), &base);
+            }
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+            std::thread::spawn(move || lines::count(text, lines, threads, stop));
+        })
+    };
+    let mut drawn = || {
+        if let Some(start) = background.take() {
+            start();
+        }
     };
     let mut app = App::new(Arc::clone(&text), name, lines);
     app.numbers = !args.no_line_numbers;
@@ -114,8 +126,9 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
         Case::Sensitive
     };
     let result = if let Some(keys) = &args.replay {
-        replay::run(&mut app, keys, &args.size)
+        replay::run(&mut app, keys, &args.size, &mut drawn)
     } else if !std::io::stdout().is_terminal() {
+        drawn();
         copy_out(&*text)
     } else {
         let color = match args.color.as_str() {
@@ -126,13 +139,12 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
                     && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
             }
         };
-        event_loop::interactive(&mut app, color)
+        event_loop::interactive(&mut app, color, &mut drawn)
     };
     stop.store(true, Ordering::Relaxed);
     if let Some(d) = &app.density {
         d.stop();
     }
-    drop(counter);
     result
 }
 

@@ -28,6 +28,8 @@ tg view: keys as in less                         (q, Esc or h closes this)
   /pattern  ?pattern       search forward / backward (rg's regex syntax)
   n  N                     next / previous match (wraps)
   &pattern   &             only lines matching / all lines again
+  ]  [                     first match of the next / previous marked cell
+                           of the density bar;  }  its densest cell
   F                        follow the end as the file grows (any key stops)
   -i  -S                   ignore case / smart case (as rg's flags), toggled
   -N                       line numbers on / off
@@ -35,7 +37,8 @@ tg view: keys as in less                         (q, Esc or h closes this)
   q  :q                    quit
 
 The bar on the right shows where the matches of the search (or filter)
-are in the whole text: light dots are candidate blocks not checked yet.";
+are in the whole text: light dots are candidate blocks not checked yet.
+Searches run in the background: keys still move the screen meanwhile.";
 
 /// Draws `app` with `rows` on `f`; `color`: colours allowed.
 pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], color: bool) {
@@ -158,6 +161,9 @@ pub fn status_line(app: &App, rows: &[Row]) -> String {
     }
     if let Some(n) = app.keys.count() {
         parts.push(n.to_string());
+    }
+    if let Some(pct) = app.busy {
+        parts.push(format!("searching… {pct}% (Ctrl-C stops)"));
     }
     if let Some(m) = &app.message {
         parts.push(m.clone());

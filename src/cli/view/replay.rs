@@ -1,5 +1,6 @@
 //! `tg view --replay KEYS`: the viewer without a terminal, for timing.
-//! Each key is fed to the [`App`] and the screen drawn on ratatui's
+//! Each key is fed to the [`App`] through [`Work`], as on a terminal
+//! (a scan on a worker thread, waited for), and the screen drawn on ratatui's
 //! in-memory backend; the time from key to drawn screen is printed, one
 //! line per key (`key<TAB>ms<TAB>RssAnon KiB`), then the last screen.
 //! `{count}` waits for the line count, `{density}` for the density bar,
@@ -14,6 +15,7 @@ use ratatui::backend::TestBackend;
 
 use super::app::App;
 use super::render;
+use super::work::Work;
 
 /// One step of a replay.
 #[derive(Debug, PartialEq, Eq)]
@@ -26,8 +28,9 @@ enum Step {
     Density,
 }
 
-/// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing timings.
-pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
+/// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing
+/// timings; `drawn` is called once the first screen is drawn.
+pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> anyhow::Result<()> {
     let (w, h) = size
         .split_once('x')
         .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
@@ -36,22 +39,28 @@ pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
     app.rows = usize::from(h.saturating_sub(1).max(1));
     app.width = usize::from(w);
     let mut out = std::io::stdout().lock();
+    let mut work = Work::default();
     let started = Instant::now();
-    draw(&mut terminal, app)?;
+    draw(&mut terminal, app, &mut work)?;
     writeln!(out, "open\t{:.3}\t{}", ms(started.elapsed()), rss_anon_kib())?;
+    drawn();
     for (label, step) in parse(keys) {
         let t = Instant::now();
         match step {
             Step::Key(code) => {
                 if let Some(action) = app.keys.feed(KeyEvent::new(code, KeyModifiers::NONE)) {
-                    app.apply(action, &mut |_| true);
+                    work.act(app, action);
+                    work.finish(app);
                 }
             }
             Step::Count => {
                 while !app.counted() {
                     std::thread::sleep(Duration::from_micros(200));
                 }
-                app.tick(&mut |_| true);
+                if let (_, Some(action)) = app.tick() {
+                    work.act(app, action);
+                    work.finish(app);
+                }
             }
             Step::Density => {
                 while app.density.as_ref().is_some_and(|d| !d.done()) {
@@ -59,7 +68,7 @@ pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
                 }
             }
         }
-        draw(&mut terminal, app)?;
+        draw(&mut terminal, app, &mut work)?;
         writeln!(out, "{label}\t{:.3}\t{}", ms(t.elapsed()), rss_anon_kib())?;
     }
     let buffer = terminal.backend().buffer();
@@ -72,8 +81,16 @@ pub fn run(app: &mut App, keys: &str, size: &str) -> anyhow::Result<()> {
 }
 
 /// Draws `app` on the in-memory terminal.
-fn draw(terminal: &mut Terminal<TestBackend>, app: &App) -> anyhow::Result<()> {
-    let rows = app.screen(&mut |_| true);
+fn draw(
+    terminal: &mut Terminal<TestBackend>,
+    app: &mut App,
+    work: &mut Work,
+) -> anyhow::Result<()> {
+    let mut rows = work.rows(app);
+    if work.busy().is_some() {
+        work.finish(app);
+        rows = work.rows(app);
+    }
     terminal.draw(|f| render::draw(f, app, &rows, false))?;
     Ok(())
 }

@@ -44,6 +44,34 @@ impl LineEnds {
         ends.push_back((start, next));
     }
 
+    /// Where the line `n` lines after the one starting at `from` starts
+    /// (`None`: there are fewer), stepping over remembered long lines
+    /// without reading them again.
+    pub fn skip(&self, text: &dyn Text, mut from: u64, mut n: u64) -> Option<u64> {
+        while n > 0
+            && let Some(next) = self.get(from)
+        {
+            (from, n) = (next, n - 1);
+        }
+        nav::skip_lines(text, from, n)
+    }
+
+    /// Where the line `n` lines before the one starting at `at` starts,
+    /// stepping back over remembered long lines without reading them again.
+    pub fn back(&self, text: &dyn Text, mut at: u64, mut n: u64) -> u64 {
+        while n > 0 {
+            let before = {
+                let ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                ends.iter().find(|e| e.1 == at).map(|e| e.0)
+            };
+            match before {
+                Some(start) => (at, n) = (start, n - 1),
+                None => return nav::lines_back(text, at, n),
+            }
+        }
+        at
+    }
+
     /// Forgets every line (the text was truncated or replaced).
     pub fn clear(&self) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
@@ -148,7 +176,56 @@ impl Frame<'_> {
 mod tests {
     use super::*;
     use crate::cli::view::text::Memory;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
     use trigrep::options::Case;
+
+    /// A text that counts the bytes read from it.
+    struct Counting(Memory, AtomicU64);
+
+    impl Text for Counting {
+        fn len(&self) -> u64 {
+            self.0.len()
+        }
+
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.read_at(offset, buf)?;
+            self.1.fetch_add(n as u64, Ordering::Relaxed);
+            Ok(n)
+        }
+
+        fn kind(&self) -> &str {
+            "counting"
+        }
+    }
+
+    /// Once a long line is drawn, moving over it, either way, and to the
+    /// bottom reads no more of it (a 1 GiB line took 120-350 ms a key).
+    #[test]
+    fn moves_over_a_drawn_long_line_do_not_read_it_again() {
+        use crate::cli::view::{app::App, keys::Action};
+        let mut data = b"first\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', 4 << 20));
+        data.extend_from_slice(b"\nnext\nlast\n");
+        let text = Arc::new(Counting(Memory(data), AtomicU64::new(0)));
+        let read = Arc::clone(&text);
+        let lines = Arc::new(LineMap::new(&*text));
+        let mut app = App::new(text, "t".into(), lines);
+        app.rows = 2;
+        let go = &mut |_| true;
+        app.apply(Action::Down(1), go);
+        assert_eq!(app.top, 6);
+        app.screen(go);
+        read.1.store(0, Ordering::Relaxed);
+        app.apply(Action::Down(1), go);
+        assert_eq!(app.top, 6 + (4 << 20) + 1);
+        app.apply(Action::Up(1), go);
+        assert_eq!(app.top, 6);
+        app.apply(Action::Bottom, go);
+        assert_eq!(app.top, 6 + (4 << 20) + 1);
+        let n = read.1.load(Ordering::Relaxed);
+        assert!(n < 1 << 20, "{n} bytes read to move over a remembered line");
+    }
 
     fn numbered(n: usize) -> Memory {
         Memory((1..=n).flat_map(|i| format!("line {i}\n").into_bytes()).collect())
@@ -240,6 +317,12 @@ mod tests {
         assert_eq!(ends.get(0), Some((2 << 20) + 1));
         let (again, _) = frame.rows(&mut |_| true);
         assert_eq!(first, again);
+        // Moves step over the remembered line, either way.
+        let next = (2 << 20) + 1;
+        assert_eq!(ends.skip(&text, 0, 1), Some(next));
+        assert_eq!(ends.skip(&text, 0, 2), Some(next + 5));
+        assert_eq!(ends.back(&text, next, 1), 0);
+        assert_eq!(ends.back(&text, next + 5, 2), 0);
         assert_eq!(again[1].bytes, b"");
         assert_eq!(again[0].bytes.len(), SHOWN);
     }

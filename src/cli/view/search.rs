@@ -19,7 +19,7 @@ use super::text::Text;
 /// How much of a text is searched at a time.
 const PIECE: usize = 1 << 20;
 
-/// Says how far a scan got (bytes read so far); false stops it.
+/// Told the bytes a scan read since the last call; false stops the scan.
 pub type Progress<'a> = &'a mut dyn FnMut(u64) -> bool;
 
 /// A pattern, compiled and planned against one text.
@@ -64,6 +64,12 @@ impl Finder {
         self.ranges.is_some()
     }
 
+    /// The most bytes a search of the whole text reads: its candidate
+    /// ranges' length (`None`: everything, no index).
+    pub fn candidate_bytes(&self) -> Option<u64> {
+        self.ranges.as_ref().map(|r| r.iter().map(|r| r.end - r.start).sum())
+    }
+
     /// The non-empty matches in `line` (one line, without its newline).
     pub fn matches_in(&self, line: &[u8]) -> Vec<Range<usize>> {
         let mut out = Vec::new();
@@ -79,22 +85,20 @@ impl Finder {
     /// Where the first matching line at or after `from` (a line start)
     /// starts; `None`: none before the end, or stopped.
     pub fn next_line(&self, text: &dyn Text, from: u64, progress: Progress<'_>) -> Option<u64> {
-        let mut done = 0;
         for r in self.ranges(from, text.len()) {
             let mut found = None;
             let start = r.start.max(from);
             pieces(text, start..r.end, &mut |at, piece| {
-                done += piece.len() as u64;
                 if let Some(m) = self.first_in(piece, 0) {
                     found = Some(start_of(text, at, piece, m));
                     return false;
                 }
-                progress(done)
+                progress(piece.len() as u64)
             });
             if found.is_some() {
                 return found;
             }
-            if !progress(done) {
+            if !progress(0) {
                 return None;
             }
         }
@@ -103,13 +107,11 @@ impl Finder {
 
     /// Where the last matching line starting before `before` starts.
     pub fn prev_line(&self, text: &dyn Text, before: u64, progress: Progress<'_>) -> Option<u64> {
-        let mut done = 0;
         for r in self.ranges_back(before) {
             let end = r.end.min(before);
             let mut piece_end = end;
             while piece_end > r.start {
                 let (at, piece) = piece_before(text, r.start, piece_end);
-                done += piece.len() as u64;
                 let mut last = None;
                 let mut pos = 0;
                 while let Some(m) = self.first_in(&piece, pos) {
@@ -119,7 +121,7 @@ impl Finder {
                 if let Some(m) = last {
                     return Some(start_of(text, at, &piece, m));
                 }
-                if !progress(done) || at == piece_end {
+                if !progress(piece.len() as u64) || at == piece_end {
                     return None;
                 }
                 piece_end = at;

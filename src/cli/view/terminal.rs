@@ -1,8 +1,9 @@
 //! The terminal: raw mode and the alternate screen on the way in, and the
 //! terminal as it was on every way out: a normal return, an error (the
-//! guard's `Drop`), a panic (a hook restores before the message is
-//! printed) and SIGTERM, SIGINT or SIGHUP (flags the event loop checks);
-//! a terminal hung up without a signal ends the viewer too.
+//! guard's `Drop`), a panic on any thread (a hook restores, prints one
+//! `tg:` line and exits with 2, rather than leave a worker's panic to a
+//! screen still drawn) and SIGTERM, SIGINT or SIGHUP (flags the event
+//! loop checks); a terminal hung up without a signal ends the viewer too.
 
 use std::io::{IsTerminal, Stdout, Write};
 use std::sync::Arc;
@@ -39,14 +40,28 @@ impl Screen {
         }
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            restore();
-            previous(info);
+            if !restore() {
+                return previous(info);
+            }
+            let what = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let at = info.location().map_or_else(String::new, |l| format!(" at {l}"));
+            let what = what.lines().next().unwrap_or_default();
+            eprintln!("tg: view: internal error: {what}{at} (please report it)");
+            if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| !v.is_empty() && v != "0") {
+                previous(info);
+            }
+            std::process::exit(2);
         }));
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut out = std::io::stdout();
         if let Err(e) = crossterm::execute!(out, EnterAlternateScreen, Hide) {
-            restore();
+            let _ = restore();
             return Err(e.into());
         }
         let terminal = Terminal::new(CrosstermBackend::new(out))?;
@@ -68,7 +83,7 @@ impl Screen {
 
 impl Drop for Screen {
     fn drop(&mut self) {
-        restore();
+        let _ = restore();
     }
 }
 
@@ -90,19 +105,22 @@ fn watch(signalled: Arc<AtomicBool>) {
             let ignored = signalled.load(Ordering::Relaxed)
                 && since.get_or_insert_with(Instant::now).elapsed() > Duration::from_secs(1);
             if ACTIVE.load(Ordering::SeqCst) && (gone() || ignored) {
-                restore();
+                let _ = restore();
                 std::process::exit(2);
             }
         }
     });
 }
 
-/// Leaves the alternate screen, shows the cursor and ends raw mode, once.
-pub fn restore() {
-    if ACTIVE.swap(false, Ordering::SeqCst) {
+/// Leaves the alternate screen, shows the cursor and ends raw mode, once;
+/// whether it did (the terminal was set up).
+pub fn restore() -> bool {
+    let active = ACTIVE.swap(false, Ordering::SeqCst);
+    if active {
         let mut out = std::io::stdout();
         let _ = crossterm::execute!(out, LeaveAlternateScreen, Show);
         let _ = out.flush();
         let _ = disable_raw_mode();
     }
+    active
 }
