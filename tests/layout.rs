@@ -633,3 +633,26 @@ fn only_the_curated_modules_are_public() {
     expect("src/search/mod.rs", &["decode"]);
     expect("src/serve/mod.rs", &["client", "protocol"]);
 }
+
+/// No merge left its conflict markers in a source file or a document
+/// (session 11 left some in docs/ARCHITECTURE.md unseen).
+#[test]
+fn no_conflict_markers_are_left() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = sources().values().map(|(p, _)| p.clone()).collect();
+    for dir in ["docs", "tests", "."] {
+        let entries = std::fs::read_dir(root.join(dir)).unwrap().flatten().map(|e| e.path());
+        files.extend(entries.filter(|p| p.extension().is_some_and(|x| x == "md" || x == "rs")));
+    }
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let marked =
+            text.lines().position(|l| l.starts_with("<<<<<<< ") || l.starts_with(">>>>>>> "));
+        assert!(
+            marked.is_none(),
+            "{}:{}: a conflict marker",
+            path.display(),
+            marked.unwrap_or(0) + 1
+        );
+    }
+}
