@@ -123,6 +123,16 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
     Ok((found, errors))
 }
 
+/// A walker over `dir` (not followed below), one thread, entering the
+/// directories the build's walk enters, links not followed: what a
+/// server watches (a linked entry is stat-ed by every query instead).
+pub fn watched_walk(dir: &Path) -> Result<ignore::WalkBuilder, ignore::Error> {
+    let rules = views::Rules { follow: false, ..views::UNION };
+    let mut builder = filters(rules).builder(&[dir.to_path_buf()], 1, false, false)?;
+    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    Ok(builder)
+}
+
 /// The walk filters of a recorded walk.
 fn filters(rules: views::Rules) -> WalkFilters {
     WalkFilters {

@@ -112,6 +112,19 @@ impl IndexFilter {
         Ok(Located { root: found.root, dir: found.dir, query, plan_time })
     }
 
+    /// The index covering a listing of the files a walk yields (`--files`):
+    /// as [`IndexFilter::locate`], every file a candidate.
+    pub fn locate_listing(opts: &SearchOptions) -> Result<Located, Unused> {
+        if !opts.index.enabled {
+            return Err(Unused::Disabled);
+        }
+        let first = &opts.walk.paths[0];
+        let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
+        let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
+        let plan_time = Duration::ZERO;
+        Ok(Located { root: found.root, dir: found.dir, query: Query::All, plan_time })
+    }
+
     /// Opens the index `found` and marks the files with a candidate
     /// document; an unusable index prints one warning (one this user may
     /// not read is passed over in silence, as if absent).
@@ -147,7 +160,7 @@ impl IndexFilter {
             ));
             return Err(Unused::Unusable);
         }
-        if !reader.has_edges() {
+        if !reader.has_edges() && query != Query::All {
             query = query_for(&opts.matcher, false);
         }
         let candidates = match reader.candidates(&query) {
