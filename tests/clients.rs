@@ -240,3 +240,39 @@ fn vscode_matches_rg() {
 fn vscode_in_a_git_repository_matches_rg() {
     check("vscode", true, true);
 }
+
+/// Changes made after the build, as the clients' walks see them: a hidden
+/// file added and one rewritten, a file added in a new hidden directory,
+/// a file changed and one added below a linked directory, an ignored file
+/// added (outside a `--no-require-git` walk), a `node_modules` file added.
+fn change_after_build(t: &Tree) {
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    t.write("repo/.added.txt", "needle added hidden\n");
+    t.write("repo/.hidden.txt", "needle hidden, rewritten\nNeedle\n");
+    t.write("repo/.newdir/inner.txt", "needle in a new hidden dir\n");
+    t.write("repo/src/lib.rs", "// needle changed through the link too\n");
+    t.write("repo/src/added.rs", "fn needle_added() {}\n");
+    t.write("repo/build/new.txt", "needle in an ignored dir\n");
+    t.write("repo/node_modules/pkg/new.js", "needle new in node_modules\n");
+}
+
+/// Every client's invocations after [`change_after_build`], through the
+/// index alone and through a server that saw the changes.
+#[test]
+fn clients_see_changes_after_the_build() {
+    let clients = ["telescope", "consult", "deadgrep", "vscode"];
+    let t = tree("clients_changed", false);
+    util::tg_index(&t, "repo");
+    let mut r = Report::new("changed");
+    {
+        let _s = Served::start(&t, &[]);
+        change_after_build(&t);
+        for c in clients {
+            r.check_all(&t, &cases(c, "served"));
+        }
+    }
+    for c in clients {
+        r.check_all(&t, &cases(c, "indexed"));
+    }
+    r.finish();
+}

@@ -29,8 +29,7 @@ use std::sync::Arc;
 
 use super::error::IndexError;
 use super::format::{
-    EDGES_FEATURE_VERSION, FEATURE_VERSION, Layout, OLDEST_FEATURE_VERSION, VIEWS_FEATURE_VERSION,
-    read_u32,
+    EDGES_FEATURE_VERSION, FEATURE_VERSION, Layout, OLDEST_FEATURE_VERSION, read_u32,
 };
 use super::postings::{
     ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
@@ -187,12 +186,6 @@ impl IndexReader {
     /// [`crate::query::planner::PlanOptions::edges`] require.
     pub fn has_edges(&self) -> bool {
         self.layout.feature_version >= EDGES_FEATURE_VERSION
-    }
-
-    /// Whether a tree's table records the views beyond the default walk
-    /// ([`crate::index::table::views`]); before, it holds the default walk alone.
-    pub fn has_views(&self) -> bool {
-        self.layout.feature_version >= VIEWS_FEATURE_VERSION
     }
 
     /// The `source` section, if the index has one (what its documents were

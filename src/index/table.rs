@@ -75,7 +75,7 @@ pub mod flags {
 }
 
 /// The walks a tree's table records (index feature version 4). The table
-/// holds the files and directories of [`UNION`]; an entry another recorded
+/// holds the files and directories of [`views::UNION`]; an entry another recorded
 /// walk leaves out carries that walk's `OUT_OF_*` flag, so a search with
 /// one of these walk rules lists its files from the table with a filter.
 pub mod views {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use ignore::overrides::Override;
 
 use super::changes::lookup;
+use crate::index::format::VIEWS_FEATURE_VERSION;
 use crate::index::reader::IndexReader;
 use crate::index::table::{flags, views};
 use crate::index::tree::{is_store, under};
@@ -125,7 +126,8 @@ pub fn table_admits(
     out: u32,
     no_parent: bool,
 ) -> Option<Vec<Vec<u8>>> {
-    if out != flags::OUT_OF_PLAIN && !reader.has_views() {
+    // An older table holds the default walk alone.
+    if out != flags::OUT_OF_PLAIN && reader.feature_version() < VIEWS_FEATURE_VERSION {
         return None;
     }
     if no_parent && scopes.iter().any(|s| !s.is_empty()) {
