@@ -276,3 +276,23 @@ fn clients_see_changes_after_the_build() {
     }
     r.finish();
 }
+
+/// A link that closes a loop: VS Code's `--follow` walk reports it (and
+/// exits 2) as rg does, the other clients' walks pass over it.
+#[test]
+fn a_link_loop_is_reported_by_following_walks_only() {
+    let t = tree("clients_loop", false);
+    t.symlink("..", "repo/src/deep/back");
+    util::tg_index(&t, "repo");
+    let mut r = Report::new("loop");
+    for c in ["vscode", "deadgrep", "telescope"] {
+        r.check_all(&t, &cases(c, "indexed"));
+    }
+    {
+        let _s = Served::start(&t, &[]);
+        for c in ["vscode", "deadgrep", "telescope"] {
+            r.check_all(&t, &cases(c, "served"));
+        }
+    }
+    r.finish();
+}

@@ -45,7 +45,8 @@ pub struct WalkError {
 pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexError> {
     let found = Mutex::new(Vec::new());
     let failed = Mutex::new(Vec::new());
-    let links = Mutex::new(HashSet::new());
+    // The links followed, and those that close a loop.
+    let links = Mutex::new((HashSet::new(), HashSet::new()));
     let mut builder = filters(views::UNION)
         .builder(&[root.to_path_buf()], 0, false, false)
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
@@ -60,6 +61,10 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
                 Err(err) => {
                     let message = err.to_string();
                     let path = error_path(&err).map(Path::to_path_buf);
+                    if let (true, Some(p)) = (closes_loop(&err), &path) {
+                        let rel = p.strip_prefix(root).unwrap_or(p).as_os_str().as_bytes();
+                        links.lock().unwrap().1.insert(rel.to_vec());
+                    }
                     failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
                     return ignore::WalkState::Continue;
                 }
@@ -77,7 +82,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
             let path = entry.into_path();
             let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
             if is_link {
-                links.lock().unwrap().insert(rel.clone());
+                links.lock().unwrap().0.insert(rel.clone());
             }
             // Stat the watched names before taking the lock, so walker
             // threads do not wait on each other's syscalls.
@@ -116,7 +121,8 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
         changed_ns: RACY,
         flags: unreadable,
     }));
-    flag_views(root, &mut found, &links.into_inner().unwrap())?;
+    let (links, loops) = links.into_inner().unwrap();
+    flag_views(root, &mut found, &links, &loops)?;
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
     found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
@@ -144,30 +150,53 @@ fn filters(rules: views::Rules) -> WalkFilters {
 }
 
 /// Flags each file and directory of `found` (the union's walk; `links`
-/// the symbolic links it followed) with the recorded walks that leave it
-/// out (each walked again, names only) and whether a link leads to it.
+/// the symbolic links it followed, `loops` those that close a loop) with
+/// the recorded walks that leave it out (each walked again, names only)
+/// and whether a link leads to it.
 fn flag_views(
     root: &Path,
     found: &mut [Found],
     links: &HashSet<Vec<u8>>,
+    loops: &HashSet<Vec<u8>>,
 ) -> Result<(), IndexError> {
-    let mut outs = Vec::new();
+    let (mut outs, mut follow) = (Vec::new(), Vec::new());
     for (rules, out) in views::RECORDED {
         if out != 0 {
             outs.push((paths_of(root, filters(rules))?, out));
+            follow.push(rules.follow);
         }
     }
     for f in found.iter_mut().filter(|f| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0) {
-        for (walked, out) in &outs {
-            if !walked.contains(&f.rel) {
+        // A link that closes a loop is an error of a walk that follows
+        // links (where its directory is walked), and a link another walk
+        // passes over. Recorded as a directory that can no longer be one
+        // (no `VIA_LINK`: its `lstat` shows a link), a following walk's
+        // sweep gives up there and the search walks, to say so.
+        let is_loop = loops.contains(&f.rel);
+        let parent = f.rel.iter().rposition(|&b| b == b'/').map_or(&f.rel[..0], |i| &f.rel[..i]);
+        for ((walked, out), follows) in outs.iter().zip(&follow) {
+            let walks =
+                if is_loop { *follows && walked.contains(parent) } else { walked.contains(&f.rel) };
+            if !walks {
                 f.flags |= out;
             }
         }
-        if !links.is_empty() && via_link(&f.rel, links) {
+        if !is_loop && !links.is_empty() && via_link(&f.rel, links) {
             f.flags |= flags::VIA_LINK;
         }
     }
     Ok(())
+}
+
+/// Whether a walk error is a loop a followed link closes.
+fn closes_loop(err: &ignore::Error) -> bool {
+    match err {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => closes_loop(err),
+        _ => false,
+    }
 }
 
 /// Whether `rel` or one of its parents is one of `links`.
@@ -198,10 +227,12 @@ fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, Index
     Ok(out.into_inner().unwrap())
 }
 
-/// The path a walk error is about, if it names one.
+/// The path a walk error is about, if it names one (for a loop, the
+/// link that closes it).
 fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
             error_path(err)
         }
