@@ -296,3 +296,20 @@ fn a_link_loop_is_reported_by_following_walks_only() {
     }
     r.finish();
 }
+
+/// A tree whose `.gitignore` leaves out everything at the top (the
+/// kernel corpus's ends in `/*`): VS Code's `--no-require-git` walk
+/// searches no file, and says so as rg does, from the table too.
+#[test]
+fn vscode_on_a_tree_its_walk_leaves_empty_matches_rg() {
+    let t = tree("clients_empty_walk", false);
+    t.write("repo/.gitignore", "ignored.txt\n/*\n");
+    util::tg_index(&t, "repo");
+    let mut r = Report::new("empty walk");
+    r.check_all(&t, &cases("vscode", "indexed"));
+    {
+        let _s = Served::start(&t, &[]);
+        r.check_all(&t, &cases("vscode", "served"));
+    }
+    r.finish();
+}

@@ -76,7 +76,10 @@ pub fn list(
     let entries: Vec<(&[u8], Verdict)> = served.entries.iter().map(|(p, v)| (&p[..], *v)).collect();
     let known = |rel: &[u8]| served.known.get(rel).copied();
     let swept = sweep::list(opts, msgs, &view, &scopes, &found.root, &entries, &known);
-    let Some((files, unknown)) = swept.filter(|(f, _)| !f.is_empty() || !view.has_globs()) else {
+    // Files the server did not list may all be ones the globs leave out;
+    // with none in the walk at all, nothing is to say.
+    let unsure = |f: &Vec<Swept>| f.is_empty() && view.has_globs() && served.counts.pruned > 0;
+    let Some((files, unknown)) = swept.filter(|(f, _)| !unsure(f)) else {
         // An ignore file appeared in a changed directory (walk), or the
         // globs may have left out every file (the index's own sweep says).
         return Err(said_instead(&mut client));

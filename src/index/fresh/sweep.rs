@@ -88,7 +88,7 @@ impl IndexFilter {
         let (out, unknown) = list(opts, msgs, &view, &scopes, &self.root, &entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
         let any_file = !out.is_empty()
-            || if view.has_globs() {
+            || if view.has_globs() && judged.counts.pruned > 0 {
                 // The files not read may all be ones the globs leave out.
                 self.any_admitted(&view, &scopes)
             } else {
