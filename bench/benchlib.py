@@ -5,6 +5,7 @@
 import atexit
 import fcntl
 import json
+import re
 import mmap
 import os
 import platform
@@ -372,6 +373,44 @@ def _first_diff_index(a, b):
     while i < n and a[i] == b[i]:
         i += 1
     return i
+
+
+JSON_BLANKS = (
+    (re.compile(rb'"(elapsed|elapsed_total)":\{[^{}]*\}'), rb'"\1":{}'),
+    (re.compile(rb'"(searches|bytes_searched)":[0-9]+(?=.*"type":"summary")'), rb'"\1":0'),
+)
+
+
+def blank_json_stats(out):
+    """`--json` output with what legitimately differs between runs and
+    between a scan and an index blanked: every `elapsed` object, and the
+    summary's `searches` and `bytes_searched` (an index reads fewer files;
+    docs/COMPAT.md)."""
+    for pat, rep in JSON_BLANKS:
+        out = pat.sub(rep, out)
+    return out
+
+
+def compare_outputs_blanked(argv_a, argv_b, cwd=None, timeout=None):
+    """Like compare_outputs, for `--json` runs: both outputs read whole,
+    then compared with blank_json_stats applied (selective queries only:
+    memory grows with the output)."""
+    rs = [subprocess.run(av, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+                         timeout=timeout) for av in (argv_a, argv_b)]
+    outs = [blank_json_stats(r.stdout) for r in rs]
+    side = [{"rc": r.returncode, "out_bytes": len(r.stdout), "lines": r.stdout.count(b"\n"),
+             "err": r.stderr[:500].decode("utf-8", "replace")} for r in rs]
+    res = {"equal": outs[0] == outs[1] and rs[0].returncode == rs[1].returncode,
+           "a": side[0], "b": side[1]}
+    if outs[0] != outs[1]:
+        k = _first_diff_index(outs[0], outs[1])
+        ls = outs[0].rfind(b"\n", 0, k) + 1
+        line = lambda o: (o[ls:].split(b"\n", 1)[0][:300] if ls < len(o) else b"<EOF>")
+        res.update(first_diff_line=outs[0].count(b"\n", 0, ls) + 1,
+                   a_line=line(outs[0]), b_line=line(outs[1]))
+    elif not res["equal"]:
+        res.update(first_diff_line=0, a_line=b"", b_line=b"")
+    return res
 
 
 def compare_outputs(argv_a, argv_b, cwd=None, timeout=None):

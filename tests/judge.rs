@@ -14,6 +14,7 @@ use rand::{RngExt, SeedableRng};
 use trigrep::index::fresh::changes::{Changes, Touched};
 use trigrep::index::fresh::judge::{Judge, Judged, TableSummary};
 use trigrep::index::reader::IndexReader;
+use trigrep::index::table::flags;
 
 fn write(root: &Path, rel: &str, bytes: &[u8]) {
     let p = root.join(rel);
@@ -77,6 +78,8 @@ fn the_sparse_pass_judges_as_the_full_pass() {
                 candidate_files: &candidates,
                 binary_whole: round % 3 == 0,
                 keep_skips: round % 11 == 0,
+                out: [flags::OUT_OF_PLAIN, 0, flags::OUT_OF_EDITOR][round % 3],
+                zip: round % 5 == 0,
                 summary,
             }
             .table(&scope, &may_differ)

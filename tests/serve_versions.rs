@@ -150,7 +150,7 @@ fn an_index_without_edges_published_behind_the_servers_back_is_rebuilt() {
     r.check_all(&t, &cases);
     r.finish();
     wait_for(&t, "the server's own rebuild", |_| {
-        footer::read(&std::fs::read(&index).expect("index"), footer::FEATURE) == 3
+        footer::read(&std::fs::read(&index).expect("index"), footer::FEATURE) == 4
     });
     let mut r = Report::new("rebuilt");
     r.check_all(&t, &cases);

@@ -36,23 +36,23 @@ pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this build can read.
 pub const MIN_FORMAT_VERSION: u32 = 1;
-
 /// Every format version this build reads: no two one bit apart.
 pub const READ_FORMAT_VERSIONS: [u32; 3] = [1, 2, 4];
 
 /// Bumped when the layout stays the same but what it holds changes:
 /// 1 ASCII-folded trigrams; 2 ctimes, racy entries, directories and
 /// watched paths, binary files left out; 3 documents hold the trigrams of
-/// their edges ([`crate::query::trigram::for_each_edge`]). Readers report
+/// their edges ([`crate::query::trigram::for_each_edge`]); 4 a tree's
+/// table holds the recorded walks ([`super::table::views`]). Readers report
 /// [`super::reader::IndexReader::needs_reindex`] outside
 /// [`OLDEST_FEATURE_VERSION`]..=this (docs/INDEX-FORMAT.md).
-pub const FEATURE_VERSION: u32 = 3;
-
+pub const FEATURE_VERSION: u32 = 4;
 /// The oldest feature version used: 2, without edges (planned without).
 pub const OLDEST_FEATURE_VERSION: u32 = 2;
-
 /// The feature version since which documents hold their edges.
 pub const EDGES_FEATURE_VERSION: u32 = 3;
+/// The feature version since which a tree's table holds the recorded walks.
+pub const VIEWS_FEATURE_VERSION: u32 = 4;
 
 /// Length of the footer in bytes (format version 1).
 pub const FOOTER_LEN: usize = 52;

@@ -57,6 +57,64 @@ pub mod flags {
     pub const WATCH_EXISTS: u32 = 1 << 18;
     /// Entries that are not searchable files ([`DIR`], [`WATCH`], [`WATCH_EXISTS`]).
     pub const NOT_A_FILE: u32 = DIR | WATCH | WATCH_EXISTS;
+    /// Left out by the default walk (`super::views::PLAIN`): hidden, or
+    /// reached through a symbolic link. The table holds the walk of
+    /// [`super::views::UNION`]; each recorded view flags what it leaves out.
+    pub const OUT_OF_PLAIN: u32 = 1 << 19;
+    /// Left out by a `--hidden` walk ([`super::views::HIDDEN`]).
+    pub const OUT_OF_HIDDEN: u32 = 1 << 20;
+    /// Left out by a `--hidden --no-require-git --follow` walk
+    /// ([`super::views::EDITOR`]).
+    pub const OUT_OF_EDITOR: u32 = 1 << 21;
+    /// Every view bit.
+    pub const OUT_OF_ANY: u32 = OUT_OF_PLAIN | OUT_OF_HIDDEN | OUT_OF_EDITOR;
+    /// Reached through a symbolic link (the link itself, or below a
+    /// linked directory): stat-ed by following links, and always stat-ed
+    /// (a watcher sees changes under the link's target only).
+    pub const VIA_LINK: u32 = 1 << 22;
+}
+
+/// The walks a tree's table records (index feature version 4). The table
+/// holds the files and directories of [`views::UNION`]; an entry another recorded
+/// walk leaves out carries that walk's `OUT_OF_*` flag, so a search with
+/// one of these walk rules lists its files from the table with a filter.
+pub mod views {
+    use super::flags;
+
+    /// A walk's rules that the table records, beyond the defaults.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Rules {
+        /// `--hidden`.
+        pub hidden: bool,
+        /// `--no-require-git`.
+        pub no_require_git: bool,
+        /// `--follow`.
+        pub follow: bool,
+    }
+
+    /// What the build walks and the table holds: hidden files, links
+    /// followed, outside repository stores (`.git`, `.jj`).
+    pub const UNION: Rules = Rules { hidden: true, no_require_git: false, follow: true };
+    /// A plain search's walk.
+    pub const PLAIN: Rules = Rules { hidden: false, no_require_git: false, follow: false };
+    /// `--hidden` (deadgrep).
+    pub const HIDDEN: Rules = Rules { hidden: true, no_require_git: false, follow: false };
+    /// `--hidden --no-require-git --follow` (VS Code).
+    pub const EDITOR: Rules = Rules { hidden: true, no_require_git: true, follow: true };
+
+    /// Each recorded walk with the flag of what it leaves out.
+    pub const RECORDED: [(Rules, u32); 4] = [
+        (PLAIN, flags::OUT_OF_PLAIN),
+        (HIDDEN, flags::OUT_OF_HIDDEN),
+        (EDITOR, flags::OUT_OF_EDITOR),
+        (UNION, 0),
+    ];
+
+    /// The flags that take an entry out of the walk with `rules`, if the
+    /// table records that walk.
+    pub fn out_of(rules: Rules) -> Option<u32> {
+        RECORDED.iter().find(|(r, _)| *r == rules).map(|(_, f)| *f)
+    }
 }
 
 /// The `changed_ns` of an entry whose status changed within a clock tick

@@ -10,6 +10,13 @@ use super::table::RACY;
 /// walk yields: ignore files and repository markers.
 pub const WATCHED_NAMES: &[&str] = &[".gitignore", ".ignore", ".rgignore", ".git", ".jj"];
 
+/// Whether an entry named `name` is a repository's store (`.git`,
+/// `.jj`), which the build's walk leaves out: a search whose walk would
+/// enter one is not answered from the table (`fresh::view`).
+pub fn is_store(name: &[u8]) -> bool {
+    name == b".git" || name == b".jj"
+}
+
 /// The table path of entry `name` in the directory whose table path is `dir`.
 pub fn child_rel(dir: &[u8], name: &[u8]) -> Vec<u8> {
     let mut r = Vec::with_capacity(dir.len() + 1 + name.len());

@@ -133,7 +133,9 @@ impl WalkFilters {
         self.ignore_files.iter().filter_map(|p| WalkBuilder::new(".").add_ignore(p)).collect()
     }
 
-    fn overrides(&self, cwd: &Path) -> Result<Override, ignore::Error> {
+    /// The `-g` and `--iglob` globs as the walker matches them, rooted at
+    /// `cwd` (the empty matcher without globs).
+    pub fn overrides(&self, cwd: &Path) -> Result<Override, ignore::Error> {
         if self.globs.is_empty() && self.iglobs.is_empty() {
             return Ok(Override::empty());
         }

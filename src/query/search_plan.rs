@@ -44,7 +44,7 @@ pub enum Unused {
     Inverted,
     /// `-E` with an encoding: the index holds the files' raw bytes.
     Encoding,
-    /// `-z` or `--pre`: what is searched is not the files' bytes.
+    /// `--pre`: what is searched is not the files' bytes.
     Transformed,
     /// Only stdin is searched.
     Stdin,
@@ -66,7 +66,7 @@ impl std::fmt::Display for Unused {
             Unused::Inverted => "-v selects the lines without a match",
             Unused::Encoding => "-E reads files in an encoding the index does not hold",
             Unused::Transformed => {
-                "-z or --pre search what files turn into, and a tree index holds their bytes"
+                "--pre searches what files turn into, and a tree index holds their bytes"
             }
             Unused::Stdin => "only stdin is searched",
             Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
@@ -78,6 +78,9 @@ impl std::fmt::Display for Unused {
 }
 
 /// Why this search cannot be answered from an index at all, if it cannot.
+/// With `-z` a tree index answers for the files `-z` leaves as they are;
+/// compressed ones are always read (`fresh::judge::maybe_compressed`),
+/// each through its own index if it has one.
 ///
 /// Every output mode can: `--json`'s messages are the scan's, except that
 /// its summary's statistics (and `--stats`) count what was really read; a
@@ -91,7 +94,7 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
         Unused::Inverted
     } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
         Unused::Encoding
-    } else if opts.read.search_zip || opts.read.preprocessor.is_some() {
+    } else if opts.read.preprocessor.is_some() {
         Unused::Transformed
     } else if stdin_only {
         Unused::Stdin
@@ -102,9 +105,8 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
 
 /// Why the block index of a file's own bytes (a huge file, a packed
 /// file's text) cannot serve a search of those bytes, if it cannot: as
-/// [`unusable_for`], except that `-z` and `--pre`, which left this file as
-/// it is (its name is no compressed format, no `--pre-glob` took it), do
-/// not apply.
+/// [`unusable_for`], except that `--pre`, which left this file as it is
+/// (no `--pre-glob` took it), does not apply.
 pub fn bytes_unusable_for(opts: &SearchOptions) -> Option<Unused> {
     unusable_for(opts).filter(|why| *why != Unused::Transformed)
 }

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use super::subject::Source;
 use super::walk::Walk;
 use crate::error::Result;
 use crate::options::SearchOptions;
@@ -24,6 +25,29 @@ pub fn files(opts: &SearchOptions, msgs: &Messages) -> Result<bool> {
         }
     }
     Ok(matched)
+}
+
+/// Prints the files of `source` (listed from an index: the files a walk
+/// would list, `--files`); returns whether any was.
+pub fn files_of(opts: &SearchOptions, source: &dyn Source) -> Result<bool> {
+    let mut printer = opts.path_printer(opts.print.stdout());
+    let (mut matched, mut failed) = (false, None);
+    let quit = opts.print.quit_after_match();
+    source.visit(&mut |subject| {
+        matched = true;
+        match printer.write(subject.path()) {
+            Ok(()) => !quit,
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => false,
+            Err(err) => {
+                failed = Some(err);
+                false
+            }
+        }
+    })?;
+    match failed {
+        Some(err) => Err(err.into()),
+        None => Ok(matched),
+    }
 }
 
 /// Prints every file type and its globs (`--type-list`); returns whether any was.

@@ -63,7 +63,11 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
             return Ok(Summary { matched: listing::type_list(opts)?, ..Summary::default() });
         }
         Mode::Files => {
-            return Ok(Summary { matched: listing::files(opts, msgs)?, ..Summary::default() });
+            let matched = match listed_files(opts, msgs) {
+                Some(listed) => listing::files_of(opts, &listed)?,
+                None => listing::files(opts, msgs)?,
+            };
+            return Ok(Summary { matched, ..Summary::default() });
         }
         Mode::Search(_) if !opts.matches_possible() => return Ok(Summary::default()),
         Mode::Search(mode) => mode,
@@ -95,6 +99,28 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     let driven = drive(opts, mode, source.as_ref(), msgs)?;
     let index = || filter.as_ref().map(IndexFilter::report).map_err(|e| *e);
     Ok(summary(opts, driven, index, serve_wanted))
+}
+
+/// The files a walk would list (`--files`), from the index's table when
+/// it can stand in for the walk (told by a server when one runs), else
+/// `None`.
+fn listed_files(opts: &SearchOptions, msgs: &Messages) -> Option<listed::Listed> {
+    let found = IndexFilter::locate_listing(opts).ok()?;
+    let answer = if opts.index.server {
+        match served::list(opts, msgs, &found) {
+            Ok((listed, _)) => return Some(listed),
+            Err(answer) => Some(answer),
+        }
+    } else {
+        None
+    };
+    let filter = IndexFilter::open_at(opts, msgs, found).ok()?;
+    let changes = match answer {
+        Some(answer) => answer.for_table(filter.table_id()).changes,
+        None => Changes::Unknown,
+    };
+    let (files, found) = filter.sweep(opts, msgs, &changes)?;
+    Some(served::listed(files, found))
 }
 
 /// Searches the subjects of `source` with the driver `opts` asks for.

@@ -11,6 +11,7 @@ use super::listed::Listed;
 use crate::index::fresh::changes::{Changes, Touched};
 use crate::index::fresh::sweep::{self, Swept};
 use crate::index::fresh::verdict::Verdict;
+use crate::index::fresh::view::View;
 use crate::index::fresh::{IndexReport, Located, roots_for};
 use crate::options::SearchOptions;
 use crate::query::search_plan::{lists_misses, reads_binary_whole};
@@ -46,25 +47,41 @@ pub fn list(
     let scopes = sweep::scopes_for(opts, &roots_for(opts, &found.root));
     // The query, the search paths and the request fit in one message.
     let query = wire::encode(&found.query).filter(|q| q.len() < MAX_REQUEST / 2);
-    let (Some(scopes), Some(query)) = (scopes, query) else { return Err(ask(&found.dir)) };
+    let (Some(scopes), Some(query), Some(view)) = (scopes, query, View::of(opts)) else {
+        return Err(ask(&found.dir));
+    };
     let mut client = Client::connect(&found.dir).map_err(|why| answer(Err(why), &found.dir))?;
     let pid = client.record.pid;
     // What changed, asked on the same connection when the server cannot list.
     let said_instead = |c: &mut Client| answer(c.sync().map(|s| (s, pid)), &found.dir);
     let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-    let rules = Rules { binary_whole: reads_binary_whole(opts), misses: lists_misses(opts) };
+    let rules = Rules {
+        binary_whole: reads_binary_whole(opts),
+        misses: lists_misses(opts),
+        out: view.out,
+        no_parent: view.no_parent,
+        zip: opts.read.search_zip,
+    };
     let served = match client.candidates(&query, &prefixes, rules) {
         Ok(Some(served)) => served,
         Ok(None) => return Err(said_instead(&mut client)),
         Err(why) => return Err(answer(Err(why), &found.dir)),
     };
+    if !view.excludes(&scopes, &served.stores) {
+        // Its walk would enter a repository's store, which the table leaves out.
+        return Err(said_instead(&mut client));
+    }
     let asked = started.elapsed();
     let started = Instant::now();
     let entries: Vec<(&[u8], Verdict)> = served.entries.iter().map(|(p, v)| (&p[..], *v)).collect();
     let known = |rel: &[u8]| served.known.get(rel).copied();
-    let Some((files, unknown)) = sweep::list(opts, msgs, &scopes, &found.root, &entries, &known)
-    else {
-        // An ignore file appeared in a changed directory: walk.
+    let swept = sweep::list(opts, msgs, &view, &scopes, &found.root, &entries, &known);
+    // Files the server did not list may all be ones the globs leave out;
+    // with none in the walk at all, nothing is to say.
+    let unsure = |f: &Vec<Swept>| f.is_empty() && view.has_globs() && served.counts.pruned > 0;
+    let Some((files, unknown)) = swept.filter(|(f, _)| !unsure(f)) else {
+        // An ignore file appeared in a changed directory (walk), or the
+        // globs may have left out every file (the index's own sweep says).
         return Err(said_instead(&mut client));
     };
     let any_file = !files.is_empty() || served.counts.pruned > 0;

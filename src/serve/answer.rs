@@ -14,12 +14,15 @@ use super::server::Server;
 use crate::index::fresh::changes::{Changes, children};
 use crate::index::fresh::judge::{Judge, candidate_files};
 use crate::index::fresh::verdict::Verdict;
+use crate::index::fresh::view::table_admits;
+use crate::index::table::flags;
 use crate::query::wire;
 
 /// What a query asks for: its planned trigram query, the table paths of
 /// its search paths, and the rules of its sweep.
 pub struct Ask<'a> {
-    /// The request: `binary_whole` and `misses` (see [`Judge`]).
+    /// The request: `binary_whole`, `misses`, `out`, `no_parent` and
+    /// `zip` (see [`Judge`] and [`table_admits`]).
     pub request: &'a Value,
     /// The query, as [`wire`] bytes.
     pub query: &'a [u8],
@@ -44,11 +47,18 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         }
         _ => return refuse(w, "bad search paths".into()),
     };
+    let out = ask.request["out"].as_u64().and_then(|n| u32::try_from(n).ok());
+    let (out, no_parent) = (out.unwrap_or(flags::OUT_OF_PLAIN), ask.request["no_parent"] == true);
     let Some((touched, reader)) = server.sync() else {
         protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": false}))?;
         return Ok(());
     };
     let started = Instant::now();
+    let Some(stores) = table_admits(&reader, &scopes, out, no_parent) else {
+        // The table does not hold what this walk yields: the query walks.
+        protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": true, "walk": true}))?;
+        return Ok(());
+    };
     let found = match reader.candidates(&query) {
         Ok(c) => c,
         Err(e) => return refuse(w, format!("the index failed: {e}")),
@@ -62,6 +72,8 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         candidate_files: &bits,
         binary_whole: ask.request["binary_whole"] == true,
         keep_skips: ask.request["misses"] == true,
+        out,
+        zip: ask.request["zip"] == true,
         summary: Some(&server.table_summary(&reader)),
     };
     let judged = judge.table(&scopes, &may_differ);
@@ -95,7 +107,7 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         "documents": st.documents, "candidate_documents": found.len(),
         "candidates": judged.counts.candidates, "changed": judged.counts.changed,
         "pruned": judged.counts.pruned, "micros": started.elapsed().as_micros() as u64,
-        "frames": frames.len(),
+        "frames": frames.len(), "stores": stores,
     });
     // One write for the whole answer: one system call, one wake-up.
     let mut out = Vec::new();

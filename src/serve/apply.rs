@@ -124,9 +124,7 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
 /// the tree at `root`).
 fn walked(root: &Path, dir: &[u8], name: &[u8]) -> bool {
     let parent = root.join(OsStr::from_bytes(dir));
-    let Ok(mut builder) =
-        crate::options::WalkFilters::default().builder(&[parent], 1, false, false)
-    else {
+    let Ok(mut builder) = crate::index::build::walk::watched_walk(&parent) else {
         return true;
     };
     builder

@@ -160,6 +160,7 @@ impl Client {
     ) -> Result<Option<Served>, NoServer> {
         let request = json!({
             "op": "candidates", "binary_whole": rules.binary_whole, "misses": rules.misses,
+            "out": rules.out, "no_parent": rules.no_parent, "zip": rules.zip,
         });
         let mut out = Vec::new();
         protocol::write_json(&mut out, Kind::Request, &request)?;
@@ -176,7 +177,9 @@ impl Client {
             return Err(NoServer::Starting);
         }
         let num = |k: &str| head[k].as_u64().ok_or_else(|| NoServer::Failed(format!("no {k}")));
+        let stores = serde_json::from_value(head["stores"].clone()).unwrap_or_default();
         let mut served = Served {
+            stores,
             entries: Vec::new(),
             known: HashMap::new(),
             counts: Counts {
@@ -230,6 +233,13 @@ pub struct Rules {
     pub binary_whole: bool,
     /// Files without a match are listed too.
     pub misses: bool,
+    /// Entries flagged with any of these are left out by the search's walk.
+    pub out: u32,
+    /// `--no-ignore-parent`: the server declines when ignore files lie
+    /// above the tree, or a search path is not the tree's root.
+    pub no_parent: bool,
+    /// `-z`: compressed files are read whatever their candidacy.
+    pub zip: bool,
 }
 
 /// A server's answer to [`Client::candidates`].
@@ -252,6 +262,9 @@ pub struct Served {
     pub candidate_documents: u64,
     /// The server's time to find the candidates and judge the table.
     pub server_time: Duration,
+    /// The repository stores below the search paths that a walk of hidden
+    /// files would enter ([`crate::index::fresh::view::table_admits`]).
+    pub stores: Vec<Vec<u8>>,
 }
 
 /// The pid of the live server of the index in `index_dir`, if one answers.

@@ -19,7 +19,10 @@ use serde_json::Value;
 ///   only an index of feature version 3 holds
 ///   ([`crate::index::format::FEATURE_VERSION`]); a server of version 1
 ///   could miss files.
-pub const VERSION: u64 = 2;
+/// - 3: `candidates` asks for the entries of a recorded walk (`out`,
+///   `no_parent`) and for `-z` (`zip`), which only an index of feature
+///   version 4 holds; a server of version 2 would list the default walk's.
+pub const VERSION: u64 = 3;
 
 /// The largest frame a client accepts (a path list is split into frames
 /// below it).

@@ -142,7 +142,14 @@ impl State {
     pub fn watch_table(&mut self) {
         let reader = Arc::clone(&self.reader);
         let dirs = std::iter::once(&b""[..])
-            .chain(reader.files().filter(|f| f.flags & flags::DIR != 0).map(|f| f.path));
+            // A directory a link leads to is its target's inode: a second
+            // watch would take the target's events (queries stat it instead).
+            .chain(
+                reader
+                    .files()
+                    .filter(|f| f.flags & (flags::DIR | flags::VIA_LINK) == flags::DIR)
+                    .map(|f| f.path),
+            );
         for d in dirs {
             if !self.watches.add(d) {
                 self.overlay.touch_subtree(d.to_vec(), FOREVER);
@@ -154,8 +161,7 @@ impl State {
     /// directories below it that the index's walk would enter.
     pub fn watch_new_tree(&mut self, root: &Path, rel: &[u8]) {
         let top = root.join(OsStr::from_bytes(rel));
-        let Ok(builder) = crate::options::WalkFilters::default().builder(&[top], 1, false, false)
-        else {
+        let Ok(builder) = crate::index::build::walk::watched_walk(&top) else {
             return;
         };
         for entry in builder.build().flatten() {

@@ -89,9 +89,13 @@ pub fn build(
     // `walk::recorded_change`) and be re-read by every query until the next build.
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
     let (mut files, walk_errors) = walk(root)?;
-    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
-    let total: u64 = files.iter().filter(|f| f.flags == 0).map(|f| f.size).sum();
-    let n_files = files.iter().filter(|f| f.flags == 0).count();
+    // A watched ignore file that a wider walk searches is two entries:
+    // the watch first, so that a lookup by path finds it.
+    let watch = |f: &walk::Found| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
+    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel).then(watch(a).cmp(&watch(b))));
+    let is_file = |f: &&walk::Found| f.flags & flags::NOT_A_FILE == 0;
+    let total: u64 = files.iter().filter(is_file).map(|f| f.size).sum();
+    let n_files = files.iter().filter(is_file).count();
     progress.start(total);
 
     let mut writer = writer_for(budget, &out, true);

@@ -30,9 +30,15 @@ pub(super) fn extract(
     set: &mut TrigramSet,
     buf: &mut Vec<u8>,
 ) -> Extracted {
-    let meta =
-        |flags| FileMeta { path: f.rel.clone(), size: f.size, changed_ns: f.changed_ns, flags };
-    if f.flags != 0 {
+    // The walks that leave the file out, and whether a link leads to it.
+    let view = f.flags & (flags::OUT_OF_ANY | flags::VIA_LINK);
+    let meta = |flags| FileMeta {
+        path: f.rel.clone(),
+        size: f.size,
+        changed_ns: f.changed_ns,
+        flags: flags | view,
+    };
+    if f.flags & flags::NOT_A_FILE != 0 {
         return Extracted { meta: meta(f.flags), len: 0, trigrams: Vec::new() };
     }
     let skipped = |why| Extracted {

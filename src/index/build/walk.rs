@@ -1,14 +1,17 @@
-//! The build's walk: the files a default search walk yields, plus the
-//! directories and watched paths (ignore files, repository markers, git
-//! configuration) that let a query trust the table later.
+//! The build's walk: the files the recorded search walks yield (the
+//! default one, `--hidden`, an editor's `--hidden --no-require-git
+//! --follow`; `table::views`), each flagged with the walks that leave it
+//! out, plus the directories and watched paths (ignore files, repository
+//! markers, git configuration) that let a query trust the table later.
 
+use std::collections::HashSet;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::index::error::IndexError;
-use crate::index::table::{RACY, flags};
-use crate::index::tree::{WATCHED_NAMES, child_rel, recorded_change};
+use crate::index::table::{RACY, flags, views};
+use crate::index::tree::{WATCHED_NAMES, child_rel, is_store, recorded_change};
 use crate::options::WalkFilters;
 
 /// An entry of the file table found by the build: a file to index, or a
@@ -34,24 +37,34 @@ pub struct WalkError {
     pub message: String,
 }
 
-/// Lists the files under `root` with the search's default filters (the
-/// same walk builder a search uses), plus the
+/// Lists the files under `root` that any recorded walk yields (the
+/// union, [`views::UNION`], with the search's own walk builder), each
+/// flagged with the recorded walks that leave it out, plus the
 /// directories and the watched paths that let a query trust this list
 /// later, and where the walk failed.
 pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexError> {
     let found = Mutex::new(Vec::new());
     let failed = Mutex::new(Vec::new());
-    let builder = WalkFilters::default()
+    // The links followed, and those that close a loop.
+    let links = Mutex::new((HashSet::new(), HashSet::new()));
+    let mut builder = filters(views::UNION)
         .builder(&[root.to_path_buf()], 0, false, false)
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
+    // A repository's store is no text a search wants; a search whose walk
+    // would enter one is not answered from the table (`fresh::view`).
+    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
     builder.build_parallel().run(|| {
-        let (found, failed) = (&found, &failed);
+        let (found, failed, links) = (&found, &failed, &links);
         Box::new(move |entry| {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(err) => {
                     let message = err.to_string();
                     let path = error_path(&err).map(Path::to_path_buf);
+                    if let (true, Some(p)) = (closes_loop(&err), &path) {
+                        let rel = p.strip_prefix(root).unwrap_or(p).as_os_str().as_bytes();
+                        links.lock().unwrap().1.insert(rel.to_vec());
+                    }
                     failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
                     return ignore::WalkState::Continue;
                 }
@@ -65,8 +78,12 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
                 return ignore::WalkState::Continue;
             };
             let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
+            let is_link = entry.path_is_symlink();
             let path = entry.into_path();
             let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
+            if is_link {
+                links.lock().unwrap().0.insert(rel.clone());
+            }
             // Stat the watched names before taking the lock, so walker
             // threads do not wait on each other's syscalls.
             let mut mine: Vec<Found> = if flags == flags::DIR {
@@ -88,7 +105,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
     // Where the walk failed, a search's walk fails too and says so: the
     // directory is recorded as left out (unreadable) and changed since the
     // build, so a query walks it itself.
-    let mut failed: std::collections::HashSet<Vec<u8>> = errors
+    let mut failed: HashSet<Vec<u8>> = errors
         .iter()
         .map(|e| e.path.strip_prefix(root).unwrap_or(&e.path).as_os_str().as_bytes().to_vec())
         .collect();
@@ -104,16 +121,118 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
         changed_ns: RACY,
         flags: unreadable,
     }));
+    let (links, loops) = links.into_inner().unwrap();
+    flag_views(root, &mut found, &links, &loops)?;
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
     found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
     Ok((found, errors))
 }
 
-/// The path a walk error is about, if it names one.
+/// A walker over `dir` (not followed below), one thread, entering the
+/// directories the build's walk enters, links not followed: what a
+/// server watches (a linked entry is stat-ed by every query instead).
+pub fn watched_walk(dir: &Path) -> Result<ignore::WalkBuilder, ignore::Error> {
+    let rules = views::Rules { follow: false, ..views::UNION };
+    let mut builder = filters(rules).builder(&[dir.to_path_buf()], 1, false, false)?;
+    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    Ok(builder)
+}
+
+/// The walk filters of a recorded walk.
+fn filters(rules: views::Rules) -> WalkFilters {
+    WalkFilters {
+        hidden: rules.hidden,
+        no_require_git: rules.no_require_git,
+        follow: rules.follow,
+        ..WalkFilters::default()
+    }
+}
+
+/// Flags each file and directory of `found` (the union's walk; `links`
+/// the symbolic links it followed, `loops` those that close a loop) with
+/// the recorded walks that leave it out (each walked again, names only)
+/// and whether a link leads to it.
+fn flag_views(
+    root: &Path,
+    found: &mut [Found],
+    links: &HashSet<Vec<u8>>,
+    loops: &HashSet<Vec<u8>>,
+) -> Result<(), IndexError> {
+    let (mut outs, mut follow) = (Vec::new(), Vec::new());
+    for (rules, out) in views::RECORDED {
+        if out != 0 {
+            outs.push((paths_of(root, filters(rules))?, out));
+            follow.push(rules.follow);
+        }
+    }
+    for f in found.iter_mut().filter(|f| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0) {
+        // A link that closes a loop is an error of a walk that follows
+        // links (where its directory is walked), and a link another walk
+        // passes over. Recorded as a directory that can no longer be one
+        // (no `VIA_LINK`: its `lstat` shows a link), a following walk's
+        // sweep gives up there and the search walks, to say so.
+        let is_loop = loops.contains(&f.rel);
+        let parent = f.rel.iter().rposition(|&b| b == b'/').map_or(&f.rel[..0], |i| &f.rel[..i]);
+        for ((walked, out), follows) in outs.iter().zip(&follow) {
+            let walks =
+                if is_loop { *follows && walked.contains(parent) } else { walked.contains(&f.rel) };
+            if !walks {
+                f.flags |= out;
+            }
+        }
+        if !is_loop && !links.is_empty() && via_link(&f.rel, links) {
+            f.flags |= flags::VIA_LINK;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a walk error is a loop a followed link closes.
+fn closes_loop(err: &ignore::Error) -> bool {
+    match err {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => closes_loop(err),
+        _ => false,
+    }
+}
+
+/// Whether `rel` or one of its parents is one of `links`.
+fn via_link(rel: &[u8], links: &HashSet<Vec<u8>>) -> bool {
+    links.contains(rel)
+        || rel.iter().enumerate().any(|(i, &b)| b == b'/' && links.contains(&rel[..i]))
+}
+
+/// The table paths of the files and directories a walk with `filters` yields.
+fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, IndexError> {
+    let out = Mutex::new(HashSet::new());
+    let mut builder = filters
+        .builder(&[root.to_path_buf()], 0, false, false)
+        .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
+    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    builder.build_parallel().run(|| {
+        let out = &out;
+        Box::new(move |entry| {
+            if let Ok(e) = entry
+                && e.file_type().is_some_and(|t| t.is_file() || t.is_dir())
+            {
+                let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+                out.lock().unwrap().insert(rel.as_os_str().as_bytes().to_vec());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    Ok(out.into_inner().unwrap())
+}
+
+/// The path a walk error is about, if it names one (for a loop, the
+/// link that closes it).
 fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
             error_path(err)
         }

@@ -38,6 +38,21 @@ impl Meta {
         })
     }
 
+    /// `stat` of `path`, following links (as a walk with `--follow`
+    /// does); `Ok(None)` when it is missing.
+    pub fn followed(path: &Path) -> std::io::Result<Option<Meta>> {
+        match std::fs::metadata(path) {
+            Ok(m) => Ok(Some(Meta {
+                is_file: m.is_file(),
+                is_dir: m.is_dir(),
+                size: m.len(),
+                changed_ns: crate::index::tree::changed_ns(&m),
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn from_stat(st: &libc::stat) -> Meta {
         let fmt = st.st_mode & libc::S_IFMT;
         Meta {

@@ -15,7 +15,7 @@ use super::changes::{MayDiffer, below};
 use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
-use crate::index::table::{DocId, FileId, FileRef, flags};
+use crate::index::table::{DocId, FileId, FileRef, flags, views};
 use crate::index::tree::under;
 
 /// The rules the entries of one table are judged by.
@@ -35,6 +35,12 @@ pub struct Judge<'a> {
     /// Entries judged [`Verdict::Skip`] are kept: the output lists files
     /// without a match.
     pub keep_skips: bool,
+    /// Entries flagged with any of these are left out by the search's
+    /// walk ([`super::view::View::out`]): not judged, not counted.
+    pub out: u32,
+    /// `-z`: compressed files ([`maybe_compressed`]) are read whatever
+    /// their candidacy (the index holds their compressed bytes).
+    pub zip: bool,
     /// What the table holds, computed ahead (a server keeps it): with it,
     /// a pass that stats only a few entries visits only those, the
     /// candidates and the files read whatever the query.
@@ -46,9 +52,14 @@ pub struct Judge<'a> {
 pub struct TableSummary {
     /// The identity of the table it describes.
     pub table_id: u64,
-    /// Entry `id`: how many plain files (entries that are not directories
-    /// or watched paths) come before it; one more entry for the end.
-    files_before: Vec<u32>,
+    /// Per recorded walk (`views::RECORDED`, in order), entry `id`: how
+    /// many plain files (entries that are not directories or watched
+    /// paths) of that walk come before it; one more entry for the end.
+    files_before: Vec<Vec<u32>>,
+    /// The entries a link leads to (always stat-ed).
+    linked: Vec<FileId>,
+    /// The files compressed formats' names end in ([`maybe_compressed`]).
+    compressed: Vec<FileId>,
     /// The binary files the index saw only up to their first NUL.
     binary: Vec<FileId>,
     /// The files that may be packed logs ([`maybe_packed`]).
@@ -58,17 +69,28 @@ pub struct TableSummary {
 impl TableSummary {
     /// Summarizes `reader`'s table (one pass over it).
     pub fn of(reader: &IndexReader) -> TableSummary {
+        let n = reader.stats().files as usize + 1;
         let mut s = TableSummary {
             table_id: reader.stats().table_id,
-            files_before: Vec::with_capacity(reader.stats().files as usize + 1),
+            files_before: views::RECORDED.iter().map(|_| Vec::with_capacity(n)).collect(),
+            linked: Vec::new(),
+            compressed: Vec::new(),
             binary: Vec::new(),
             packed: Vec::new(),
         };
-        let mut plain = 0;
+        let mut plain = [0u32; views::RECORDED.len()];
         for (id, f) in reader.files().enumerate() {
-            s.files_before.push(plain);
-            if f.flags & flags::NOT_A_FILE == 0 {
-                plain += 1;
+            for (v, (_, out)) in views::RECORDED.iter().enumerate() {
+                s.files_before[v].push(plain[v]);
+                if f.flags & (flags::NOT_A_FILE | out) == 0 {
+                    plain[v] += 1;
+                }
+            }
+            if f.flags & flags::VIA_LINK != 0 {
+                s.linked.push(id as FileId);
+            }
+            if maybe_compressed(f.path) {
+                s.compressed.push(id as FileId);
             }
             if f.flags & flags::SKIPPED_BINARY != 0 {
                 s.binary.push(id as FileId);
@@ -77,16 +99,20 @@ impl TableSummary {
                 s.packed.push(id as FileId);
             }
         }
-        s.files_before.push(plain);
+        for (v, count) in plain.into_iter().enumerate() {
+            s.files_before[v].push(count);
+        }
         s
     }
 
-    /// How many plain files of `reader` (the table summarized) lie below
-    /// one of `scopes`.
-    fn files_below(&self, reader: &IndexReader, scopes: &[Vec<u8>]) -> u64 {
+    /// How many plain files of `reader` (the table summarized) not
+    /// flagged `out` lie below one of `scopes`.
+    fn files_below(&self, reader: &IndexReader, scopes: &[Vec<u8>], out: u32) -> u64 {
         let n = reader.stats().files;
         let path_of = |id| reader.path(id);
-        let before = |id: u32| u64::from(self.files_before.get(id as usize).copied().unwrap_or(0));
+        let v = views::RECORDED.iter().position(|(_, o)| *o == out).unwrap_or(0);
+        let counts = &self.files_before[v];
+        let before = |id: u32| u64::from(counts.get(id as usize).copied().unwrap_or(0));
         scopes
             .iter()
             .map(|p| {
@@ -144,6 +170,8 @@ impl Judge<'_> {
             let mut ids: Vec<FileId> = set_bits(differ)
                 .chain(set_bits(self.candidate_files))
                 .chain(summary.packed.iter().copied())
+                .chain(summary.linked.iter().copied())
+                .chain(summary.compressed.iter().copied().filter(|_| self.zip))
                 .chain(summary.binary.iter().copied().filter(|_| self.binary_whole))
                 .collect();
             ids.sort_unstable();
@@ -153,12 +181,15 @@ impl Judge<'_> {
             let mut judged = Judged::default();
             for id in ids {
                 let Some(f) = self.reader.file(id) else { continue };
-                if f.flags & flags::NOT_A_FILE == 0 && scopes.iter().any(|p| under(f.path, p)) {
+                if f.flags & (flags::NOT_A_FILE | self.out) == 0
+                    && scopes.iter().any(|p| under(f.path, p))
+                {
                     visited += 1;
                 }
                 judged = self.tally(judged, judge(&mut stat, id));
             }
-            let not_visited = summary.files_below(self.reader, scopes).saturating_sub(visited);
+            let below = summary.files_below(self.reader, scopes, self.out);
+            let not_visited = below.saturating_sub(visited);
             judged.counts.pruned += not_visited;
             return Some(judged);
         }
@@ -208,15 +239,23 @@ impl Judge<'_> {
         may_differ: &MayDiffer,
     ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
-        if !in_scope && !is_watch {
+        if (!in_scope && !is_watch) || f.flags & self.out != 0 {
             return None;
         }
         let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
+        let linked = f.flags & flags::VIA_LINK != 0;
         // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if !may_differ.contains(id) {
+        let now = if !may_differ.contains(id) && !linked {
             as_recorded(entry)
         } else if is_watch {
             Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
+        } else if linked {
+            // A watcher sees a change under the link's target only: stat
+            // through the link, as the walk that follows it does.
+            match Meta::followed(&self.root.join(OsStr::from_bytes(f.path))) {
+                Ok(m) => m,
+                Err(_) => return Some(Verdict::GiveUp),
+            }
         } else {
             let md =
                 if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
@@ -230,12 +269,14 @@ impl Judge<'_> {
     }
 
     /// Whether file `id` is read when unchanged: a candidate, a binary file
-    /// the index saw only in part when the search reads it whole, or a
-    /// possible packed log (see [`maybe_packed`]).
+    /// the index saw only in part when the search reads it whole, a
+    /// possible packed log (see [`maybe_packed`]), or with `-z` a
+    /// compressed file.
     fn reads(&self, id: FileId, f: &FileRef<'_>) -> bool {
         is_candidate(self.candidate_files, id)
             || (self.binary_whole && f.flags & flags::SKIPPED_BINARY != 0)
             || maybe_packed(f.path)
+            || (self.zip && maybe_compressed(f.path))
     }
 }
 
@@ -277,4 +318,16 @@ pub fn is_candidate(bits: &[u64], id: FileId) -> bool {
 /// did not see, so it is never ruled out.
 pub fn maybe_packed(path: &[u8]) -> bool {
     path.ends_with(b".zst") || path.ends_with(b".zstd")
+}
+
+/// The file-name endings of the formats `-z` decompresses (ripgrep's
+/// globs `*.gz`, …; `search::decode::format` maps each to its format).
+pub const COMPRESSED_ENDINGS: &[&str] =
+    &[".gz", ".tgz", ".bz2", ".tbz2", ".xz", ".txz", ".lz4", ".lzma", ".br", ".zst", ".zstd", ".Z"];
+
+/// Whether `-z` decompresses a file named `path`: the index holds its
+/// compressed bytes, so a `-z` search reads it whatever its candidacy (a
+/// `.gz` file's own index, if any, then chooses what to read of it).
+pub fn maybe_compressed(path: &[u8]) -> bool {
+    COMPRESSED_ENDINGS.iter().any(|end| path.ends_with(end.as_bytes()))
 }

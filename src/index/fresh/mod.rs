@@ -37,6 +37,7 @@ pub mod fstat;
 pub mod judge;
 pub mod sweep;
 pub mod verdict;
+pub mod view;
 
 /// Decides per walked file whether it must be searched; see the module docs.
 pub struct IndexFilter {
@@ -58,6 +59,8 @@ pub struct IndexFilter {
     /// The output lists files without a match (`--files-without-match`,
     /// `--include-zero` counts): files ruled out are still reported.
     lists_misses: bool,
+    /// `-z`: compressed files are read whatever their candidacy.
+    zip: bool,
     counters: Counters,
     /// Where the freshness of the table came from, when a server was asked.
     served: Option<Result<u32, String>>,
@@ -109,6 +112,19 @@ impl IndexFilter {
         Ok(Located { root: found.root, dir: found.dir, query, plan_time })
     }
 
+    /// The index covering a listing of the files a walk yields (`--files`):
+    /// as [`IndexFilter::locate`], every file a candidate.
+    pub fn locate_listing(opts: &SearchOptions) -> Result<Located, Unused> {
+        if !opts.index.enabled {
+            return Err(Unused::Disabled);
+        }
+        let first = &opts.walk.paths[0];
+        let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
+        let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
+        let plan_time = Duration::ZERO;
+        Ok(Located { root: found.root, dir: found.dir, query: Query::All, plan_time })
+    }
+
     /// Opens the index `found` and marks the files with a candidate
     /// document; an unusable index prints one warning (one this user may
     /// not read is passed over in silence, as if absent).
@@ -144,7 +160,7 @@ impl IndexFilter {
             ));
             return Err(Unused::Unusable);
         }
-        if !reader.has_edges() {
+        if !reader.has_edges() && query != Query::All {
             query = query_for(&opts.matcher, false);
         }
         let candidates = match reader.candidates(&query) {
@@ -169,6 +185,7 @@ impl IndexFilter {
             sweep_time: std::sync::Mutex::new(None),
             binary_whole: reads_binary_whole(opts),
             lists_misses: lists_misses(opts),
+            zip: opts.read.search_zip,
             roots,
             candidate_files,
             plan_time,
@@ -199,9 +216,11 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }
+        let name = path.as_os_str().as_bytes();
         let candidate = self.is_candidate(id)
             || self.binary_needs_search(meta.flags, explicit)
-            || maybe_packed(path.as_os_str().as_bytes());
+            || maybe_packed(name)
+            || (self.zip && judge::maybe_compressed(name));
         let counter = if candidate { &c.candidates } else { &c.pruned };
         counter.fetch_add(1, Ordering::Relaxed);
         candidate
@@ -225,14 +244,17 @@ impl IndexFilter {
         judge::is_candidate(&self.candidate_files, id)
     }
 
-    /// The rules this search's sweep judges the table by.
-    fn judge(&self) -> judge::Judge<'_> {
+    /// The rules this search's sweep judges the table by, its walk
+    /// leaving out the entries flagged `out`.
+    fn judge(&self, out: u32) -> judge::Judge<'_> {
         judge::Judge {
             reader: &self.reader,
             root: &self.root,
             candidate_files: &self.candidate_files,
             binary_whole: self.binary_whole,
             keep_skips: self.lists_misses,
+            out,
+            zip: self.zip,
             summary: None,
         }
     }

@@ -36,6 +36,7 @@ use super::IndexFilter;
 use super::changes::Changes;
 use super::judge::Counts;
 use super::verdict::Verdict;
+use super::view::{View, display, table_admits};
 use crate::index::table::flags;
 use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::options::SearchOptions;
@@ -65,10 +66,15 @@ impl IndexFilter {
     ) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
         let scopes = scopes_for(opts, &self.roots)?;
+        let view = View::of(opts)?;
+        let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
+        let stores = table_admits(&self.reader, &prefixes, view.out, view.no_parent)?;
+        if !view.excludes(&scopes, &stores) {
+            return None;
+        }
         let n = self.reader.stats().files;
         let may_differ = changes.may_differ(n, |id| self.reader.path(id));
-        let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-        let judged = self.judge().table(&prefixes, &may_differ)?;
+        let judged = self.judge(view.out).table(&prefixes, &may_differ)?;
         self.count(&judged.counts);
         let entries: Vec<(&[u8], Verdict)> = judged
             .kept
@@ -79,11 +85,31 @@ impl IndexFilter {
             let f = self.reader.file(self.lookup(rel)?)?;
             Some(f.flags & flags::DIR != 0)
         };
-        let (out, unknown) = list(opts, msgs, &scopes, &self.root, &entries, &known)?;
+        let (out, unknown) = list(opts, msgs, &view, &scopes, &self.root, &entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
-        let any_file = !out.is_empty() || judged.counts.pruned > 0;
+        let any_file = !out.is_empty()
+            || if view.has_globs() && judged.counts.pruned > 0 {
+                // The files not read may all be ones the globs leave out.
+                self.any_admitted(&view, &scopes)
+            } else {
+                judged.counts.pruned > 0
+            };
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
         Some((out, any_file))
+    }
+
+    /// Whether a file of the table in `view` below `scopes` is still
+    /// there, and the globs admit it.
+    fn any_admitted(&self, view: &View, scopes: &[(PathBuf, Vec<u8>)]) -> bool {
+        let mut dirs = std::collections::HashMap::new();
+        self.reader.files().any(|f| {
+            f.flags & (flags::NOT_A_FILE | view.out) == 0
+                && scopes.iter().any(|scope| {
+                    under(f.path, &scope.1)
+                        && view.admits(scope, f.path, false, &mut dirs)
+                        && self.root.join(OsStr::from_bytes(f.path)).is_file()
+                })
+        })
     }
 
     /// Adds a pass's counts to the filter's.
@@ -97,13 +123,14 @@ impl IndexFilter {
 
 /// The search paths of a sweep, each as given and as a table path (see
 /// [`super::roots_for`]); `None` when the search must walk instead: its
-/// filters are not the index's, its order is not path order, or a search
-/// path is not a directory inside the indexed tree, or lies inside another.
+/// order is not path order, or a search path is not a directory inside
+/// the indexed tree, or lies inside another. Its walk rules are checked
+/// apart ([`View::of`]).
 pub fn scopes_for(
     opts: &SearchOptions,
     roots: &[(PathBuf, Option<PathBuf>)],
 ) -> Option<Vec<(PathBuf, Vec<u8>)>> {
-    if !opts.walk.filters.is_default() || opts.walk.one_file {
+    if opts.walk.one_file {
         return None;
     }
     match opts.walk.sort {
@@ -132,11 +159,13 @@ pub fn scopes_for(
 /// `entries` (table path and verdict, in table order) of the tree at
 /// `root`, and how many of them the table does not know; `None` when the
 /// table cannot stand in for a walk (a watched path changed, or an ignore
-/// file or repository marker appeared). `known(path)` says whether the
+/// file or repository marker appeared). `view` says which entries the
+/// search's walk yields. `known(path)` says whether the
 /// table holds `path`, and whether as a directory.
 pub fn list(
     opts: &SearchOptions,
     msgs: &Messages,
+    view: &View,
     scopes: &[(PathBuf, Vec<u8>)],
     root: &Path,
     entries: &[(&[u8], Verdict)],
@@ -150,8 +179,12 @@ pub fn list(
     // (search path index, file): the walker visits the search paths in
     // the order given, each in path order.
     let mut out: Vec<(usize, Swept)> = Vec::new();
+    let mut dirs = std::collections::HashMap::new();
     for &(path, v) in entries {
         let Some(scope) = scopes.iter().position(|(_, p)| under(path, p)) else { continue };
+        if !view.admits(&scopes[scope], path, v == Verdict::DirChanged, &mut dirs) {
+            continue;
+        }
         let listed = |without_match| Swept {
             path: display(&scopes[scope], path, strip),
             known_without_match: without_match,
@@ -254,18 +287,6 @@ fn nothing_new(
             _ => false,
         }
     })
-}
-
-/// The printed path of the table entry `rel`: its search path joined with
-/// the rest, the `./` prefix stripped when no path was given (`strip`).
-fn display(scope: &(PathBuf, Vec<u8>), rel: &[u8], strip: bool) -> PathBuf {
-    let (given, prefix) = scope;
-    let rest = rel[prefix.len()..].strip_prefix(b"/").unwrap_or(&rel[prefix.len()..]);
-    let joined = if rest.is_empty() { given.clone() } else { given.join(OsStr::from_bytes(rest)) };
-    match joined.strip_prefix("./") {
-        Ok(p) if strip => p.to_path_buf(),
-        _ => joined,
-    }
 }
 
 #[cfg(test)]

@@ -79,4 +79,10 @@ mod tests {
         assert_eq!(Format::of(Path::new("x.GZ")), None);
         assert_eq!(Format::of(Path::new("gz")), None);
     }
+
+    #[test]
+    fn the_index_reads_every_file_z_decompresses() {
+        let ends: Vec<&str> = ENDINGS.iter().map(|(end, _)| *end).collect();
+        assert_eq!(ends, crate::index::fresh::judge::COMPRESSED_ENDINGS);
+    }
 }
