@@ -3,7 +3,7 @@
 //! ([`crate::index::blocks`]) alike, and why a search cannot use an index at all.
 
 use super::Query;
-use super::planner::pcre2::superset;
+use super::planner::pcre2::{Reading, superset};
 use super::planner::{PlanOptions, plan};
 use std::borrow::Cow;
 use std::path::Path;
@@ -51,8 +51,12 @@ fn plannable(m: &MatchOptions) -> Option<Cow<'_, [String]>> {
     if m.engine != Engine::Pcre2 || m.fixed_strings {
         return Some(Cow::Borrowed(&m.patterns));
     }
-    let caseless = m.case != Case::Sensitive;
-    let rewritten = m.patterns.iter().map(|p| superset(p, m.unicode, caseless));
+    let how = Reading {
+        unicode: m.unicode,
+        caseless: m.case != Case::Sensitive,
+        wrapped: m.boundary != Boundary::None,
+    };
+    let rewritten = m.patterns.iter().map(|p| superset(p, how));
     rewritten.collect::<Option<Vec<String>>>().map(Cow::Owned)
 }
 

@@ -5,7 +5,11 @@
 //! trigrams the plan asks for.
 //!
 //! What PCRE2 has and the default engine has not is widened to what
-//! surely holds: a look-around and `\K`, `\G`, `\B`, `\Z`, `\A`, `\z` (zero
+//! surely holds. A positive look-ahead that ends an alternative of the
+//! whole pattern (`foo(?=bar)`), or a positive look-behind that starts one
+//! (`(?<=ba)rfoo`), is read as part of it: the text holds it there (not
+//! under `-w` or `-x`, whose assertions must sit at the match's own
+//! edges). Any other look-around, and `\K`, `\G`, `\B`, `\Z`, `\A`, `\z` (zero
 //! width: what they test is not required) become the empty string; a
 //! backreference or subroutine call (`\1`, `\k<n>`, `(?P=n)`, `(?1)`,
 //! `(?&n)`, `(?R)`) any string; `\h`, `\v`, `\N`, `\p{..}` and a class
@@ -29,11 +33,30 @@ const ANY_CHAR: &str = "(?s:.)";
 /// Zero width, tests nothing.
 const EMPTY: &str = "(?:)";
 
-/// `pattern`, a PCRE2 regex, as a `regex-syntax` regex that matches every
-/// span it matches (see the module docs); `unicode`: PCRE2's UTF mode
-/// (off with `--no-unicode`); `caseless`: case may be ignored (`-i`, `-S`).
-pub fn superset(pattern: &str, unicode: bool, caseless: bool) -> Option<String> {
-    let mut r = Reader { chars: pattern.chars().collect(), at: 0, unicode, caseless };
+/// How a PCRE2 pattern is matched, as far as its rewrite cares.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reading {
+    /// PCRE2's UTF mode (off with `--no-unicode`).
+    pub unicode: bool,
+    /// Case may be ignored (`-i`, `-S`).
+    pub caseless: bool,
+    /// The pattern is wrapped in assertions at the match's edges (`-w`,
+    /// `-x`).
+    pub wrapped: bool,
+}
+
+/// `pattern`, a PCRE2 regex read as `how` says, as a `regex-syntax` regex
+/// whose matches the text around every PCRE2 match holds (see the module
+/// docs).
+pub fn superset(pattern: &str, how: Reading) -> Option<String> {
+    let mut r = Reader {
+        chars: pattern.chars().collect(),
+        at: 0,
+        unicode: how.unicode,
+        caseless: how.caseless,
+        top: !how.wrapped,
+        depth: 0,
+    };
     let out = r.sequence()?;
     // A `)` with no group open ends the sequence early: PCRE2 rejects it.
     (r.at == r.chars.len()).then_some(out)
@@ -45,6 +68,10 @@ struct Reader {
     at: usize,
     unicode: bool,
     caseless: bool,
+    /// Look-arounds at the edges of top-level alternatives may be read in.
+    top: bool,
+    /// How many groups the cursor is in.
+    depth: usize,
 }
 
 impl Reader {
@@ -78,9 +105,19 @@ impl Reader {
     /// end of the pattern.
     fn sequence(&mut self) -> Option<String> {
         let mut out = String::new();
+        let mut alternative_start = true;
         while let Some(c) = self.peek() {
+            let top = self.top && self.depth == 0;
             match c {
                 ')' => break,
+                '(' if top && alternative_start && self.eat("(?<=") => {
+                    out.push_str(&self.body("(?:")?);
+                }
+                '(' if top && self.eat("(?=") => {
+                    let inner = self.body("(?:")?;
+                    let ends = matches!(self.peek(), None | Some('|'));
+                    out.push_str(if ends { &inner } else { EMPTY });
+                }
                 '(' => {
                     self.at += 1;
                     out.push_str(&self.group()?);
@@ -108,7 +145,13 @@ impl Reader {
                         out.push_str(r"\{");
                     }
                 },
-                '|' | '^' | '$' | '.' => {
+                '|' => {
+                    self.at += 1;
+                    out.push(c);
+                    alternative_start = true;
+                    continue;
+                }
+                '^' | '$' | '.' => {
                     self.at += 1;
                     out.push(c);
                 }
@@ -117,6 +160,7 @@ impl Reader {
                     out.push_str(&self.literal(c));
                 }
             }
+            alternative_start = false;
         }
         Some(out)
     }
@@ -225,7 +269,10 @@ impl Reader {
     /// The rest of a group after its opening, through its `)`, written
     /// after `open`.
     fn body(&mut self, open: &str) -> Option<String> {
-        let inner = self.sequence()?;
+        self.depth += 1;
+        let inner = self.sequence();
+        self.depth -= 1;
+        let inner = inner?;
         (self.next()? == ')').then(|| format!("{open}{inner})"))
     }
 

@@ -5,19 +5,25 @@
 use grep_matcher::Matcher;
 use grep_pcre2::RegexMatcherBuilder;
 
-use super::superset;
+use super::{Reading, superset};
 use crate::query::grams_have;
 use crate::query::planner::{PlanOptions, plan};
 use crate::query::trigram::grams;
 
 fn rewrite(p: &str) -> Option<String> {
-    superset(p, true, false)
+    superset(p, how(true, false))
+}
+
+fn how(unicode: bool, caseless: bool) -> Reading {
+    Reading { unicode, caseless, wrapped: false }
 }
 
 #[test]
 fn what_each_construct_becomes() {
     let cases: &[(&str, Option<&str>)] = &[
-        ("foo(?=bar)", Some("foo(?:)")),
+        ("foo(?=bar)", Some("foo(?:bar)")),
+        ("(?<=ba)r|c(?=d)|e(?=f)g", Some("(?:ba)r|c(?:d)|e(?:)g")),
+        ("(?:a(?=b))(?<=c)d", Some("(?:a(?:))(?:)d")),
         ("(?<!x)foo(?!y)", Some("(?:)foo(?:)")),
         (r"(\w+) \1", Some(r"(?:\w+) (?s:.*)")),
         (r"(?<n>ab)\k<n>", Some("(?:ab)(?s:.*)")),
@@ -50,12 +56,12 @@ fn what_each_construct_becomes() {
 
 #[test]
 fn non_ascii_is_any_character_where_case_may_be_ignored() {
-    assert_eq!(superset("é", true, false).unwrap(), "é");
-    assert_eq!(superset("é", true, true).unwrap(), "(?s:.)");
-    assert_eq!(superset("a(?i)é", true, false).unwrap(), "a(?i)(?s:.)");
+    assert_eq!(superset("é", how(true, false)).unwrap(), "é");
+    assert_eq!(superset("é", how(true, true)).unwrap(), "(?s:.)");
+    assert_eq!(superset("a(?i)é", how(true, false)).unwrap(), "a(?i)(?s:.)");
     // Without UTF, PCRE2 reads the pattern's bytes one by one.
-    assert_eq!(superset("é", false, false).unwrap(), r"(?-u:\xC3)(?-u:\xA9)");
-    assert_eq!(superset("[é]", false, false).unwrap(), "(?s:.)");
+    assert_eq!(superset("é", how(false, false)).unwrap(), r"(?-u:\xC3)(?-u:\xA9)");
+    assert_eq!(superset("[é]", how(false, false)).unwrap(), "(?s:.)");
 }
 
 /// A PCRE2 pattern, and lines of which PCRE2 matches some.
@@ -121,7 +127,7 @@ fn the_plan_of_the_rewrite_accepts_every_line_pcre2_matches() {
                     b.utf(true).ucp(true);
                 }
                 let Ok(m) = b.build(p) else { continue };
-                let rewritten = superset(p, unicode, caseless).expect(p);
+                let rewritten = superset(p, how(unicode, caseless)).expect(p);
                 let opts =
                     PlanOptions { case_insensitive: caseless, unicode, ..PlanOptions::default() };
                 let q = plan(&[rewritten.clone()], &opts);
@@ -139,6 +145,13 @@ fn the_plan_of_the_rewrite_accepts_every_line_pcre2_matches() {
         }
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+#[test]
+fn look_arounds_stay_out_of_a_wrapped_pattern() {
+    let wrapped = Reading { wrapped: true, ..how(true, false) };
+    assert_eq!(superset("foo(?=.bar)", wrapped).unwrap(), "foo(?:)");
+    assert_eq!(superset("(?<=a)foo", wrapped).unwrap(), "(?:)foo");
 }
 
 #[test]
