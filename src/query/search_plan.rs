@@ -25,13 +25,15 @@ use crate::options::{
 /// [`IndexReader::has_edges`]: crate::index::reader::IndexReader::has_edges
 pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
     let Some(patterns) = plannable(m) else { return Query::All };
+    // PCRE2's patterns come back rewritten as regexes, `-F` ones escaped.
+    let fixed_strings = m.fixed_strings && m.engine != Engine::Pcre2;
     plan(
         &patterns,
         &PlanOptions {
             // Smart case may end up either way; planning case-insensitively
             // is always sound (it admits a superset).
             case_insensitive: m.case != Case::Sensitive,
-            fixed_strings: m.fixed_strings,
+            fixed_strings,
             multi_line: m.multiline,
             dot_matches_new_line: m.multiline_dotall,
             unicode: m.unicode,
@@ -44,11 +46,11 @@ pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
     )
 }
 
-/// The patterns as the planner reads them: PCRE2's rewritten (but for
-/// `-F`, whose strings mean the same to both engines); `None` when one
-/// cannot be.
+/// The patterns as the planner reads them: PCRE2's rewritten (`-F`
+/// strings escaped first: the engines may fold case apart outside ASCII),
+/// `None` when one cannot be.
 fn plannable(m: &MatchOptions) -> Option<Cow<'_, [String]>> {
-    if m.engine != Engine::Pcre2 || m.fixed_strings {
+    if m.engine != Engine::Pcre2 {
         return Some(Cow::Borrowed(&m.patterns));
     }
     let how = Reading {
@@ -56,7 +58,9 @@ fn plannable(m: &MatchOptions) -> Option<Cow<'_, [String]>> {
         caseless: m.case != Case::Sensitive,
         wrapped: m.boundary != Boundary::None,
     };
-    let rewritten = m.patterns.iter().map(|p| superset(p, how));
+    let rewritten = m.patterns.iter().map(|p| {
+        if m.fixed_strings { superset(&regex_syntax::escape(p), how) } else { superset(p, how) }
+    });
     rewritten.collect::<Option<Vec<String>>>().map(Cow::Owned)
 }
 

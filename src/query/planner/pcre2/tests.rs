@@ -160,3 +160,19 @@ fn selective_patterns_keep_their_trigrams() {
     assert!(q.to_string().contains("int"), "{q}");
     assert!(!q.accepts(&grams_have(&grams(b"\nno such thing\n"))));
 }
+
+#[test]
+fn fixed_strings_under_pcre2_are_escaped_then_rewritten() {
+    use crate::options::{Case, Engine, MatchOptions};
+    use crate::query::search_plan::query_for;
+    let mut m = MatchOptions::new(vec!["a.b(c".into(), "été".into()]);
+    m.engine = Engine::Pcre2;
+    m.fixed_strings = true;
+    let q = query_for(&m, true);
+    assert!(q.accepts(&grams_have(&grams(b"\nxa.b(cx\n"))), "{q}");
+    assert!(q.accepts(&grams_have(&grams("\nété\n".as_bytes()))), "{q}");
+    assert!(!q.accepts(&grams_have(&grams(b"\naxb(c\n"))), "{q}");
+    // Ignoring case, a non-ASCII letter is any character.
+    m.case = Case::Insensitive;
+    assert!(query_for(&m, true).accepts(&grams_have(&grams("\nÉTÉ\n".as_bytes()))));
+}
