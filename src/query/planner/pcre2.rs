@@ -325,6 +325,11 @@ impl Reader {
                 ANY_STRING.into()
             }
             'd' | 'D' | 'w' | 'W' | 's' | 'S' | 'b' => format!("\\{c}"),
+            'N' if self.eat("{") => {
+                // `\N{U+hh..}`: one character by its code point.
+                self.skip_to('}')?;
+                ANY_CHAR.into()
+            }
             'h' | 'H' | 'v' | 'V' | 'N' | 'C' => ANY_CHAR.into(),
             'p' | 'P' => {
                 if self.next()? == '{' {

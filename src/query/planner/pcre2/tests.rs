@@ -37,6 +37,7 @@ fn what_each_construct_becomes() {
         (r"[^\d]", Some("(?s:.)")),
         (r"[[:alpha:]]", Some("(?s:.)")),
         (r"\h\p{L}\R", Some("(?s:.)(?s:.)(?s:.{1,2})")),
+        (r"caf\N{U+E9}!", Some("caf(?s:.)!")),
         ("(?i)Foo(?#note)", Some("(?i)Foo")),
         ("(?x) a b", None),
         ("(?(1)a|b)", None),
