@@ -6,9 +6,10 @@
 //! [`Engine`] as rg chooses: `--engine auto` takes the default engine's
 //! unless it cannot compile the patterns.
 //!
-//! Like rg's, a PCRE2 matcher names no line terminator, so the searcher
-//! runs it on one line at a time; everything else (searcher, printers,
-//! sinks) is the same for both.
+//! Like rg's, a PCRE2 matcher confirms one line at a time; its candidate
+//! lines are found by the default engine where it can (the `pcre2`
+//! module). Everything else (searcher, printers, sinks) is the same for
+//! both.
 
 use grep_matcher::{ByteSet, Captures, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 
@@ -17,8 +18,10 @@ use crate::options::engine::{hybrid_error, suggest_pcre2};
 use crate::options::{Engine, SearchOptions};
 
 mod literal;
+mod pcre2;
 
 pub use literal::LineMatcher;
+pub use pcre2::Pcre2Matcher;
 
 /// The matcher of one search: the default engine's or PCRE2's.
 #[derive(Clone, Debug)]
@@ -26,7 +29,7 @@ pub enum PatternMatcher {
     /// Rust's regex engine (`grep-regex`).
     Rust(LineMatcher),
     /// PCRE2 (`grep-pcre2`).
-    Pcre2(grep_pcre2::RegexMatcher),
+    Pcre2(Pcre2Matcher),
 }
 
 impl PatternMatcher {
@@ -37,7 +40,8 @@ impl PatternMatcher {
     pub fn new(opts: &SearchOptions) -> EngineResult<PatternMatcher> {
         let rust =
             || opts.matcher().map(|m| PatternMatcher::Rust(LineMatcher::new(m, &opts.matcher)));
-        let pcre2 = || opts.matcher.pcre2_matcher().map(PatternMatcher::Pcre2);
+        let pcre2 =
+            || Pcre2Matcher::new(&opts.matcher, opts.line_terminator()).map(PatternMatcher::Pcre2);
         match opts.matcher.engine {
             Engine::Default => rust().map_err(|e| Error::Pattern(suggest_pcre2(e.to_string()))),
             Engine::Pcre2 => pcre2(),
@@ -104,28 +108,28 @@ impl Matcher for PatternMatcher {
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, Self::Error> {
         match self {
             PatternMatcher::Rust(m) => Ok(never(m.find_at(haystack, at))),
-            PatternMatcher::Pcre2(m) => m.find_at(haystack, at),
+            PatternMatcher::Pcre2(m) => m.regex.find_at(haystack, at),
         }
     }
 
     fn new_captures(&self) -> Result<PatternCaptures, Self::Error> {
         match self {
             PatternMatcher::Rust(m) => Ok(PatternCaptures::Rust(never(m.new_captures()))),
-            PatternMatcher::Pcre2(m) => m.new_captures().map(PatternCaptures::Pcre2),
+            PatternMatcher::Pcre2(m) => m.regex.new_captures().map(PatternCaptures::Pcre2),
         }
     }
 
     fn capture_count(&self) -> usize {
         match self {
             PatternMatcher::Rust(m) => m.capture_count(),
-            PatternMatcher::Pcre2(m) => m.capture_count(),
+            PatternMatcher::Pcre2(m) => m.regex.capture_count(),
         }
     }
 
     fn capture_index(&self, name: &str) -> Option<usize> {
         match self {
             PatternMatcher::Rust(m) => m.capture_index(name),
-            PatternMatcher::Pcre2(m) => m.capture_index(name),
+            PatternMatcher::Pcre2(m) => m.regex.capture_index(name),
         }
     }
 
@@ -135,7 +139,7 @@ impl Matcher for PatternMatcher {
     {
         match self {
             PatternMatcher::Rust(m) => Ok(never(m.try_find_iter(haystack, matched))),
-            PatternMatcher::Pcre2(m) => m.try_find_iter(haystack, matched),
+            PatternMatcher::Pcre2(m) => m.regex.try_find_iter(haystack, matched),
         }
     }
 
@@ -149,7 +153,9 @@ impl Matcher for PatternMatcher {
             (PatternMatcher::Rust(m), PatternCaptures::Rust(c)) => {
                 Ok(never(m.captures_at(haystack, at, c)))
             }
-            (PatternMatcher::Pcre2(m), PatternCaptures::Pcre2(c)) => m.captures_at(haystack, at, c),
+            (PatternMatcher::Pcre2(m), PatternCaptures::Pcre2(c)) => {
+                m.regex.captures_at(haystack, at, c)
+            }
             // Captures come from this matcher's `new_captures`.
             _ => unreachable!("captures of another engine"),
         }
@@ -158,14 +164,14 @@ impl Matcher for PatternMatcher {
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, Self::Error> {
         match self {
             PatternMatcher::Rust(m) => Ok(never(m.shortest_match_at(haystack, at))),
-            PatternMatcher::Pcre2(m) => m.shortest_match_at(haystack, at),
+            PatternMatcher::Pcre2(m) => m.regex.shortest_match_at(haystack, at),
         }
     }
 
     fn non_matching_bytes(&self) -> Option<&ByteSet> {
         match self {
             PatternMatcher::Rust(m) => m.non_matching_bytes(),
-            PatternMatcher::Pcre2(m) => m.non_matching_bytes(),
+            PatternMatcher::Pcre2(m) => m.regex.non_matching_bytes(),
         }
     }
 
@@ -179,7 +185,7 @@ impl Matcher for PatternMatcher {
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, Self::Error> {
         match self {
             PatternMatcher::Rust(m) => Ok(never(m.find_candidate_line(haystack))),
-            PatternMatcher::Pcre2(m) => m.find_candidate_line(haystack),
+            PatternMatcher::Pcre2(m) => m.candidate(haystack),
         }
     }
 }

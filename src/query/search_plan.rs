@@ -3,7 +3,7 @@
 //! ([`crate::index::blocks`]) alike, and why a search cannot use an index at all.
 
 use super::Query;
-use super::planner::pcre2::{Reading, superset};
+use super::planner::pcre2::supersets;
 use super::planner::{PlanOptions, plan};
 use std::borrow::Cow;
 use std::path::Path;
@@ -17,7 +17,7 @@ use crate::options::{
 /// server's always do).
 ///
 /// PCRE2 patterns are planned through a regex matching every span they
-/// match ([`superset`]: look-arounds dropped, backreferences any string);
+/// match ([`supersets`]: look-arounds dropped, backreferences any string);
 /// `All` when one cannot be rewritten. `--engine auto` is planned as the
 /// engine the command line chose for it; left undecided, as the default
 /// engine (a pattern it cannot parse plans to `All`).
@@ -46,22 +46,13 @@ pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
     )
 }
 
-/// The patterns as the planner reads them: PCRE2's rewritten (`-F`
-/// strings escaped first: the engines may fold case apart outside ASCII),
-/// `None` when one cannot be.
+/// The patterns as the planner reads them: PCRE2's rewritten
+/// ([`supersets`]), `None` when one cannot be.
 fn plannable(m: &MatchOptions) -> Option<Cow<'_, [String]>> {
     if m.engine != Engine::Pcre2 {
         return Some(Cow::Borrowed(&m.patterns));
     }
-    let how = Reading {
-        unicode: m.unicode,
-        caseless: m.case != Case::Sensitive,
-        wrapped: m.boundary != Boundary::None,
-    };
-    let rewritten = m.patterns.iter().map(|p| {
-        if m.fixed_strings { superset(&regex_syntax::escape(p), how) } else { superset(p, how) }
-    });
-    rewritten.collect::<Option<Vec<String>>>().map(Cow::Owned)
+    supersets(m, false).map(Cow::Owned)
 }
 
 /// Why a search's patterns plan to no trigram at all: PCRE2 patterns the

@@ -2,7 +2,9 @@
 
 use std::ffi::OsString;
 
-use trigrep::options::{BinaryMode, BufferMode, Case, EncodingChoice, IoChoice, MmapRule, SortBy};
+use trigrep::options::{
+    BinaryMode, BufferMode, Case, EncodingChoice, Engine, IoChoice, MmapRule, SortBy,
+};
 
 use super::*;
 

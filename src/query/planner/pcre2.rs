@@ -26,12 +26,27 @@
 //! early), the `x`, `xx` or `^` option, or something this reader does not
 //! know; the search then reads every file.
 
-/// Any string (a backreference, a subroutine call).
-const ANY_STRING: &str = "(?s:.*)";
-/// Any one character.
-const ANY_CHAR: &str = "(?s:.)";
+use crate::options::{Boundary, Case, MatchOptions};
+
 /// Zero width, tests nothing.
 const EMPTY: &str = "(?:)";
+
+/// The patterns of `m` (PCRE2's) rewritten (`-F` strings escaped first:
+/// the engines may fold case apart outside ASCII), for a plan or, with
+/// `lines`, for finding candidate lines; `None` when one cannot be.
+pub fn supersets(m: &MatchOptions, lines: bool) -> Option<Vec<String>> {
+    let how = Reading {
+        unicode: m.unicode,
+        caseless: m.case != Case::Sensitive,
+        wrapped: m.boundary != Boundary::None,
+        lines,
+        crlf: m.crlf,
+    };
+    let rewrite = |p: &String| {
+        if m.fixed_strings { superset(&regex_syntax::escape(p), how) } else { superset(p, how) }
+    };
+    m.patterns.iter().map(rewrite).collect()
+}
 
 /// How a PCRE2 pattern is matched, as far as its rewrite cares.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,6 +58,14 @@ pub struct Reading {
     /// The pattern is wrapped in assertions at the match's edges (`-w`,
     /// `-x`).
     pub wrapped: bool,
+    /// The rewrite finds candidate lines (see [`crate::matcher`]) rather
+    /// than a plan: every PCRE2 match lies within a line, and so do the
+    /// rewrite's unbounded wildcards; word boundaries are left out.
+    pub lines: bool,
+    /// `--crlf`: for candidate lines, `^` and `$` are left out too (PCRE2
+    /// searches a line ended by a bare `\n` with it, and `[^a]$` matches
+    /// that `\n` at the end of what it searches, not before a line end).
+    pub crlf: bool,
 }
 
 /// `pattern`, a PCRE2 regex read as `how` says, as a `regex-syntax` regex
@@ -56,6 +79,8 @@ pub fn superset(pattern: &str, how: Reading) -> Option<String> {
         caseless: how.caseless,
         top: !how.wrapped,
         depth: 0,
+        lines: how.lines,
+        anchors: !(how.lines && how.crlf),
     };
     let out = r.sequence()?;
     // A `)` with no group open ends the sequence early: PCRE2 rejects it.
@@ -72,6 +97,10 @@ struct Reader {
     top: bool,
     /// How many groups the cursor is in.
     depth: usize,
+    /// See [`Reading::lines`].
+    lines: bool,
+    /// `^` and `$` are kept (see [`Reading::crlf`]).
+    anchors: bool,
 }
 
 impl Reader {
@@ -151,6 +180,7 @@ impl Reader {
                     alternative_start = true;
                     continue;
                 }
+                '^' | '$' if !self.anchors => self.at += 1,
                 '^' | '$' | '.' => {
                     self.at += 1;
                     out.push(c);
@@ -243,14 +273,14 @@ impl Reader {
         }
         if self.eat("P=") || self.eat("P>") || self.eat("&") || self.eat("R") {
             while self.next()? != ')' {}
-            return Some(ANY_STRING.into());
+            return Some(self.any("*"));
         }
         if matches!(self.peek(), Some('0'..='9' | '+' | '-'))
             && self.peek_at(1).is_some_and(|c| c.is_ascii_digit())
             || self.peek().is_some_and(|c| c.is_ascii_digit())
         {
             while self.next()? != ')' {}
-            return Some(ANY_STRING.into());
+            return Some(self.any("*"));
         }
         self.flags()
     }
@@ -308,7 +338,7 @@ impl Reader {
                 while self.peek().is_some_and(|c| c.is_ascii_digit()) {
                     self.at += 1;
                 }
-                ANY_STRING.into()
+                self.any("*")
             }
             'g' | 'k' => {
                 match self.next()? {
@@ -322,24 +352,27 @@ impl Reader {
                     }
                     _ => return None,
                 }
-                ANY_STRING.into()
+                self.any("*")
             }
-            'd' | 'D' | 'w' | 'W' | 's' | 'S' | 'b' => format!("\\{c}"),
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => format!("\\{c}"),
+            // A word boundary narrows a plan at a pattern's edge; a search
+            // for candidate lines is faster without one.
+            'b' if !self.lines => r"\b".into(),
             'N' if self.eat("{") => {
                 // `\N{U+hh..}`: one character by its code point.
                 self.skip_to('}')?;
-                ANY_CHAR.into()
+                self.any("")
             }
-            'h' | 'H' | 'v' | 'V' | 'N' | 'C' => ANY_CHAR.into(),
+            'h' | 'H' | 'v' | 'V' | 'N' | 'C' => self.any(""),
             'p' | 'P' => {
                 if self.next()? == '{' {
                     self.skip_to('}')?;
                 }
-                ANY_CHAR.into()
+                self.any("")
             }
-            'R' => "(?s:.{1,2})".into(),
-            'X' => "(?s:.+)".into(),
-            'A' | 'z' | 'Z' | 'G' | 'K' | 'B' | 'E' => String::new(),
+            'R' => self.any("{1,2}"),
+            'X' => self.any("+"),
+            'A' | 'z' | 'Z' | 'G' | 'K' | 'B' | 'b' | 'E' => String::new(),
             'Q' => {
                 let mut out = String::new();
                 while self.peek().is_some() && !self.eat("\\E") {
@@ -432,7 +465,7 @@ impl Reader {
         if c.is_ascii() {
             regex_syntax::escape(c.encode_utf8(&mut [0; 4]))
         } else if self.caseless {
-            ANY_CHAR.into()
+            self.any("")
         } else if self.unicode {
             regex_syntax::escape(c.encode_utf8(&mut [0; 4]))
         } else {
@@ -446,11 +479,11 @@ impl Reader {
     fn code_literal(&self, code: u32) -> String {
         match char::from_u32(code) {
             Some(c) if c.is_ascii() => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
-            _ if self.caseless => ANY_CHAR.into(),
+            _ if self.caseless => self.any(""),
             Some(c) if self.unicode => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
             _ => match u8::try_from(code) {
                 Ok(b) if !self.unicode => byte(b),
-                _ => ANY_CHAR.into(),
+                _ => self.any(""),
             },
         }
     }
@@ -519,7 +552,7 @@ impl Reader {
         }
         let beyond_ascii = ranges.iter().any(|&(_, hi)| hi >= 0x80);
         if !exact || (beyond_ascii && (self.caseless || !self.unicode)) {
-            return Some(ANY_CHAR.into());
+            return Some(self.any(""));
         }
         let mut out = String::from(if negated { "[^" } else { "[" });
         for (lo, hi) in ranges {
@@ -527,6 +560,21 @@ impl Reader {
         }
         out.push(']');
         Some(out)
+    }
+}
+
+impl Reader {
+    /// Any character, repeated as `repeat` says (`*`, `+`, `{1,2}`, or
+    /// once). For candidate lines, a run never crosses a line end but may
+    /// end with one: under `--crlf` a line ended by a bare `\n` keeps it
+    /// when PCRE2 searches it (only `\r\n` is cut off), and a greedy
+    /// `(?s:.*)` would run to the end of the buffer at every candidate.
+    fn any(&self, repeat: &str) -> String {
+        match repeat {
+            "*" if self.lines => r"[^\n]*\n?".into(),
+            "+" if self.lines => r"(?s:.)[^\n]*\n?".into(),
+            _ => format!("(?s:.{repeat})"),
+        }
     }
 }
 

@@ -15,7 +15,7 @@ fn rewrite(p: &str) -> Option<String> {
 }
 
 fn how(unicode: bool, caseless: bool) -> Reading {
-    Reading { unicode, caseless, wrapped: false }
+    Reading { unicode, caseless, wrapped: false, lines: false, crlf: false }
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn the_plan_of_the_rewrite_accepts_every_line_pcre2_matches() {
                 let rewritten = superset(p, how(unicode, caseless)).expect(p);
                 let opts =
                     PlanOptions { case_insensitive: caseless, unicode, ..PlanOptions::default() };
-                let q = plan(&[rewritten.clone()], &opts);
+                let q = plan(std::slice::from_ref(&rewritten), &opts);
                 for line in LINES {
                     if m.is_match(line.as_bytes()).unwrap() {
                         let mut doc = b"\n".to_vec();
