@@ -7,8 +7,8 @@
 //! patterns match, [`ReadOptions`] how a haystack becomes lines,
 //! [`PrintOptions`] how results look, [`WalkOptions`] what is searched,
 //! [`RunOptions`] how the work is spread and measured, [`IndexUse`] whether
-//! an index may answer. The builders live in [`build`], [`engine`] (PCRE2),
-//! [`printers`] and [`walk`].
+//! an index may answer. The builders live in [`build`], [`pcre2`],
+//! [`printers`] and [`walk`]; [`engine`] says which regex engine runs.
 
 use std::path::PathBuf;
 
@@ -18,6 +18,7 @@ use grep_searcher::{BinaryDetection, Encoding};
 pub mod build;
 pub mod classes;
 pub mod engine;
+pub mod pcre2;
 pub mod printers;
 pub mod walk;
 
