@@ -642,8 +642,8 @@ fn errors() {
     // What PCRE2 changes, against the rg built with it.
     let mut k = Checks::pcre2(&t);
     let cases: &[(&str, &[&str])] = &[
-        ("pcre2", &["-P", "foo"]),
-        ("engine_pcre2", &["--engine", "pcre2", "--json", "foo"]),
+        ("pcre2", &["-P", "--sort", "path", "foo"]),
+        ("engine_pcre2", &["--engine", "pcre2", "--sort", "path", "--json", "foo"]),
         ("engine_auto_bad_regex", &["--engine", "auto", "a(", "a.txt"]),
         ("engine_auto_backref", &["--auto-hybrid-regex", "(a)\\1", "a.txt"]),
         ("backref_default_engine", &["(a)\\1", "a.txt"]),
