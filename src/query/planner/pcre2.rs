@@ -58,7 +58,7 @@ pub struct Reading {
     /// The pattern is wrapped in assertions at the match's edges (`-w`,
     /// `-x`).
     pub wrapped: bool,
-    /// The rewrite finds candidate lines (see [`crate::matcher`]) rather
+    /// The rewrite finds candidate lines (for the matcher's `Pcre2Matcher`) rather
     /// than a plan: every PCRE2 match lies within a line, and so do the
     /// rewrite's unbounded wildcards; word boundaries are left out.
     pub lines: bool,
