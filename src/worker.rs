@@ -13,7 +13,7 @@ use grep_searcher::{BinaryDetection, Searcher, Sink, SinkContext, SinkFinish, Si
 use termcolor::WriteColor;
 
 use crate::error::Result;
-use crate::matcher::LineMatcher;
+use crate::matcher::PatternMatcher;
 use crate::options::{OutputMode, SearchOptions};
 use crate::readfull::read_full;
 
@@ -72,7 +72,7 @@ pub struct SearchResult {
 /// A matcher, searchers for both read strategies, and a printer.
 #[derive(Clone, Debug)]
 pub struct SearchWorker<W> {
-    matcher: LineMatcher,
+    matcher: PatternMatcher,
     searcher_mmap: Searcher,
     searcher_read: Searcher,
     printer: Printer<W>,
@@ -92,7 +92,7 @@ impl<W: WriteColor> SearchWorker<W> {
     /// Builds a worker (and its matcher) that prints with `printer`.
     pub fn new(opts: &SearchOptions, printer: Printer<W>) -> Result<Self> {
         Ok(SearchWorker {
-            matcher: LineMatcher::new(opts.matcher()?, &opts.matcher),
+            matcher: PatternMatcher::new(opts)?,
             searcher_mmap: opts.searcher(true),
             searcher_read: opts.searcher(false),
             printer,
@@ -198,7 +198,7 @@ impl<S: Sink<Error = io::Error>> Tracked<S> {
     fn run(
         haystack: Haystack<'_>,
         searcher: &mut Searcher,
-        matcher: &LineMatcher,
+        matcher: &PatternMatcher,
         inner: S,
     ) -> io::Result<Tracked<()>> {
         let mut t = Tracked { inner, stopped: false, binary_offset: None };
@@ -266,7 +266,7 @@ impl Haystack<'_> {
     fn search<S: Sink<Error = io::Error>>(
         self,
         searcher: &mut Searcher,
-        matcher: &LineMatcher,
+        matcher: &PatternMatcher,
         sink: S,
     ) -> io::Result<()> {
         match self {

@@ -163,16 +163,19 @@ fn input_and_search() {
         c("regex_size_limit", &["--regex-size-limit", "10M", "foo", "a.txt"]),
         c("encoding_auto", &["-E", "auto", "needle", "utf16.txt"]),
         c("encoding_none", &["--encoding=none", "-c", "needle", "utf16.txt"]),
-        c("engine_default", &["--engine", "default", "foo", "a.txt"]),
-        c("engine_auto", &["--engine", "auto", "foo", "a.txt"]),
-        c("engine_pcre2_then_default", &["--engine", "pcre2", "--engine=default", "foo", "a.txt"]),
-        c("P_no_pcre2", &["-P", "--no-pcre2", "foo", "a.txt"]),
-        c("P_files", &["-P", "--files"]),
-        c("P_m0", &["-P", "-m", "0", "foo"]),
-        c("auto_hybrid", &["--auto-hybrid-regex", "foo", "a.txt"]),
-        c("auto_hybrid_no", &["--auto-hybrid-regex", "--no-auto-hybrid-regex", "foo", "a.txt"]),
-        c("no_pcre2_unicode", &["--no-pcre2-unicode", "-o", "\\w+", "a.txt"]),
-        c("pcre2_unicode", &["--no-pcre2-unicode", "--pcre2-unicode", "-c", "\\w", "a.txt"]),
+        c("engine_default", &["--engine", "default", "foo", "a.txt"]).pcre2(),
+        c("engine_auto", &["--engine", "auto", "foo", "a.txt"]).pcre2(),
+        c("engine_pcre2_then_default", &["--engine", "pcre2", "--engine=default", "foo", "a.txt"])
+            .pcre2(),
+        c("P_no_pcre2", &["-P", "--no-pcre2", "foo", "a.txt"]).pcre2(),
+        c("P_files", &["-P", "--files"]).pcre2(),
+        c("P_m0", &["-P", "-m", "0", "foo"]).pcre2(),
+        c("auto_hybrid", &["--auto-hybrid-regex", "foo", "a.txt"]).pcre2(),
+        c("auto_hybrid_no", &["--auto-hybrid-regex", "--no-auto-hybrid-regex", "foo", "a.txt"])
+            .pcre2(),
+        c("no_pcre2_unicode", &["--no-pcre2-unicode", "-o", "\\w+", "a.txt"]).pcre2(),
+        c("pcre2_unicode", &["--no-pcre2-unicode", "--pcre2-unicode", "-c", "\\w", "a.txt"])
+            .pcre2(),
         c("no_unicode_unicode", &["--no-unicode", "--unicode", "-c", "\\w", "a.txt"]),
         c("multiline_dotall", &["-U", "--multiline-dotall", "-c", "foo.Foo", "a.txt"]),
         c(
@@ -488,7 +491,7 @@ type Ran = (Option<i32>, Vec<u8>, Vec<u8>);
 /// Runs tg and rg in `root/cwd` with `env` added to the harness's
 /// environment (PATH, and HOME under the tree).
 fn run_pair(t: &Tree, cwd: &str, env: &[(&str, &Path)], args: &[OsString]) -> (Ran, Ran) {
-    run_pair_with(t, cwd, env, &[], args)
+    run_pair_with(t, cwd, env, &[], args, false)
 }
 
 /// Like [`run_pair`], with `tg_only` (trigrep's own flags) before tg's arguments.
@@ -498,6 +501,7 @@ fn run_pair_with(
     env: &[(&str, &Path)],
     tg_only: &[&str],
     args: &[OsString],
+    pcre2: bool,
 ) -> (Ran, Ran) {
     let run = |mut cmd: Command, extra: &[&str]| {
         for (k, v) in env {
@@ -506,7 +510,12 @@ fn run_pair_with(
         let out = cmd.args(extra).args(args).output().expect("spawn");
         (out.status.code(), out.stdout, out.stderr)
     };
-    (run(util::tg_command(t, t.path(cwd)), tg_only), run(util::rg_command(t, t.path(cwd)), &[]))
+    let rg = if pcre2 {
+        util::rg_pcre2_command(t, t.path(cwd))
+    } else {
+        util::rg_command(t, t.path(cwd))
+    };
+    (run(util::tg_command(t, t.path(cwd)), tg_only), run(rg, &[]))
 }
 
 /// The first line of rg's stderr in tg's words.
@@ -522,12 +531,20 @@ struct Checks<'t> {
     tree: &'t Tree,
     failures: Vec<String>,
     total: usize,
+    /// Compared with the rg built with PCRE2.
+    pcre2: bool,
 }
 
 impl<'t> Checks<'t> {
     fn new(tree: &'t Tree) -> Checks<'t> {
         let _ = util::rg_bin();
-        Checks { tree, failures: Vec::new(), total: 0 }
+        Checks { tree, failures: Vec::new(), total: 0, pcre2: false }
+    }
+
+    /// Checks compared with the rg built with PCRE2 (`-P`, `--engine`).
+    fn pcre2(tree: &'t Tree) -> Checks<'t> {
+        let _ = util::rg_pcre2_bin();
+        Checks { tree, failures: Vec::new(), total: 0, pcre2: true }
     }
 
     /// Runs `args` in `repo/` with `env`; stdout is compared with rg's
@@ -540,7 +557,7 @@ impl<'t> Checks<'t> {
     fn check_with(&mut self, name: &str, env: &[(&str, &Path)], tg_only: &[&str], args: &[&str]) {
         self.total += 1;
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        let (tg, rg) = run_pair_with(self.tree, "repo", env, tg_only, &args);
+        let (tg, rg) = run_pair_with(self.tree, "repo", env, tg_only, &args, self.pcre2);
         let rg_out = util::normalize_stdout(&rg.1);
         let rg_out = String::from_utf8_lossy(&rg_out).replace("ripgrep", "trigrep");
         let tg_out = util::normalize_stdout(&tg.1);
@@ -615,12 +632,6 @@ fn errors() {
         ("negation_with_value", &["--no-heading=3", "foo"]),
         ("u_four_times", &["-uuuu", "foo"]),
         ("no_pattern", &["-in"]),
-        ("pcre2", &["-P", "foo"]),
-        ("engine_pcre2", &["--engine", "pcre2", "--json", "foo"]),
-        ("engine_auto_bad_regex", &["--engine", "auto", "a(", "a.txt"]),
-        ("engine_auto_backref", &["--auto-hybrid-regex", "(a)\\1", "a.txt"]),
-        ("pcre2_version", &["--pcre2-version"]),
-        ("pcre2_version_after_error", &["--pcre2-version", "-Q"]),
         ("stdin_twice", &["-f", "-", "-f", "-", "foo"]),
         ("missing_pattern_file", &["-f", "nope.txt", "foo"]),
     ];
@@ -628,6 +639,22 @@ fn errors() {
         k.check(name, &[], args);
     }
     k.finish("errors");
+    // What PCRE2 changes, against the rg built with it.
+    let mut k = Checks::pcre2(&t);
+    let cases: &[(&str, &[&str])] = &[
+        ("pcre2", &["-P", "--sort", "path", "foo"]),
+        ("engine_pcre2", &["--engine", "pcre2", "--sort", "path", "--json", "foo"]),
+        ("engine_auto_bad_regex", &["--engine", "auto", "a(", "a.txt"]),
+        ("engine_auto_backref", &["--auto-hybrid-regex", "(a)\\1", "a.txt"]),
+        ("backref_default_engine", &["(a)\\1", "a.txt"]),
+        ("pcre2_bad_regex", &["-P", "a(?<", "a.txt"]),
+        ("pcre2_version", &["--pcre2-version"]),
+        ("pcre2_version_after_error", &["--pcre2-version", "-Q"]),
+    ];
+    for (name, args) in cases {
+        k.check(name, &[], args);
+    }
+    k.finish("errors_pcre2");
 }
 
 #[test]
@@ -678,8 +705,10 @@ fn config_file() {
     k.check("mode_from_config_overridden", &[(var, &rc("json"))], &["-c", "foo", "a.txt"]);
     k.check("crlf_lines", &[(var, &rc("crlf"))], &["foo", "a.txt"]);
     k.check("a_directory", &[(var, &t.path("rc"))], &["foo", "a.txt"]);
-    k.check("help_skips_config", &[(var, &rc("bad_flag"))], &["--pcre2-version"]);
     k.finish("config_file");
+    let mut k = Checks::pcre2(&t);
+    k.check("help_skips_config", &[(var, &rc("bad_flag"))], &["--pcre2-version"]);
+    k.finish("config_file_pcre2");
 }
 
 /// What the environment adds: `{wslprefix}` from `WSL_DISTRO_NAME`, and

@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use grep_printer::{HyperlinkFormat, UserColorSpec};
+pub use trigrep::options::Engine;
 use trigrep::options::{
     BinaryMode, Boundary, BufferMode, Case, EncodingChoice, IoChoice, MmapRule, OutputMode, Sort,
     TypeChange,
@@ -281,7 +282,7 @@ pub enum Special {
     VersionShort,
     /// `--version`.
     VersionLong,
-    /// `--pcre2-version` (trigrep has no PCRE2: it says so and exits 1).
+    /// `--pcre2-version`.
     Pcre2Version,
 }
 
@@ -333,17 +334,6 @@ pub enum ColorWhen {
     Ansi,
     /// Never color.
     Never,
-}
-
-/// The regex engine asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The default engine (Rust's regex).
-    Default,
-    /// The default engine, else PCRE2 (which trigrep lacks).
-    Auto,
-    /// PCRE2, which trigrep lacks (an error, as in an rg built without it).
-    Pcre2,
 }
 
 /// `--debug` or `--trace`.

@@ -14,6 +14,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, Command};
 use clap_complete::Shell;
 
+use trigrep::options::pcre2::pcre2_version;
+
 use super::args::{Generate, Special};
 use super::flags::{self, Flag};
 use super::subcommands::SUBCOMMANDS;
@@ -106,8 +108,7 @@ fn arg(flag: &Flag) -> Arg {
     arg
 }
 
-/// Prints what a special run asks for; returns whether it succeeded
-/// (`--pcre2-version` does not: trigrep has no PCRE2).
+/// Prints what a special run asks for; returns whether it succeeded.
 pub fn special(which: Special) -> anyhow::Result<bool> {
     let mut cmd = command();
     let text = match which {
@@ -115,14 +116,11 @@ pub fn special(which: Special) -> anyhow::Result<bool> {
         Special::HelpLong => cmd.render_long_help().to_string(),
         Special::VersionShort => format!("tg {}", env!("CARGO_PKG_VERSION")),
         Special::VersionLong => format!(
-            "tg {} (trigrep)\n\nflags and output of ripgrep 15.2.0\nfeatures:-pcre2\n\n\
-             PCRE2 is not available in this build of trigrep.",
-            env!("CARGO_PKG_VERSION")
+            "tg {} (trigrep)\n\nflags and output of ripgrep 15.2.0\nfeatures:+pcre2\n\n{}",
+            env!("CARGO_PKG_VERSION"),
+            pcre2_version()
         ),
-        Special::Pcre2Version => {
-            writeln!(std::io::stdout(), "PCRE2 is not available in this build of trigrep.")?;
-            return Ok(false);
-        }
+        Special::Pcre2Version => pcre2_version(),
     };
     writeln!(std::io::stdout(), "{}", text.trim_end())?;
     Ok(true)

@@ -37,7 +37,7 @@ use std::ffi::OsString;
 use trigrep::options::Mode;
 use trigrep::report::{self, Messages};
 
-use args::{Engine, LowMode};
+use args::LowMode;
 pub use outcome::Outcome;
 
 /// Runs `tg` with `argv` and says how it ended.
@@ -65,23 +65,19 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
     }
     let msgs = Messages::stderr(low.no_messages);
     let (no_messages, no_ignore_messages) = (low.no_messages, low.no_ignore_messages);
-    let resolved = config::resolve(low, &config::Env::detect())?;
-    let opts = &resolved.opts;
+    let mut opts = config::resolve(low, &config::Env::detect())?.opts;
     let searching = matches!(opts.mode, Mode::Search(_)) && opts.matches_possible();
-    if searching && resolved.engine == Engine::Pcre2 {
-        anyhow::bail!("PCRE2 is not available in this build of trigrep");
+    if searching {
+        // `--engine auto` is decided once, so that planning and matching agree.
+        opts.matcher.engine = trigrep::search::engine_of(&opts)?;
     }
+    let opts = &opts;
     if (searching || opts.mode == Mode::Files) && !no_messages && !no_ignore_messages {
         for err in opts.walk.filters.ignore_file_errors() {
             report::line(&err.to_string());
         }
     }
-    let summary = match trigrep::search::run(opts, &msgs) {
-        Err(trigrep::error::Error::Pattern(msg)) if resolved.engine == Engine::Auto => {
-            anyhow::bail!(hybrid_error(&msg))
-        }
-        other => other?,
-    };
+    let summary = trigrep::search::run(opts, &msgs)?;
     index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
     if let Some(root) = &summary.serve_wanted {
         serve_cmd::start_on_demand(root, &opts.index.base);
@@ -99,14 +95,4 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
     } else {
         Outcome::NoMatch
     })
-}
-
-/// rg's error when `--engine auto` fails: the default engine's error, then PCRE2's.
-fn hybrid_error(default_error: &str) -> String {
-    let divider = "~".repeat(79);
-    format!(
-        "regex could not be compiled with either the default regex engine or with PCRE2.\n\n\
-         default regex engine error:\n{divider}\n{default_error}\n{divider}\n\n\
-         PCRE2 regex engine error:\nPCRE2 is not available in this build of trigrep"
-    )
 }

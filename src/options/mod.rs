@@ -7,8 +7,8 @@
 //! patterns match, [`ReadOptions`] how a haystack becomes lines,
 //! [`PrintOptions`] how results look, [`WalkOptions`] what is searched,
 //! [`RunOptions`] how the work is spread and measured, [`IndexUse`] whether
-//! an index may answer. The builders live in [`build`], [`printers`] and
-//! [`walk`].
+//! an index may answer. The builders live in [`build`], [`pcre2`],
+//! [`printers`] and [`walk`]; [`engine`] says which regex engine runs.
 
 use std::path::PathBuf;
 
@@ -17,9 +17,12 @@ use grep_searcher::{BinaryDetection, Encoding};
 
 pub mod build;
 pub mod classes;
+pub mod engine;
+pub mod pcre2;
 pub mod printers;
 pub mod walk;
 
+pub use engine::Engine;
 pub use walk::{Sort, SortBy, TypeChange, WalkFilters};
 
 /// What a run produces.
@@ -96,6 +99,8 @@ pub enum Boundary {
 pub struct MatchOptions {
     /// The patterns, deduplicated, in order; a line matching any is a match.
     pub patterns: Vec<String>,
+    /// The regex engine that compiles them.
+    pub engine: Engine,
     /// How case is treated.
     pub case: Case,
     /// Patterns are literal strings (`-F`).
@@ -124,6 +129,7 @@ impl MatchOptions {
     pub fn new(patterns: Vec<String>) -> MatchOptions {
         MatchOptions {
             patterns,
+            engine: Engine::Default,
             case: Case::Sensitive,
             fixed_strings: false,
             boundary: Boundary::None,

@@ -81,6 +81,7 @@
 
 mod edge;
 mod options;
+pub mod pcre2;
 mod strset;
 
 pub use self::options::PlanOptions;

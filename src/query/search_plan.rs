@@ -3,26 +3,37 @@
 //! ([`crate::index::blocks`]) alike, and why a search cannot use an index at all.
 
 use super::Query;
+use super::planner::pcre2::supersets;
 use super::planner::{PlanOptions, plan};
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::options::{
-    Boundary, Case, EncodingChoice, MatchOptions, Mode, OutputMode, SearchOptions,
+    Boundary, Case, EncodingChoice, Engine, MatchOptions, Mode, OutputMode, SearchOptions,
 };
 
 /// The query every line a search can match satisfies, for an index whose
 /// documents hold their `edges` (see [`IndexReader::has_edges`]; a
 /// server's always do).
 ///
+/// PCRE2 patterns are planned through a regex matching every span they
+/// match ([`supersets`]: look-arounds dropped, backreferences any string);
+/// `All` when one cannot be rewritten. `--engine auto` is planned as the
+/// engine the command line chose for it; left undecided, as the default
+/// engine (a pattern it cannot parse plans to `All`).
+///
 /// [`IndexReader::has_edges`]: crate::index::reader::IndexReader::has_edges
 pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
+    let Some(patterns) = plannable(m) else { return Query::All };
+    // PCRE2's patterns come back rewritten as regexes, `-F` ones escaped.
+    let fixed_strings = m.fixed_strings && m.engine != Engine::Pcre2;
     plan(
-        &m.patterns,
+        &patterns,
         &PlanOptions {
             // Smart case may end up either way; planning case-insensitively
             // is always sound (it admits a superset).
             case_insensitive: m.case != Case::Sensitive,
-            fixed_strings: m.fixed_strings,
+            fixed_strings,
             multi_line: m.multiline,
             dot_matches_new_line: m.multiline_dotall,
             unicode: m.unicode,
@@ -33,6 +44,21 @@ pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
             ..PlanOptions::default()
         },
     )
+}
+
+/// The patterns as the planner reads them: PCRE2's rewritten
+/// ([`supersets`]), `None` when one cannot be.
+fn plannable(m: &MatchOptions) -> Option<Cow<'_, [String]>> {
+    if m.engine != Engine::Pcre2 {
+        return Some(Cow::Borrowed(&m.patterns));
+    }
+    supersets(m, false).map(Cow::Owned)
+}
+
+/// Why a search's patterns plan to no trigram at all: PCRE2 patterns the
+/// planner cannot read, or patterns that require none.
+pub fn why_all(m: &MatchOptions) -> Unused {
+    if plannable(m).is_none() { Unused::Pcre2Unread } else { Unused::NoTrigrams }
 }
 
 /// Why a search did not use an index.
@@ -50,6 +76,9 @@ pub enum Unused {
     Stdin,
     /// The patterns require no trigram: every file can match.
     NoTrigrams,
+    /// A PCRE2 pattern holds what the planner cannot read (a conditional,
+    /// a backtracking verb, `(?x)`): every file can match.
+    Pcre2Unread,
     /// No index covers the search path.
     NoIndex,
     /// The index is corrupt or from another version (a warning said so).
@@ -70,6 +99,10 @@ impl std::fmt::Display for Unused {
             }
             Unused::Stdin => "only stdin is searched",
             Unused::NoTrigrams => "the patterns require no trigram (every file can match)",
+            Unused::Pcre2Unread => {
+                "a PCRE2 pattern holds what the planner cannot read (a conditional, a verb, \
+                 (?x)): every file can match"
+            }
             Unused::NoIndex => "no tree index covers the search path (build one: tg index DIR)",
             Unused::Unusable => "the index is unusable",
             Unused::Unreadable => "the index is not readable by this user",

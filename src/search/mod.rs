@@ -30,7 +30,7 @@ mod walk;
 use crate::error::Result;
 use crate::index::fresh::changes::Changes;
 use crate::index::fresh::{IndexFilter, IndexReport};
-use crate::options::{Mode, OutputMode, SearchOptions};
+use crate::options::{Engine, Mode, OutputMode, SearchOptions};
 use crate::query::search_plan::Unused;
 use crate::report::Messages;
 use crate::stats::RunStats;
@@ -53,6 +53,15 @@ pub struct Summary {
     /// The root of a tree whose index asks for a server on demand (`tg
     /// index --serve`) and none ran: the caller may start one.
     pub serve_wanted: Option<std::path::PathBuf>,
+}
+
+/// The regex engine `opts` runs with: `--engine auto` decided as rg
+/// decides it (the default engine unless it cannot compile the patterns,
+/// else PCRE2; both engines' errors when neither can), any other the one
+/// asked for. The command line decides it once, before [`run`], so that
+/// the plan of an index and the matcher agree.
+pub fn engine_of(opts: &SearchOptions) -> Result<Engine> {
+    crate::matcher::PatternMatcher::engine_of(opts)
 }
 
 /// Runs `opts` to the end, printing results to stdout and per-file errors

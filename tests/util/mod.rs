@@ -40,6 +40,8 @@ use std::time::{Duration, Instant};
 
 /// Where CI installs the reference ripgrep.
 pub const PINNED_RG: &str = "/root/.cache/trigrep-ci/rg-15.2.0/bin/rg";
+/// Where CI installs the same ripgrep built with PCRE2 (`--features pcre2`).
+pub const PINNED_RG_PCRE2: &str = "/root/.cache/trigrep-ci/rg-15.2.0-pcre2/bin/rg";
 /// The rg version the suite was written against.
 pub const PINNED_RG_VERSION: &str = "ripgrep 15.2.0";
 /// A process that runs longer than this is killed and reported.
@@ -79,6 +81,31 @@ pub fn rg_bin() -> PathBuf {
             );
         }
         found
+    })
+    .clone()
+}
+
+/// The reference `rg` built with PCRE2: `TG_TEST_RG_PCRE2`, else the
+/// pinned CI build. Panics (fails the test) when none is found or it has
+/// no PCRE2.
+pub fn rg_pcre2_bin() -> PathBuf {
+    static RG: OnceLock<PathBuf> = OnceLock::new();
+    RG.get_or_init(|| {
+        let found = match std::env::var_os("TG_TEST_RG_PCRE2").filter(|p| !p.is_empty()) {
+            Some(p) => PathBuf::from(p),
+            None => PathBuf::from(PINNED_RG_PCRE2),
+        };
+        let out = Command::new(&found).arg("--version").stdin(Stdio::null()).output();
+        let version = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        match version {
+            Ok(v) if v.contains("features:+pcre2") => found,
+            other => panic!(
+                "\n\nREFERENCE RG WITH PCRE2 NOT FOUND at {} ({other:?}): set TG_TEST_RG_PCRE2 \
+                 or run .ci/run, which installs {PINNED_RG_VERSION} --features pcre2 at \
+                 {PINNED_RG_PCRE2}.\n\n",
+                found.display()
+            ),
+        }
     })
     .clone()
 }
@@ -178,6 +205,11 @@ impl Tree {
 /// and `HOME` under the tree (so indexes land there), stdin closed.
 pub fn tg_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
     command(&tg_bin(), tree, cwd)
+}
+
+/// The reference `rg` built with PCRE2 run in `cwd`, as [`rg_command`].
+pub fn rg_pcre2_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
+    command(&rg_pcre2_bin(), tree, cwd)
 }
 
 /// The reference `rg` run in `cwd`, in the same environment as [`tg_command`].
@@ -288,6 +320,8 @@ pub struct Case {
     pub ordered: bool,
     /// Run both tools as this user and group id (the test must be root).
     pub uid: Option<u32>,
+    /// The reference rg, when not the plain pinned one ([`Case::pcre2`]).
+    pub reference: Option<PathBuf>,
 }
 
 impl Case {
@@ -307,7 +341,14 @@ impl Case {
             stderr: StderrCheck::Presence,
             ordered: true,
             uid: None,
+            reference: None,
         }
+    }
+
+    /// Compares with the pinned rg built with PCRE2 ([`rg_pcre2_bin`]).
+    pub fn pcre2(mut self) -> Case {
+        self.reference = Some(rg_pcre2_bin());
+        self
     }
 
     /// Runs both tools as user and group `id` (needs root).
@@ -566,7 +607,7 @@ fn compare_full(
     let t0 = Instant::now();
     let tg = run(&tg_bin(), root, case);
     let t1 = Instant::now();
-    let rg = run(&rg_bin(), root, case);
+    let rg = run(case.reference.as_deref().unwrap_or(&rg_bin()), root, case);
     let times = (t1 - t0, t1.elapsed());
     let note = if case.stderr == StderrCheck::Presence
         && !tg.stderr.is_empty()

@@ -15,6 +15,7 @@ use crate::cli::args::{ContextMode, LowArgs};
 pub(super) fn match_options(low: &LowArgs, patterns: Vec<String>) -> MatchOptions {
     MatchOptions {
         patterns,
+        engine: low.engine,
         case: low.case,
         fixed_strings: low.fixed_strings,
         boundary: low.boundary,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use trigrep::options::{IndexUse, Mode, OutputMode, SearchOptions, WalkOptions};
 
-use super::args::{Engine, LowArgs, LowMode, PatternSource};
+use super::args::{LowArgs, LowMode, PatternSource};
 
 mod engine;
 mod env;
@@ -30,8 +30,6 @@ pub use env::Env;
 pub struct Resolved {
     /// The search.
     pub opts: SearchOptions,
-    /// The regex engine asked for (PCRE2 is not in this build).
-    pub engine: Engine,
 }
 
 /// The patterns and paths of a search, and how the paths were given.
@@ -76,7 +74,7 @@ pub fn resolve(mut low: LowArgs, env: &Env) -> anyhow::Result<Resolved> {
             base: env.base(low.index_base.take()),
         },
     };
-    Ok(Resolved { opts, engine: low.engine })
+    Ok(Resolved { opts })
 }
 
 /// What the run produces: the last mode flag given, with rg's two

@@ -2,7 +2,9 @@
 
 use std::ffi::OsString;
 
-use trigrep::options::{BinaryMode, BufferMode, Case, EncodingChoice, IoChoice, MmapRule, SortBy};
+use trigrep::options::{
+    BinaryMode, BufferMode, Case, EncodingChoice, Engine, IoChoice, MmapRule, SortBy,
+};
 
 use super::*;
 
@@ -180,10 +182,9 @@ fn sizes_and_chunks_take_suffixes_from_flags_or_the_environment() {
 
 #[test]
 fn engines_and_types_are_checked_before_the_search() {
-    let r = resolve(low(&["-P", "x"]), &PIPE).unwrap();
-    assert_eq!(r.engine, Engine::Pcre2);
-    let r = resolve(low(&["-P", "--engine", "default", "x"]), &PIPE).unwrap();
-    assert_eq!(r.engine, Engine::Default);
+    assert_eq!(opts(PIPE, &["-P", "x"]).matcher.engine, Engine::Pcre2);
+    assert_eq!(opts(PIPE, &["-P", "--engine", "default", "x"]).matcher.engine, Engine::Default);
+    assert_eq!(opts(PIPE, &["--engine", "auto", "x"]).matcher.engine, Engine::Auto);
     assert!(error(PIPE, &["-t", "nosuch", "x"]).contains("unrecognized file type: nosuch"));
     let o = opts(PIPE, &["--type-add", "foo:*.foo", "-t", "foo", "x"]);
     assert!(o.walk.filters.types().is_ok());

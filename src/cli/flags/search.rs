@@ -62,8 +62,8 @@ pub const FLAGS: &[Flag] = &[
     })
     .choices(&[
         ("default", "the default regex engine"),
-        ("pcre2", "PCRE2: not in this build, an error as in an rg built without it"),
-        ("auto", "the default engine (PCRE2 would be the fallback)"),
+        ("pcre2", "PCRE2 (look-around, backreferences)"),
+        ("auto", "the default engine, else PCRE2 when the default cannot compile the pattern"),
     ]),
     Flag::switch("fixed-strings", "Treat all patterns as literals.", |v, a| {
         a.fixed_strings = v.on();
@@ -133,7 +133,7 @@ pub const FLAGS: &[Flag] = &[
     })
     .short('P')
     .negated("no-pcre2")
-    .more("trigrep is built without PCRE2: a search with -P fails as rg's does then."),
+    .more("Same as --engine=pcre2: look-around and backreferences, one line at a time."),
     Flag::value(
         "regex-size-limit",
         "NUM+SUFFIX?",

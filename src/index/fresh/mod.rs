@@ -28,7 +28,7 @@ use crate::index::tree::changed_ns;
 use crate::options::SearchOptions;
 use crate::query::Query;
 use crate::query::search_plan::{
-    Unused, lists_misses, query_for, reads_binary_whole, unusable_for,
+    Unused, lists_misses, query_for, reads_binary_whole, unusable_for, why_all,
 };
 use crate::report::Messages;
 
@@ -103,7 +103,7 @@ impl IndexFilter {
         // older one is planned for again once opened.
         let query = query_for(&opts.matcher, true);
         if query == Query::All {
-            return Err(Unused::NoTrigrams);
+            return Err(why_all(&opts.matcher));
         }
         let plan_time = started.elapsed();
         let first = &opts.walk.paths[0];
