@@ -158,8 +158,7 @@ impl FsStorage {
     /// kind; for `tg status`, never read by queries), written like any
     /// small file ([`FsStorage::write_file`]).
     pub fn record_key(&self, key: &Path) -> Result<(), IndexError> {
-        use std::os::unix::ffi::OsStrExt;
-        self.write_file(KEY_FILE, key.as_os_str().as_bytes())
+        self.write_file(KEY_FILE, key.as_os_str().as_encoded_bytes())
     }
 
     /// Writes `bytes` as the file `name` here, atomically and durably as an
