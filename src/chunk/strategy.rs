@@ -80,7 +80,7 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
 
 /// Tells the kernel a mapping will be read sequentially.
 pub fn advise_map_sequential(map: &memmap2::Mmap) {
-    let _ = map.advise(memmap2::Advice::Sequential);
+    crate::sys::advise_map_sequential(map)
 }
 
 #[cfg(test)]

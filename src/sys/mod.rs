@@ -146,6 +146,12 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
     os::advise_willneed(file, offset, len)
 }
 
+/// Tells the system a mapping will be read sequentially
+/// (`MADV_SEQUENTIAL` on Unix; nothing on Windows).
+pub fn advise_map_sequential(map: &memmap2::Mmap) {
+    family::advise_map_sequential(map)
+}
+
 /// Page faults of this process so far: (minor, major); on Windows every
 /// fault counts as minor (the system does not tell them apart).
 pub fn faults() -> (u64, u64) {

@@ -53,6 +53,10 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Resul
     file.read_exact_at(buf, offset)
 }
 
+pub fn advise_map_sequential(map: &memmap2::Mmap) {
+    let _ = map.advise(memmap2::Advice::Sequential);
+}
+
 pub fn faults() -> (u64, u64) {
     // SAFETY: getrusage fills the zeroed struct we own.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

@@ -122,6 +122,8 @@ pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::i
     Ok(())
 }
 
+pub fn advise_map_sequential(_map: &memmap2::Mmap) {}
+
 /// This process's memory counters.
 fn counters() -> Option<PROCESS_MEMORY_COUNTERS_EX> {
     // SAFETY: plain data, filled by the call below.
@@ -262,5 +264,5 @@ pub fn private_file(opts: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOption
 
 /// Fills `buf` with random bytes (the system's generator).
 pub fn random(buf: &mut [u8]) -> std::io::Result<()> {
-    getrandom::fill(buf).map_err(std::io::Error::other)
+    getrandom::fill(buf).map_err(|e| std::io::Error::other(e.to_string()))
 }
