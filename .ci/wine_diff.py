@@ -144,7 +144,7 @@ def main():
             compare(f"scan/{pname}/{fname}", ["--sort", "path"] + flags + ["--", pat], tree)
     compare("scan/files", ["--sort", "path", "--files"], tree)
     compare("scan/files_sep", ["--sort", "path", "--files", "--path-separator", "/"], tree)
-    compare("scan/explicit_path", ["-n", "fn main", "src\\main.rs", "crlf.txt"], tree)
+    compare("scan/explicit_path", ["--sort", "path", "-n", "fn main", "src\\main.rs", "crlf.txt"], tree)
     compare("scan/binary_explicit", ["-n", "fn main", "bin.dat"], tree)
     scan_s = time.time() - started
 

@@ -169,7 +169,7 @@ impl FsStorage {
         tmp.write_all(bytes)?;
         tmp.as_file().sync_all()?;
         tmp.persist(self.dir.join(name)).map_err(|e| e.error)?;
-        File::open(&self.dir)?.sync_all()?;
+        crate::sys::sync_dir(&self.dir)?;
         Ok(())
     }
 
@@ -220,7 +220,7 @@ impl PendingIndex for FsPending<'_> {
         storage.check(Step::Rename)?;
         tmp.persist(storage.dir.join(INDEX_FILE)).map_err(|e| e.error)?;
         storage.check(Step::SyncDir)?;
-        File::open(&storage.dir)?.sync_all()?;
+        crate::sys::sync_dir(&storage.dir)?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! other module names `libc`, `std::os::unix`, `/proc` or `inotify`
 //! (`tests/layout.rs` checks it).
 //!
-//! - [`unix`](self) (Linux and macOS): `getrusage`, file modes, `kill`,
+//! - `unix` (Linux and macOS): `getrusage`, file modes, `kill`,
 //!   sessions, `exec`, positional reads; `linux` adds `/proc`,
 //!   `posix_fadvise`, `mincore`/`sendfile` read-ahead, `ioprio`, pidfds
 //!   and inotify ([`watch`]); `bsd` (macOS) asks `sysctl` for free memory
@@ -12,9 +12,10 @@
 //!   time for the change time, `GetProcessMemoryInfo`,
 //!   `GlobalMemoryStatusEx`, background priority, console events.
 //!
-//! Paths travel through the engine as bytes ([`os_bytes`]): on Unix a
-//! path's own bytes; on Windows the WTF-8 bytes of its UTF-16 name
-//! (`OsStr::as_encoded_bytes`). An index records which of the two it
+//! Paths travel through the engine as bytes (`OsStr::as_encoded_bytes`):
+//! on Unix a path's own bytes; on Windows the WTF-8 bytes of its UTF-16
+//! name, with `/` between the components of a path below an indexed root
+//! ([`rel_bytes`]). An index records which of the two it
 //! holds ([`PATH_STYLE`]) so that one built on another system is refused.
 //! The server's door ([`door`]) and the watcher ([`watch`]) are chosen
 //! here too.
@@ -57,26 +58,12 @@ use windows as family;
 #[cfg(windows)]
 use windows as os;
 
-/// The operating system this binary was built for (`linux`, `macos`,
-/// `windows`).
-pub const SYSTEM: &str = std::env::consts::OS;
-
 /// How paths are stored as bytes on this system: 0 for Unix (a path's own
-/// bytes, `/`-separated), 1 for Windows (WTF-8, either separator). An
-/// index records it; one of another style is refused.
+/// bytes), 1 for Windows (WTF-8 of UTF-16 names). An index records it; one
+/// of another style is refused.
 pub const PATH_STYLE: u8 = if cfg!(windows) { 1 } else { 0 };
 
-/// The bytes of an OS string as the engine stores them (see the module docs).
-pub fn os_bytes(s: &OsStr) -> &[u8] {
-    s.as_encoded_bytes()
-}
-
-/// The bytes of a path as the engine stores them.
-pub fn path_bytes(p: &Path) -> &[u8] {
-    p.as_os_str().as_encoded_bytes()
-}
-
-/// The OS string of stored bytes (the inverse of [`os_bytes`]); on
+/// The OS string of stored bytes (the inverse of `as_encoded_bytes`); on
 /// Windows, bytes that are not WTF-8 of this system are read lossily.
 pub fn os_str(b: &[u8]) -> Cow<'_, OsStr> {
     family::os_str(b)
@@ -121,6 +108,13 @@ pub fn changed_ns(md: &Metadata) -> i64 {
 /// A path's modification time in nanoseconds since the epoch.
 pub fn modified_ns(md: &Metadata) -> i64 {
     family::modified_ns(md)
+}
+
+/// Makes a rename in directory `dir` durable (fsync of the directory on
+/// Unix; on Windows a directory cannot be opened for that, and NTFS
+/// journals its metadata: nothing is done).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    family::sync_dir(dir)
 }
 
 /// Reads from `file` at `offset` (not moving any shared cursor on Unix; on

@@ -45,6 +45,10 @@ pub fn modified_ns(md: &Metadata) -> i64 {
     md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec())
 }
 
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
 pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     file.read_at(buf, offset)
 }

@@ -103,6 +103,10 @@ pub fn modified_ns(md: &Metadata) -> i64 {
     ticks_to_ns(md.last_write_time())
 }
 
+pub fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
 pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     file.seek_read(buf, offset)
 }
