@@ -657,7 +657,8 @@ fn only_the_curated_modules_are_public() {
         );
     };
     let top = [
-        "error", "index", "options", "pack", "query", "report", "search", "serve", "stats", "text",
+        "error", "index", "options", "pack", "query", "report", "search", "serve", "stats", "sys",
+        "text",
     ];
     expect("src/lib.rs", &top);
     expect("src/search/mod.rs", &["decode"]);

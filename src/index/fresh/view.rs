@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use ignore::overrides::Override;
