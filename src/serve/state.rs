@@ -225,7 +225,7 @@ impl State {
     pub fn status(&self, out: &mut Map<String, Value>) {
         out.insert("ready".into(), json!(self.ready));
         out.insert("pending".into(), json!(self.overlay.len()));
-        out.insert("watched_dirs".into(), json!(self.watches.len()));
+        out.insert("watched_dirs".into(), json!(self.watches.count()));
         out.insert("unwatched_dirs".into(), json!(self.watches.unwatched.len()));
         out.insert("merging".into(), json!(self.merging));
     }

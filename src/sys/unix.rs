@@ -178,6 +178,11 @@ pub fn make_private(path: &Path) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
 }
 
+/// Fills `buf` with random bytes.
+pub fn random(buf: &mut [u8]) -> std::io::Result<()> {
+    std::io::Read::read_exact(&mut File::open("/dev/urandom")?, buf)
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -197,9 +202,4 @@ mod tests {
         std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(super::private_dir(&run).is_err(), "a directory others can enter is refused");
     }
-}
-
-/// Fills `buf` with random bytes.
-pub fn random(buf: &mut [u8]) -> std::io::Result<()> {
-    std::io::Read::read_exact(&mut File::open("/dev/urandom")?, buf)
 }

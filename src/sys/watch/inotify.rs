@@ -166,7 +166,7 @@ impl DirWatches {
     }
 
     /// How many directories are watched.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.dirs.len()
     }
 }

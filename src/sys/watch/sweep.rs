@@ -47,7 +47,7 @@ impl DirWatches {
     }
 
     /// How many directories are watched: none.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         0
     }
 }
