@@ -37,5 +37,6 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod stats;
+pub mod sys;
 pub mod text;
 mod worker;

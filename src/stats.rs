@@ -62,11 +62,11 @@ pub struct RunStats {
     pub minor_faults: u64,
     /// Major page faults (faults that waited for the disk) of the process, over the run.
     pub major_faults: u64,
-    /// The largest private resident memory (RssAnon of /proc/self/status)
+    /// The largest private resident memory ([`crate::sys::private_bytes`])
     /// seen by the sampler, which looks every 10 ms; bytes.
     pub peak_private: u64,
-    /// The peak resident set size (VmHWM of /proc/self/status, which counts
-    /// mapped file pages as well as private memory) at the end; bytes.
+    /// The peak resident set size ([`crate::sys::peak_resident`], which
+    /// counts mapped file pages as well as private memory) at the end; bytes.
     pub peak_resident: u64,
 }
 
@@ -109,30 +109,6 @@ impl RunStats {
     }
 }
 
-/// Page-fault counters of this process so far: (minor, major).
-pub fn faults() -> (u64, u64) {
-    // SAFETY: getrusage fills the zeroed struct we own.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
-        return (0, 0);
-    }
-    (ru.ru_minflt as u64, ru.ru_majflt as u64)
-}
-
-/// The value in kB of the `key` line of a `/proc/meminfo` or `/proc/self/status` text.
-pub fn parse_meminfo_kb(text: &str, key: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].split_whitespace().next()?.parse().ok()
-}
-
-/// A `/proc/self/status` field in bytes (`"RssAnon:"`, `"VmHWM:"`).
-pub fn status_bytes(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|t| parse_meminfo_kb(&t, key))
-        .map_or(0, |kb| kb * 1024)
-}
-
 /// Samples RssAnon every 10 ms on its own thread and keeps the maximum.
 pub struct MemorySampler {
     stop: Arc<AtomicBool>,
@@ -144,11 +120,11 @@ impl MemorySampler {
     /// Starts sampling.
     pub fn start() -> MemorySampler {
         let stop = Arc::new(AtomicBool::new(false));
-        let peak = Arc::new(AtomicU64::new(status_bytes("RssAnon:")));
+        let peak = Arc::new(AtomicU64::new(crate::sys::private_bytes()));
         let (s, p) = (stop.clone(), peak.clone());
         let handle = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
-                p.fetch_max(status_bytes("RssAnon:"), Ordering::Relaxed);
+                p.fetch_max(crate::sys::private_bytes(), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(10));
             }
         });
@@ -161,7 +137,7 @@ impl MemorySampler {
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
-        self.peak.fetch_max(status_bytes("RssAnon:"), Ordering::Relaxed);
+        self.peak.fetch_max(crate::sys::private_bytes(), Ordering::Relaxed);
         self.peak.load(Ordering::Relaxed)
     }
 }
@@ -179,20 +155,20 @@ impl RunClock {
     pub fn start(stats: bool) -> RunClock {
         RunClock {
             started: Instant::now(),
-            faults: faults(),
+            faults: crate::sys::faults(),
             sampler: stats.then(MemorySampler::start),
         }
     }
 
     /// Fills the process-wide counters of `stats` (faults, memory).
     pub fn finish(self, stats: &mut RunStats) {
-        let (minor, major) = faults();
+        let (minor, major) = crate::sys::faults();
         stats.minor_faults = minor.saturating_sub(self.faults.0);
         stats.major_faults = major.saturating_sub(self.faults.1);
         if let Some(s) = self.sampler {
             stats.peak_private = s.finish();
         }
-        stats.peak_resident = status_bytes("VmHWM:");
+        stats.peak_resident = crate::sys::peak_resident();
     }
 }
 
@@ -213,12 +189,5 @@ mod tests {
         assert_eq!((a.files_chunked, a.files_sequential), (2, 1));
         assert_eq!(a.strategies[&("chunked", "mmap")], 2);
         assert_eq!(a.fallbacks["context"], 1);
-    }
-
-    #[test]
-    fn meminfo_parses() {
-        let text = "MemTotal:       24000000 kB\nMemAvailable:   12000000 kB\n";
-        assert_eq!(parse_meminfo_kb(text, "MemAvailable:"), Some(12_000_000));
-        assert_eq!(parse_meminfo_kb(text, "RssAnon:"), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The code's shape, checked (issues 9 and 24): the engine library never
 //! imports the command line, imports between source files form no cycle,
-//! no file imports a file that stands above it, and no source file
-//! outgrows 450 lines.
+//! no file imports a file that stands above it, no source file outgrows
+//! 450 lines, and only the platform seam (`src/sys/`) names the system's
+//! own interfaces (`libc`, `std::os::unix`, `/proc`, inotify).
 //!
 //! **How imports are read.** Each file's code is tokenized (comments,
 //! string and character literals, `mod x;` declarations and the trailing
@@ -561,6 +562,35 @@ fn no_source_file_outgrows_450_lines() {
     }
 }
 
+/// What only the platform seam (`src/sys/`) may name: the C library, Unix's
+/// std extensions, Linux's `/proc` and inotify (issue 26).
+const SYSTEM_ONLY: &[&str] = &["libc::", "use libc", "std::os::unix", "\"/proc", "inotify::"];
+
+/// The lines of `text` that name something of [`SYSTEM_ONLY`], outside
+/// comments (tests included: they are built on every system too).
+fn system_calls(text: &str) -> Vec<String> {
+    let code = |l: &&str| !l.trim_start().starts_with("//");
+    let named = |l: &&str| SYSTEM_ONLY.iter().any(|s| l.split("//").next().unwrap().contains(s));
+    text.lines().filter(code).filter(named).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn only_the_platform_seam_names_the_system() {
+    let mut found = Vec::new();
+    for (module, (path, text)) in sources() {
+        if module.first().is_some_and(|m| m == "sys") {
+            continue;
+        }
+        found.extend(system_calls(&text).into_iter().map(|l| format!("{}: {l}", path.display())));
+    }
+    assert!(found.is_empty(), "outside src/sys:\n{}", found.join("\n"));
+    // The check can fail: each of these is found.
+    let bad = "use std::os::unix::fs::MetadataExt;\nlet _ = libc::getuid();\n\
+               let s = read(\"/proc/self/status\");\nlet m = inotify::WatchMask::CREATE;";
+    assert_eq!(system_calls(bad).len(), 4);
+    assert!(system_calls("// libc::getuid()\nlet s = \"fs.inotify.max_user_watches\";").is_empty());
+}
+
 #[test]
 fn references_resolve_to_files() {
     let m = |s: &str| s.split("::").map(String::from).collect::<Module>();
@@ -627,7 +657,8 @@ fn only_the_curated_modules_are_public() {
         );
     };
     let top = [
-        "error", "index", "options", "pack", "query", "report", "search", "serve", "stats", "text",
+        "error", "index", "options", "pack", "query", "report", "search", "serve", "stats", "sys",
+        "text",
     ];
     expect("src/lib.rs", &top);
     expect("src/search/mod.rs", &["decode"]);

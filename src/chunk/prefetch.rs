@@ -9,7 +9,8 @@
 //! page cache: `sendfile` to `/dev/null` from its own file description with
 //! `POSIX_FADV_SEQUENTIAL`, so the kernel sees one sequential reader (its
 //! read-ahead keeps reads in flight and fills the cache with large folios)
-//! and no byte is copied. The workers then find the bytes resident. Until
+//! and no byte is copied (Linux; on other systems, which have neither, the
+//! prefetcher gives no advice and the workers' own reads fetch the bytes). The workers then find the bytes resident. Until
 //! the first step that is not resident (a few pages probed with `mincore`),
 //! resident steps are skipped, so a hot file costs a few syscalls per step. Where `sendfile` fails, the step is
 //! advised with `POSIX_FADV_WILLNEED` instead (which reads in small folios,
@@ -28,7 +29,6 @@
 //! binary, was read whole).
 
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::sync::{Condvar, Mutex};
 
 /// How far the workers have got through a file, shared with the prefetcher.
@@ -157,7 +157,7 @@ impl<'a> Prefetcher<'a> {
     ) -> Prefetcher<'a> {
         let page = page_size();
         let step = step.max(page).div_ceil(page) * page;
-        let stream = reopen(file).and_then(|own| {
+        let stream = crate::sys::reopen(file).and_then(|own| {
             super::strategy::advise_sequential(&own);
             Some((own, File::options().write(true).open("/dev/null").ok()?))
         });
@@ -225,7 +225,7 @@ impl<'a> Prefetcher<'a> {
     /// Brings `[pos, pos + len)` into the page cache.
     fn load(&self, pos: u64, len: u64) {
         if let Some((own, null)) = &self.stream
-            && send_to_null(own, null, pos, len)
+            && crate::sys::send_to_null(own, null, pos, len)
         {
             return;
         }
@@ -239,7 +239,7 @@ impl<'a> Prefetcher<'a> {
         let page = page_size();
         let last = (pos + len - 1) / page * page;
         let mid = (pos + len / 2) / page * page;
-        [pos, mid, last].iter().all(|&off| page_resident(map, off as usize))
+        [pos, mid, last].iter().all(|&off| crate::sys::page_resident(map, off as usize))
     }
 }
 
@@ -252,43 +252,9 @@ impl Drop for Release<'_> {
     }
 }
 
-/// Whether the page at `off` (page-aligned) of `map` is in the page cache.
-fn page_resident(map: &[u8], off: usize) -> bool {
-    if off >= map.len() {
-        return true;
-    }
-    let mut vec = 0u8;
-    // SAFETY: `map` is a live mapping and `off` a page-aligned offset inside
-    // it; mincore writes one byte for the one page asked about.
-    let rc = unsafe { libc::mincore(map.as_ptr().add(off) as *mut libc::c_void, 1, &mut vec) };
-    rc == 0 && vec & 1 == 1
-}
-
-/// A new open file description for `file` (its own read-ahead state).
-fn reopen(file: &File) -> Option<File> {
-    File::open(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
-}
-
-/// Reads `[pos, pos + len)` of `file` into the page cache by `sendfile` to
-/// `null` (no copy); false if `sendfile` failed before the end.
-fn send_to_null(file: &File, null: &File, pos: u64, len: u64) -> bool {
-    let (mut off, end) = (pos as libc::off_t, (pos + len) as libc::off_t);
-    while off < end {
-        let want = (end - off) as usize;
-        // SAFETY: valid descriptors; the kernel updates `off`, which we own.
-        let sent = unsafe { libc::sendfile(null.as_raw_fd(), file.as_raw_fd(), &mut off, want) };
-        if sent <= 0 {
-            return false;
-        }
-    }
-    true
-}
-
 /// The page size.
 pub fn page_size() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 { n as u64 } else { 4096 }
+    crate::sys::page_size()
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 
 /// The alignment reads start at (the usual page size; a larger real page
 /// only costs a little speed, never correctness).
@@ -77,7 +76,7 @@ impl<'a> Window<'a> {
         let Some(map) = self.buf.map.as_mut() else { return Ok(()) };
         while self.filled < want {
             let at = self.base + self.filled as u64;
-            let got = self.file.read_at(&mut map[self.filled..want], at)?;
+            let got = crate::sys::read_at(self.file, &mut map[self.filled..want], at)?;
             if got == 0 {
                 break;
             }

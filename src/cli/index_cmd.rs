@@ -96,7 +96,7 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
     let base = args.index_dir.base();
     if args.background {
-        lower_priority();
+        trigrep::sys::lower_priority();
     }
     if root.is_file() {
         return index_file(&args, &root, &base, budget);
@@ -245,26 +245,15 @@ pub fn index_in_background(paths: &[PathBuf], base: &Path) {
         if !big || !seen.insert(path) {
             continue;
         }
-        use std::os::unix::process::CommandExt;
-        let _ = std::process::Command::new(&exe)
-            .args(["index", "-q", "--background", "--index-dir"])
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["index", "-q", "--background", "--index-dir"])
             .arg(base)
             .arg(path)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .process_group(0)
-            .spawn();
-    }
-}
-
-/// Lowers this process to the idle CPU and I/O priority.
-fn lower_priority() {
-    // SAFETY: plain syscalls on this process; failures only keep the priority.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
-        // ioprio_set(IOPRIO_WHO_PROCESS, self, IOPRIO_CLASS_IDLE << 13)
-        libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
+            .stderr(std::process::Stdio::null());
+        trigrep::sys::own_group(&mut cmd);
+        let _ = cmd.spawn();
     }
 }
 
@@ -272,16 +261,12 @@ fn lower_priority() {
 /// when the build is interrupted (SIGINT, SIGTERM, SIGHUP), then exits as
 /// a process killed by that signal would (128 + its number).
 fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            let storage = FsStorage::new(&dir);
-            storage.remove_own_temp_files();
-            storage.remove_if_unpublished();
-            std::process::exit(128 + sig);
-        }
-    });
+    trigrep::sys::on_stop(move |sig| {
+        let storage = FsStorage::new(&dir);
+        storage.remove_own_temp_files();
+        storage.remove_if_unpublished();
+        std::process::exit(128 + sig);
+    })?;
     Ok(())
 }
 

@@ -156,13 +156,9 @@ fn strip_suffix(path: &Path) -> Option<PathBuf> {
 /// (SIGINT, SIGTERM, SIGHUP), then exits as a process killed by that
 /// signal would (128 + its number).
 fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            write::remove_own_temp_files(&dir);
-            std::process::exit(128 + sig);
-        }
-    });
+    trigrep::sys::on_stop(move |sig| {
+        write::remove_own_temp_files(&dir);
+        std::process::exit(128 + sig);
+    })?;
     Ok(())
 }

@@ -9,7 +9,6 @@
 
 use std::ffi::OsString;
 use std::io::Read;
-use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 use trigrep::report;
@@ -79,7 +78,7 @@ pub fn parse(contents: &[u8]) -> Vec<OsString> {
         .split(|&b| b == b'\n')
         .map(trim)
         .filter(|line| !line.is_empty() && line[0] != b'#')
-        .map(|line| OsString::from_vec(line.to_vec()))
+        .map(|line| trigrep::sys::os_string(line.to_vec()))
         .collect()
 }
 
@@ -108,7 +107,7 @@ mod tests {
     fn invalid_utf8_is_kept_as_bytes() {
         assert_eq!(
             parse(b" -e\n\xFFfoo \n"),
-            [OsString::from("-e"), OsString::from_vec(b"\xFFfoo".to_vec())]
+            [OsString::from("-e"), trigrep::sys::os_string(b"\xFFfoo".to_vec())]
         );
     }
 }

@@ -10,8 +10,9 @@ use clap::Parser;
 use trigrep::index::location;
 use trigrep::index::storage::FsStorage;
 use trigrep::serve::Rendezvous;
-use trigrep::serve::client::{self, Client, ExitWatch, NoServer};
+use trigrep::serve::client::{self, Client, NoServer};
 use trigrep::serve::{self, ServeOptions};
+use trigrep::sys::ExitWatch;
 
 use super::config::parse_size;
 use super::flags::trigrep::IndexDirArg;
@@ -116,7 +117,6 @@ fn spawn_server(
     max_memory: &str,
     listen: Option<std::net::SocketAddr>,
 ) -> anyhow::Result<std::process::Child> {
-    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe()?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("serve").arg("--index-dir").arg(base).arg("--idle-timeout").arg(idle.to_string());
@@ -128,13 +128,7 @@ fn spawn_server(
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // SAFETY: setsid is async-signal-safe and touches only the child.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+    trigrep::sys::detach(&mut cmd);
     Ok(cmd.spawn()?)
 }
 
@@ -148,18 +142,14 @@ pub fn start_on_demand(root: &Path, base: &Path) {
 
 /// Removes the server's record and socket when it is interrupted.
 fn withdraw_on_signal(index_dir: PathBuf) -> anyhow::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            if let Ok(rv) = Rendezvous::for_index(&index_dir) {
-                rv.withdraw();
-            }
-            // A merge may be writing its index.
-            FsStorage::new(&index_dir).remove_own_temp_files();
-            std::process::exit(128 + sig);
+    trigrep::sys::on_stop(move |sig| {
+        if let Ok(rv) = Rendezvous::for_index(&index_dir) {
+            rv.withdraw();
         }
-    });
+        // A merge may be writing its index.
+        FsStorage::new(&index_dir).remove_own_temp_files();
+        std::process::exit(128 + sig);
+    })?;
     Ok(())
 }
 
@@ -189,10 +179,8 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<bool> {
             if client::peer_pid(&record.socket) != Some(pid) {
                 anyhow::bail!("stopping pid {pid}: {e}");
             }
-            // SAFETY: kill(2) has no memory effects; `pid` is the live
-            // process at the other end of the server's socket.
-            if unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) } != 0 {
-                let err = std::io::Error::last_os_error();
+            // `pid` is the live process at the other end of the server's socket.
+            if let Err(err) = trigrep::sys::terminate(pid) {
                 anyhow::bail!("stopping pid {pid}: {e}; and it could not be signalled: {err}");
             }
         }

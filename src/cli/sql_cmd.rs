@@ -4,7 +4,6 @@
 //! replaces itself with `tg-sql ARGS`, found beside `tg` or on `PATH`.
 
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
 /// The program `tg sql` runs.
@@ -19,7 +18,7 @@ pub fn run(argv: &[OsString]) -> anyhow::Result<()> {
              put it beside tg or on PATH)"
         );
     };
-    let err = std::process::Command::new(&program).args(argv.iter().skip(2)).exec();
+    let err = trigrep::sys::exec(std::process::Command::new(&program).args(argv.iter().skip(2)));
     anyhow::bail!("sql: {}: {err}", program.display())
 }
 
@@ -43,10 +42,11 @@ pub fn command() -> clap::Command {
 
 /// `tg-sql` beside the running `tg`, else the first on `PATH`.
 fn find() -> Option<PathBuf> {
-    let beside = std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join(PROGRAM)));
+    let name = format!("{PROGRAM}{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join(&name)));
     let on_path = std::env::var_os("PATH")
         .into_iter()
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|dir| dir.join(PROGRAM));
+        .map(|dir| dir.join(&name));
     beside.into_iter().chain(on_path).find(|p| p.is_file())
 }

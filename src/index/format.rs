@@ -187,7 +187,7 @@ impl<W: Write> FormatWriter<W> {
             body_len,
             body_crc: self.out.crc(),
             toc_crc: crc32fast::hash(&toc),
-            feature_version: FEATURE_VERSION,
+            feature_version: FEATURE_VERSION | (u32::from(crate::sys::PATH_STYLE) << 16),
             format_version: self.format_version,
         });
         self.out.write_all(&footer)?;

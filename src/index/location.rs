@@ -18,10 +18,13 @@ use std::path::{Path, PathBuf};
 
 use super::storage::FsStorage;
 
-/// The default base directory for indexes: `$XDG_CACHE_HOME/trigrep`, else `~/.cache/trigrep`.
+/// The default base directory for indexes: `$XDG_CACHE_HOME/trigrep`, else
+/// the system's cache directory ([`crate::sys::cache_dir`]: `%LOCALAPPDATA%`
+/// on Windows), else `~/.cache/trigrep`.
 pub fn default_base() -> PathBuf {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return PathBuf::from(x).join("trigrep");
+    let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()).map(PathBuf::from);
+    if let Some(x) = xdg.or_else(crate::sys::cache_dir) {
+        return x.join("trigrep");
     }
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     home.join(".cache").join("trigrep")
@@ -29,8 +32,7 @@ pub fn default_base() -> PathBuf {
 
 /// The index directory for the tree rooted at `root` (a canonical path).
 pub fn index_dir_for(base: &Path, root: &Path) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = root.as_os_str().as_bytes();
+    let bytes = root.as_os_str().as_encoded_bytes();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         hash ^= u64::from(b);
@@ -50,12 +52,11 @@ pub fn index_dir_for(base: &Path, root: &Path) -> PathBuf {
 /// a `.gz` file's index; `"zst"`: a packed file's verdict). No path holds
 /// a NUL, so no two kinds share a directory.
 pub fn key(canonical: &Path, kind: Option<&str>) -> PathBuf {
-    use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let Some(kind) = kind else { return canonical.to_path_buf() };
-    let mut key = canonical.as_os_str().as_bytes().to_vec();
+    let mut key = canonical.as_os_str().as_encoded_bytes().to_vec();
     key.push(0);
     key.extend_from_slice(kind.as_bytes());
-    PathBuf::from(std::ffi::OsString::from_vec(key))
+    PathBuf::from(crate::sys::os_string(key))
 }
 
 /// The directory of what is kept of the file at `canonical` under the
@@ -78,7 +79,6 @@ pub struct Filed {
 /// Every index directory under `base`, in name order, with what its key
 /// says it describes.
 pub fn all(base: &Path) -> std::io::Result<Vec<Filed>> {
-    use std::os::unix::ffi::OsStrExt;
     let mut dirs: Vec<PathBuf> = match std::fs::read_dir(base.join("indexes")) {
         Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -92,9 +92,9 @@ pub fn all(base: &Path) -> std::io::Result<Vec<Filed>> {
             let recorded = std::fs::read(dir.join(super::storage::KEY_FILE)).ok();
             let (path, kind) = match recorded.as_deref().map(|k| k.splitn(2, |&b| b == 0)) {
                 Some(mut parts) => {
-                    let path = parts.next().map(|p| Path::new(std::ffi::OsStr::from_bytes(p)));
+                    let path = parts.next().map(|p| PathBuf::from(&*crate::sys::os_str(p)));
                     let kind = parts.next().map(|k| String::from_utf8_lossy(k).into_owned());
-                    (path.map(Path::to_path_buf), kind)
+                    (path, kind)
                 }
                 None => (None, None),
             };

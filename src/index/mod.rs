@@ -24,6 +24,7 @@ pub mod reader;
 pub(crate) mod record;
 pub mod sort;
 pub mod storage;
+pub mod style;
 pub mod table;
 pub(crate) mod temp;
 pub mod tree;

@@ -28,9 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::error::IndexError;
-use super::format::{
-    EDGES_FEATURE_VERSION, FEATURE_VERSION, Layout, OLDEST_FEATURE_VERSION, read_u32,
-};
+use super::format::{EDGES_FEATURE_VERSION, Layout, read_u32};
 use super::postings::{
     ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
 };
@@ -175,17 +173,22 @@ impl IndexReader {
     }
 
     /// Whether the index was built with other feature semantics (same
-    /// layout, older or newer): its file table and trigrams may not mean
-    /// what this build expects, so it must be rebuilt before it is used.
+    /// layout, older or newer) or on another system ([`IndexReader::foreign`]):
+    /// its table and trigrams may not mean what this build expects.
     pub fn needs_reindex(&self) -> bool {
-        !(OLDEST_FEATURE_VERSION..=FEATURE_VERSION).contains(&self.layout.feature_version)
+        !super::style::usable(self.layout.feature_version)
+    }
+
+    /// Whether the index was built on a system of another path style.
+    pub fn foreign(&self) -> bool {
+        super::style::split(self.layout.feature_version).1 != crate::sys::PATH_STYLE
     }
 
     /// Whether the documents hold the trigrams of their edges
     /// ([`crate::query::trigram::for_each_edge`]), which plans with
     /// [`crate::query::planner::PlanOptions::edges`] require.
     pub fn has_edges(&self) -> bool {
-        self.layout.feature_version >= EDGES_FEATURE_VERSION
+        self.feature_version() >= EDGES_FEATURE_VERSION
     }
 
     /// The `source` section, if the index has one (what its documents were
@@ -196,7 +199,7 @@ impl IndexReader {
 
     /// The feature version the index was built with.
     pub fn feature_version(&self) -> u32 {
-        self.layout.feature_version
+        super::style::split(self.layout.feature_version).0
     }
 
     /// Counts describing the index.

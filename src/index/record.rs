@@ -122,11 +122,10 @@ pub(crate) fn read_in_pieces(
     buf: &mut [u8],
     mut take: impl FnMut(&[u8]),
 ) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
     let mut at = range.start;
     while at < range.end {
         let n = buf.len().min((range.end - at) as usize);
-        file.read_exact_at(&mut buf[..n], at)?;
+        crate::sys::read_exact_at(file, &mut buf[..n], at)?;
         take(&buf[..n]);
         at += n as u64;
     }

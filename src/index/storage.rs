@@ -158,8 +158,7 @@ impl FsStorage {
     /// kind; for `tg status`, never read by queries), written like any
     /// small file ([`FsStorage::write_file`]).
     pub fn record_key(&self, key: &Path) -> Result<(), IndexError> {
-        use std::os::unix::ffi::OsStrExt;
-        self.write_file(KEY_FILE, key.as_os_str().as_bytes())
+        self.write_file(KEY_FILE, key.as_os_str().as_encoded_bytes())
     }
 
     /// Writes `bytes` as the file `name` here, atomically and durably as an
@@ -170,7 +169,7 @@ impl FsStorage {
         tmp.write_all(bytes)?;
         tmp.as_file().sync_all()?;
         tmp.persist(self.dir.join(name)).map_err(|e| e.error)?;
-        File::open(&self.dir)?.sync_all()?;
+        crate::sys::sync_dir(&self.dir)?;
         Ok(())
     }
 
@@ -221,7 +220,7 @@ impl PendingIndex for FsPending<'_> {
         storage.check(Step::Rename)?;
         tmp.persist(storage.dir.join(INDEX_FILE)).map_err(|e| e.error)?;
         storage.check(Step::SyncDir)?;
-        File::open(&storage.dir)?.sync_all()?;
+        crate::sys::sync_dir(&storage.dir)?;
         Ok(())
     }
 }

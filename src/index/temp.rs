@@ -78,9 +78,8 @@ fn remove_dead_temp_files(dir: &Path, prefix: &str, suffix: &str) {
 
 /// Whether `path` still names the open `file`.
 fn same_file(path: &Path, file: &File) -> bool {
-    use std::os::unix::fs::MetadataExt;
     match (std::fs::metadata(path), file.metadata()) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        (Ok(a), Ok(_)) => crate::sys::file_id(path, &a) == crate::sys::open_file_id(file),
         _ => false,
     }
 }

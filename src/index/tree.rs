@@ -2,8 +2,6 @@
 //! ([`super::build`]) and the freshness check ([`super::fresh`]): table
 //! paths, change stamps, and the names that steer a walk.
 
-use std::os::unix::fs::MetadataExt;
-
 use super::table::RACY;
 
 /// Names whose appearance, change or removal in a directory changes what a
@@ -30,7 +28,7 @@ pub fn child_rel(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// A path's status-change time (ctime) in nanoseconds since the epoch.
 pub fn changed_ns(md: &std::fs::Metadata) -> i64 {
-    md.ctime().saturating_mul(1_000_000_000).saturating_add(md.ctime_nsec())
+    crate::sys::changed_ns(md)
 }
 
 /// How close to the build's look a change must be to be untrustworthy: file

@@ -24,7 +24,6 @@
 
 use std::fs::File;
 use std::hash::Hasher;
-use std::os::unix::fs::MetadataExt;
 
 use rayon::prelude::*;
 use twox_hash::XxHash3_64;
@@ -50,14 +49,14 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// The stamp of a file with metadata `md`, its ctime [`RACY`] when it
-    /// lies within the racy window of now.
-    pub fn of(md: &std::fs::Metadata) -> Stamp {
+    /// The stamp of a file with metadata `md` and identity `id`, its ctime
+    /// [`RACY`] when it lies within the racy window of now.
+    pub fn of(md: &std::fs::Metadata, id: crate::sys::FileId) -> Stamp {
         Stamp {
-            dev: md.dev(),
-            ino: md.ino(),
+            dev: id.dev,
+            ino: id.ino,
             len: md.len(),
-            mtime_ns: md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec()),
+            mtime_ns: crate::sys::modified_ns(md),
             ctime_ns: recorded_change(md),
         }
     }
@@ -116,8 +115,7 @@ fn combine(len: u64, parts: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-    use std::os::unix::fs::FileExt;
+    use std::io::{Seek, SeekFrom, Write};
 
     #[test]
     fn a_digest_sees_any_changed_byte_and_the_length() {
@@ -130,9 +128,11 @@ mod tests {
         assert_eq!(digest(&f, 0).unwrap(), digest_of(b""));
         assert_ne!(d, digest(&f, len - 1).unwrap());
         for at in [0, 12_345, SEGMENT - 1, SEGMENT, len - 1] {
-            f.write_all_at(&[text[at as usize] ^ 1], at).unwrap();
+            f.seek(SeekFrom::Start(at)).unwrap();
+            f.write_all(&[text[at as usize] ^ 1]).unwrap();
             assert_ne!(d, digest(&f, len).unwrap(), "a change at {at}");
-            f.write_all_at(&[text[at as usize]], at).unwrap();
+            f.seek(SeekFrom::Start(at)).unwrap();
+            f.write_all(&[text[at as usize]]).unwrap();
         }
         assert_eq!(d, digest(&f, len).unwrap());
         assert!(digest(&f, len + 1).is_err(), "past the end is an error");
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_recent_stamp_equals_nothing() {
         let f = tempfile::NamedTempFile::new().unwrap();
-        let s = Stamp::of(&f.as_file().metadata().unwrap());
+        let s = Stamp::of(&f.as_file().metadata().unwrap(), crate::sys::open_file_id(f.as_file()));
         assert!(!s.is_settled());
         assert!(!s.unchanged(&s));
         let settled = Stamp { ctime_ns: 1, ..s };

@@ -32,7 +32,7 @@ pub fn verdict_dir(base: &Path, canonical: &Path) -> PathBuf {
 /// keeping the verdict when the index directory takes it). A damaged
 /// container is [`PackError::Damaged`], naming the damage.
 pub fn check(packed: &PackedFile, file: &File, path: &Path, base: &Path) -> Result<(), PackError> {
-    let stamp = Stamp::of(&file.metadata()?);
+    let stamp = Stamp::of(&file.metadata()?, crate::sys::open_file_id(file));
     let canonical = path.canonicalize().ok();
     let kept = canonical.map(|c| (verdict_dir(base, &c), location::key(&c, Some(KIND))));
     let known = kept.as_ref().and_then(|(dir, _)| Integrity::load(dir));
@@ -74,7 +74,8 @@ pub fn inspect(packed: &PackedFile) -> Result<Finding, PackError> {
 /// (waiting out the racy window, so that its stamp can be kept).
 pub fn vouch_for(path: &Path, base: &Path) -> Result<(), PackError> {
     std::thread::sleep(std::time::Duration::from_nanos(crate::index::tree::RACY_WINDOW_NS as u64));
-    let stamp = Stamp::of(&std::fs::metadata(path)?);
+    let md = std::fs::metadata(path)?;
+    let stamp = Stamp::of(&md, crate::sys::file_id(path, &md));
     let canonical = path.canonicalize()?;
     let key = location::key(&canonical, Some(KIND));
     Integrity { stamp, finding: Finding::Sound }.store(&verdict_dir(base, &canonical), &key)?;

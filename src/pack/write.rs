@@ -151,9 +151,7 @@ pub fn pack(
     tmp.as_file().sync_all()?;
     let packed_len = tmp.as_file().metadata()?.len();
     tmp.persist(output).map_err(|e| PackError::Io(e.error))?;
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
+    let _ = crate::sys::sync_dir(&dir);
     Ok(PackSummary {
         text_len: data.len() as u64,
         packed_len,

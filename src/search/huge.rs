@@ -11,7 +11,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
@@ -182,7 +181,7 @@ const MAX_LEAD: u64 = 16 << 20;
 fn read_head_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
-        match file.read_at(&mut buf[got..], pos + got as u64)? {
+        match crate::sys::read_at(file, &mut buf[got..], pos + got as u64)? {
             0 => break,
             n => got += n,
         }

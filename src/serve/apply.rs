@@ -12,21 +12,18 @@
 //! - a queue overflow touches the whole tree at once, and starts one
 //!   reconcile (`merge::reconcile`) that narrows it down again.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
-use inotify::EventMask;
 
 use super::merge;
 use super::overlay::FOREVER;
 use super::server::Server;
 use super::state::State;
-use super::watch::Raw;
 use crate::index::fresh::changes::lookup;
 use crate::index::tree::{WATCHED_NAMES, child_rel};
+use crate::sys::watch::Raw;
 
 /// Applies events from `rx` until the drain thread is gone.
 pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
@@ -58,7 +55,7 @@ pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
 /// Applies one event; `Some(seq)` when it was an overflow (a reconcile is due).
 fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     let seq = st.next_event();
-    let (wd, mask, name) = match raw {
+    let (wd, change, name) = match raw {
         Raw::Overflow => {
             server.overflowed();
             st.overflowed(seq);
@@ -69,7 +66,7 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
             st.tree().0.touch_subtree(Vec::new(), FOREVER);
             return None;
         }
-        Raw::Event(wd, mask, name) => (wd, mask, name),
+        Raw::Event(wd, change, name) => (wd, change, name),
     };
     if st.tree().1.is_cookie(&wd) {
         if let Some(n) = name.and_then(|n| std::str::from_utf8(&n).ok()?.parse::<u64>().ok()) {
@@ -78,22 +75,20 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
         return None;
     }
     let (overlay, watches) = st.tree();
-    if mask.contains(EventMask::IGNORED) {
+    if change.forgotten {
         watches.forget(&wd);
         return None;
     }
     let dir = watches.dir_of(&wd).map(<[u8]>::to_vec)?;
     let Some(name) = name else {
         // The directory itself was deleted or moved: its parent reports it too.
-        if mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
+        if change.self_gone {
             overlay.touch_subtree(dir, seq);
         }
         return None;
     };
     let rel = child_rel(&dir, &name);
-    let listing =
-        EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
-    if mask.intersects(listing) {
+    if change.created || change.removed {
         overlay.touch(dir.clone(), seq);
     }
     let steers_walk = WATCHED_NAMES.iter().any(|w| w.as_bytes() == name.as_slice());
@@ -102,17 +97,15 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     }
     if steers_walk || lookup(st.reader(), &rel).is_some() {
         st.tree().0.touch(rel.clone(), seq);
-    } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
+    } else if change.created {
         st.created_unknown();
     }
-    if mask.contains(EventMask::ISDIR) {
-        if mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM) {
+    if change.is_dir {
+        if change.removed {
             let (overlay, watches) = st.tree();
             watches.remove_below(&rel);
             overlay.touch_subtree(rel, seq);
-        } else if mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
-            && walked(server.root(), &dir, &name)
-        {
+        } else if change.created && walked(server.root(), &dir, &name) {
             st.tree().0.touch_subtree(rel.clone(), seq);
             st.watch_new_tree(server.root(), &rel);
         }
@@ -123,7 +116,7 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
 /// Whether the index's walk would enter directory `name` of `dir` (in
 /// the tree at `root`).
 fn walked(root: &Path, dir: &[u8], name: &[u8]) -> bool {
-    let parent = root.join(OsStr::from_bytes(dir));
+    let parent = root.join(crate::sys::rel_path(dir));
     let Ok(mut builder) = crate::index::build::walk::watched_walk(&parent) else {
         return true;
     };
@@ -131,5 +124,5 @@ fn walked(root: &Path, dir: &[u8], name: &[u8]) -> bool {
         .max_depth(Some(1))
         .build()
         .flatten()
-        .any(|e| e.depth() == 1 && e.file_name().as_bytes() == name)
+        .any(|e| e.depth() == 1 && e.file_name().as_encoded_bytes() == name)
 }

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,6 +14,7 @@ use super::rendezvous::{self, Record};
 use crate::index::fresh::changes::Touched;
 use crate::index::fresh::judge::Counts;
 use crate::index::fresh::verdict::Verdict;
+use crate::sys::door;
 
 /// How long a client waits for any reply (a sync waits for the watcher
 /// at most two seconds).
@@ -22,8 +22,8 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A connection to a server.
 pub struct Client {
-    r: BufReader<UnixStream>,
-    w: UnixStream,
+    r: BufReader<door::Stream>,
+    w: door::Stream,
     /// The reply to the hello is still to be read: it is read after the
     /// first request is sent, so both travel in one round trip.
     greeting: bool,
@@ -55,14 +55,17 @@ impl Client {
     /// Connects to the server of the index in `index_dir`.
     pub fn connect(index_dir: &Path) -> Result<Client, NoServer> {
         let record = rendezvous::read_record(index_dir).ok_or(NoServer::Absent)?;
-        let w = UnixStream::connect(&record.socket).map_err(|e| match e.kind() {
+        let (w, token) = door::connect(&record.socket).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => NoServer::Absent,
             _ => NoServer::Failed(e.to_string()),
         })?;
         w.set_read_timeout(Some(REPLY_TIMEOUT))?;
         w.set_write_timeout(Some(REPLY_TIMEOUT))?;
         let mut c = Client { r: BufReader::new(w.try_clone()?), w, greeting: true, record };
-        let hello = json!({"protocol": protocol::VERSION});
+        let mut hello = json!({"protocol": protocol::VERSION});
+        if let Some(token) = token {
+            hello["token"] = token.into();
+        }
         protocol::write_json(&mut c.w, Kind::Hello, &hello)?;
         Ok(c)
     }
@@ -273,57 +276,8 @@ pub fn live_server(index_dir: &Path) -> Option<u32> {
 }
 
 /// The process id of whatever listens on `socket`, as the kernel tells it
-/// (`SO_PEERCRED`), whatever a record says: how `tg stop` makes sure the
-/// process it would signal is the server.
+/// ([`door::peer_pid`]), whatever a record says: how `tg stop` makes sure
+/// the process it would signal is the server.
 pub fn peer_pid(socket: &Path) -> Option<u32> {
-    let stream = UnixStream::connect(socket).ok()?;
-    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` and `len` are valid for writes of the sizes given, and
-    // the descriptor is the open socket `stream` owns.
-    let rc = unsafe {
-        libc::getsockopt(
-            std::os::fd::AsRawFd::as_raw_fd(&stream),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&raw mut cred).cast(),
-            &raw mut len,
-        )
-    };
-    (rc == 0 && cred.pid > 0).then_some(cred.pid as u32)
-}
-
-/// A watch on a process that tells when it has exited (a pidfd): a
-/// stopped server's record and lock go before the process does.
-pub struct ExitWatch(std::os::fd::OwnedFd);
-
-impl ExitWatch {
-    /// A watch on process `pid`; `None` when it is gone already or the
-    /// kernel has no pidfds (before Linux 5.3).
-    pub fn new(pid: u32) -> Option<ExitWatch> {
-        use std::os::fd::FromRawFd;
-        // SAFETY: pidfd_open takes no pointers; a descriptor it returns is ours.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-        // SAFETY: `fd` is a fresh descriptor this process owns.
-        (fd >= 0).then(|| ExitWatch(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) }))
-    }
-
-    /// Waits up to `timeout` for the process to exit (a zombie, waiting
-    /// for its parent to collect its status, has exited); whether it did.
-    pub fn wait(&self, timeout: Duration) -> bool {
-        use std::os::fd::AsRawFd;
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let mut fds = libc::pollfd { fd: self.0.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-            let ms = left.as_millis().min(i32::MAX as u128) as i32;
-            // SAFETY: one valid pollfd, for the length given.
-            match unsafe { libc::poll(&raw mut fds, 1, ms) } {
-                1.. => return true,
-                0 => return false,
-                _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
-                _ => return false,
-            }
-        }
-    }
+    door::peer_pid(socket)
 }

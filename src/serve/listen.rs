@@ -1,5 +1,6 @@
-//! Answering clients: a Unix socket (mode 0600 in the private runtime
-//! directory) and, when asked, a loopback TCP port whose clients must
+//! Answering clients: the local door ([`crate::sys::door`]: a Unix socket,
+//! mode 0600 in the private runtime directory; on Windows loopback TCP
+//! with a token) and, when asked, a loopback TCP port whose clients must
 //! present the token from a 0600 file. One thread per connection, at most
 //! [`MAX_CLIENTS`] at once; a connection that takes more than [`IDLE`] to
 //! send a message or to take a reply, or sends a malformed message, is
@@ -7,7 +8,6 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 
 use super::answer;
 use super::protocol::{self, Kind, PathKind};
-use super::rendezvous::{self, Record};
+use super::rendezvous::Record;
 use super::server::Server;
+use crate::sys::door;
 
 /// Connections served at once; more are closed unanswered.
 pub const MAX_CLIENTS: usize = 256;
@@ -27,18 +28,16 @@ pub const IDLE: Duration = Duration::from_secs(30);
 
 /// The server's listening sockets.
 pub struct Listeners {
-    unix: UnixListener,
+    local: door::Listener,
     tcp: Option<(TcpListener, String)>,
 }
 
 impl Listeners {
-    /// Binds the Unix socket (replacing a stale one) and the TCP port, and
+    /// Opens the local door (replacing a stale one) and the TCP port, and
     /// publishes the server's record.
     pub fn bind(server: &Server) -> io::Result<Listeners> {
         let rv = server.rendezvous();
-        let _ = std::fs::remove_file(&rv.socket);
-        let unix = UnixListener::bind(&rv.socket)?;
-        rendezvous::make_private(&rv.socket)?;
+        let local = door::Listener::bind(&rv.socket)?;
         let tcp = match server.opts().listen {
             Some(addr) if !addr.ip().is_loopback() => {
                 return Err(io::Error::new(
@@ -51,7 +50,7 @@ impl Listeners {
         };
         let listen = tcp.as_ref().and_then(|(l, _)| l.local_addr().ok()).map(|a| a.to_string());
         rv.publish(&Record { pid: std::process::id(), socket: rv.socket.clone(), listen })?;
-        Ok(Listeners { unix, tcp })
+        Ok(Listeners { local, tcp })
     }
 
     /// Accepts connections until the server stops.
@@ -69,12 +68,15 @@ impl Listeners {
                 }
             })?;
         }
-        for conn in self.unix.incoming() {
+        let token = self.local.token().map(str::to_string);
+        loop {
+            let conn = self.local.accept();
             if server.stopping() {
                 break;
             }
             let Ok(conn) = conn else { continue };
-            spawn_client(server, move |s| serve_unix(s, conn));
+            let token = token.clone();
+            spawn_client(server, move |s| serve_local(s, conn, token.as_deref()));
         }
         Ok(())
     }
@@ -95,9 +97,9 @@ fn spawn_client(server: &Arc<Server>, f: impl FnOnce(&Server) -> io::Result<()> 
     }
 }
 
-fn serve_unix(server: &Server, conn: UnixStream) -> io::Result<()> {
+fn serve_local(server: &Server, conn: door::Stream, token: Option<&str>) -> io::Result<()> {
     let w = conn.try_clone()?;
-    converse(server, conn, w, None)
+    converse(server, conn, w, token)
 }
 
 fn serve_tcp(server: &Server, conn: TcpStream, token: &str) -> io::Result<()> {
@@ -112,7 +114,7 @@ trait Timed: Read + Write {
     fn write_limit(&self, left: Duration) -> io::Result<()>;
 }
 
-impl Timed for UnixStream {
+impl Timed for door::Stream {
     fn read_limit(&self, left: Duration) -> io::Result<()> {
         self.set_read_timeout(Some(left))
     }

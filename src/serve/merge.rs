@@ -86,8 +86,7 @@ fn rebuild(server: &Server) {
             drop(st);
             server.rebuilt(None);
             // Hand the build's memory back, so private memory shows the server at rest.
-            // SAFETY: malloc_trim only releases free heap pages.
-            unsafe { libc::malloc_trim(0) };
+            crate::sys::release_free_heap();
         }
         Err(e) => {
             // Still due: retried after the back-off.
@@ -121,9 +120,9 @@ fn follow_external_rebuild(server: &Server) {
 
 /// The identity of the published index file (inode and modification time).
 fn published(server: &Server) -> Option<(u64, std::time::SystemTime)> {
-    use std::os::unix::fs::MetadataExt;
-    let md = std::fs::metadata(FsStorage::new(server.index_dir()).index_path()).ok()?;
-    Some((md.ino(), md.modified().ok()?))
+    let path = FsStorage::new(server.index_dir()).index_path();
+    let md = std::fs::metadata(&path).ok()?;
+    Some((crate::sys::file_id(&path, &md).ino, md.modified().ok()?))
 }
 
 /// How long to wait before retrying after `failures` rebuilds in a row
@@ -173,7 +172,7 @@ pub fn housekeeping(server: &Arc<Server>) {
             server.stop();
             return;
         }
-        let over_budget = crate::stats::status_bytes("RssAnon:") > opts.max_memory;
+        let over_budget = crate::sys::private_bytes() > opts.max_memory;
         let due = server.state().rebuild_due(opts.merge_at, over_budget);
         let backing_off = failed_at.is_some_and(|t| t.elapsed() < backoff(failures));
         if due && !backing_off {

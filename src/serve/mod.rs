@@ -3,8 +3,9 @@
 //!
 //! A standalone query proves its index fresh by stat-ing every file of the
 //! table (the sweep, [`crate::index::fresh`]). A server watches the tree
-//! instead (`watch`: inotify, one watch per walked directory, a thread
-//! that only drains events), keeps the paths touched since the build in an
+//! instead ([`crate::sys::watch`]: on Linux inotify, one watch per walked
+//! directory, a thread that only drains events; elsewhere every directory
+//! is left to the queries' stat, see there), keeps the paths touched since the build in an
 //! `overlay` (`apply` turns events into touches), and tells each query
 //! what may have changed ([`crate::index::fresh::changes::Touched`]); the
 //! query then stats only those and reads everything else from the index, as
@@ -28,7 +29,7 @@
 //! the drain and apply threads, the reconcile, the housekeeping and the
 //! listeners. No file of this folder imports this one: what a child needs
 //! comes down as arguments, and imports between the children run one way
-//! (`listen` → `answer` → `server` → `state` → `overlay`, `watch`).
+//! (`listen` → `answer` → `server` → `state` → `overlay`).
 
 mod answer;
 mod apply;
@@ -40,12 +41,12 @@ pub mod protocol;
 mod rendezvous;
 mod server;
 mod state;
-mod watch;
 
 use std::sync::Arc;
 
 use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
+use crate::sys::watch;
 pub use rendezvous::{Record, Rendezvous, auto_start, parse_record, read_record, set_auto_start};
 pub use server::ServeOptions;
 use server::Server;
@@ -65,7 +66,7 @@ pub enum ServeError {
     /// Building or opening the index failed.
     #[error(transparent)]
     Index(#[from] IndexError),
-    /// Anything else: sockets, inotify, the runtime directory.
+    /// Anything else: sockets, the watcher, the runtime directory.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -92,15 +93,15 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     };
     let reader = Arc::new(reader);
     let _ = std::fs::remove_dir_all(&rendezvous.cookies);
-    let (watches, inotify) = watch::start(&opts.root, &rendezvous.cookies)?;
-    let drained = Arc::new(watch::Drained::of(&inotify));
+    let (watches, watcher) = watch::start(&opts.root, &rendezvous.cookies)?;
+    let drained = Arc::new(watch::Drained::of(&watcher));
     let mut state = State::new(reader, watches);
     state.watch_table();
     let server = Arc::new(Server::new(opts, index_dir, rendezvous, state, Arc::clone(&drained)));
     let (tx, rx) = crossbeam_channel::bounded(1 << 16);
     std::thread::Builder::new()
         .name("tg-drain".into())
-        .spawn(move || watch::drain(inotify, tx, &drained))?;
+        .spawn(move || watch::drain(watcher, tx, &drained))?;
     let s = Arc::clone(&server);
     std::thread::Builder::new().name("tg-apply".into()).spawn(move || apply::run(&s, &rx))?;
     // Everything changed before the watches were set is found by one look.

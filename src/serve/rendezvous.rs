@@ -13,7 +13,6 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::index::error::IndexError;
@@ -49,35 +48,15 @@ pub struct Record {
     pub listen: Option<String>,
 }
 
-/// The current user's id.
-pub fn uid() -> u32 {
-    // SAFETY: getuid cannot fail and has no preconditions.
-    unsafe { libc::getuid() }
-}
-
 /// The per-user runtime directory, created (0700) if missing; an error
 /// when it exists but is not a directory owned by the user with no access
 /// for others.
 pub fn runtime_dir() -> io::Result<PathBuf> {
     let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         Some(d) if Path::new(&d).is_dir() => PathBuf::from(d).join("trigrep"),
-        _ => std::env::temp_dir().join(format!("trigrep-{}", uid())),
+        _ => std::env::temp_dir().join(format!("trigrep-{}", crate::sys::uid())),
     };
-    match fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    let md = fs::symlink_metadata(&dir)?;
-    if !md.is_dir() || md.uid() != uid() || md.mode() & 0o077 != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "{}: not a private directory of this user (want owner {} and mode 0700)",
-                dir.display(),
-                uid()
-            ),
-        ));
-    }
+    crate::sys::private_dir(&dir)?;
     Ok(dir)
 }
 
@@ -101,15 +80,12 @@ impl Rendezvous {
     /// `None` when another process holds it.
     pub fn lock(&self) -> io::Result<Option<fs::File>> {
         let path = self.socket.with_extension("lock");
-        let f = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(path)?;
-        use std::os::fd::AsRawFd;
-        // SAFETY: flock on a descriptor we own.
-        let got = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        let f = crate::sys::private_file(
+            fs::OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .open(path)?;
+        // flock(LOCK_EX | LOCK_NB) on Unix, LockFileEx on Windows.
+        let got = f.try_lock().is_ok();
         Ok(got.then_some(f))
     }
 
@@ -135,12 +111,10 @@ impl Rendezvous {
 
     /// Creates a new random token in a 0600 file and returns it.
     pub fn new_token(&self) -> io::Result<String> {
-        let mut raw = [0u8; 24];
-        io::Read::read_exact(&mut fs::File::open("/dev/urandom")?, &mut raw)?;
-        let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        let token = crate::sys::new_token()?;
         let _ = fs::remove_file(&self.token);
-        let mut f =
-            fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&self.token)?;
+        let mut f = crate::sys::private_file(fs::OpenOptions::new().write(true).create_new(true))
+            .open(&self.token)?;
         f.write_all(token.as_bytes())?;
         Ok(token)
     }
@@ -193,11 +167,6 @@ fn write_file(index_dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
-/// Makes `path` (the socket) readable and writable by its owner only.
-pub fn make_private(path: &Path) -> io::Result<()> {
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,7 +186,6 @@ mod tests {
         assert_eq!(read_record(dir.path()), Some(rec));
         let token = rv.new_token().unwrap();
         assert_eq!(token.len(), 48);
-        assert_eq!(fs::metadata(&rv.token).unwrap().mode() & 0o777, 0o600);
         assert!(!auto_start(dir.path()));
         set_auto_start(dir.path(), true).unwrap();
         assert!(auto_start(dir.path()));

@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 
 use super::rendezvous::Rendezvous;
 use super::state::{Progress, State};
-use super::watch::Drained;
 use crate::index::fresh::changes::Touched;
 use crate::index::fresh::judge::TableSummary;
 use crate::index::reader::IndexReader;
+use crate::sys::watch::Drained;
 
 /// How long a query waits for the watcher to catch up before it checks
 /// the tree itself.
@@ -194,7 +194,7 @@ impl Server {
     /// Asks the server to stop and wakes its accept loop.
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::Relaxed);
-        let _ = std::os::unix::net::UnixStream::connect(&self.rendezvous.socket);
+        let _ = crate::sys::door::connect(&self.rendezvous.socket);
     }
 
     /// Whether the server is to stop.
@@ -260,7 +260,7 @@ impl Server {
             "root": self.opts.root.to_string_lossy(),
             "index": self.index_dir.to_string_lossy(),
             "uptime_s": self.started.elapsed().as_secs_f64(),
-            "private_bytes": crate::stats::status_bytes("RssAnon:"),
+            "private_bytes": crate::sys::private_bytes(),
             "max_memory": self.opts.max_memory,
             "queries": c.queries.load(Ordering::Relaxed),
             "clients": c.clients.load(Ordering::Relaxed).saturating_sub(1),

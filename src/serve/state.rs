@@ -5,18 +5,16 @@
 //! the apply thread, the reconcile and the rebuild change it only through
 //! the operations below, each named for what happened.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::overlay::{FOREVER, Overlay};
-use super::watch::DirWatches;
 use crate::index::fresh::changes::Touched;
 use crate::index::reader::IndexReader;
 use crate::index::table::flags;
+use crate::sys::watch::DirWatches;
 
 /// What the server knows of its tree.
 pub struct State {
@@ -160,7 +158,7 @@ impl State {
     /// Watches the new directory `rel` of the tree at `root` and the
     /// directories below it that the index's walk would enter.
     pub fn watch_new_tree(&mut self, root: &Path, rel: &[u8]) {
-        let top = root.join(OsStr::from_bytes(rel));
+        let top = root.join(crate::sys::rel_path(rel));
         let Ok(builder) = crate::index::build::walk::watched_walk(&top) else {
             return;
         };
@@ -170,7 +168,7 @@ impl State {
             }
             let path = entry.into_path();
             let Ok(sub) = path.strip_prefix(root) else { continue };
-            let sub = sub.as_os_str().as_bytes();
+            let sub = &*crate::sys::rel_bytes(sub);
             if !self.watches.add(sub) {
                 self.overlay.touch_subtree(sub.to_vec(), FOREVER);
             }
@@ -227,7 +225,7 @@ impl State {
     pub fn status(&self, out: &mut Map<String, Value>) {
         out.insert("ready".into(), json!(self.ready));
         out.insert("pending".into(), json!(self.overlay.len()));
-        out.insert("watched_dirs".into(), json!(self.watches.len()));
+        out.insert("watched_dirs".into(), json!(self.watches.count()));
         out.insert("unwatched_dirs".into(), json!(self.watches.unwatched.len()));
         out.insert("merging".into(), json!(self.merging));
     }

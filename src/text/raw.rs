@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::{Block, BlockText, Covered, Opened, covered_by};
@@ -120,6 +119,6 @@ impl BlockText for RawText {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        self.file.read_exact_at(buf, offset)
+        crate::sys::read_exact_at(&self.file, buf, offset)
     }
 }

@@ -102,12 +102,7 @@ fn ms(d: Duration) -> f64 {
 
 /// This process's private resident memory now, in KiB (0: unknown).
 fn rss_anon_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("RssAnon:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    trigrep::sys::private_bytes() / 1024
 }
 
 /// The steps of `keys`, each with the text it came from.

@@ -33,11 +33,7 @@ impl Screen {
     /// panic hook and signal flags that restore it.
     pub fn enter() -> anyhow::Result<Screen> {
         let signalled = Arc::new(AtomicBool::new(false));
-        for sig in
-            [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
-        {
-            signal_hook::flag::register(sig, Arc::clone(&signalled))?;
-        }
+        trigrep::sys::flag_on_stop(&signalled)?;
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if !restore() {

@@ -16,7 +16,6 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::ops::Range;
-use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -163,7 +162,7 @@ impl Text for Plain {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.file.read_at(buf, offset)
+        trigrep::sys::read_at(&self.file, buf, offset)
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {
@@ -195,7 +194,10 @@ impl Text for Plain {
     fn check(&self) -> Change {
         match (std::fs::metadata(&self.path), self.file.metadata()) {
             (Err(_), _) => Change::Deleted,
-            (Ok(now), Ok(ours)) if now.ino() != ours.ino() || now.dev() != ours.dev() => {
+            (Ok(now), Ok(_))
+                if trigrep::sys::file_id(&self.path, &now)
+                    != trigrep::sys::open_file_id(&self.file) =>
+            {
                 Change::Replaced
             }
             _ => Change::None,
@@ -342,7 +344,7 @@ impl Text for Spool {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.file.read_at(buf, offset)
+        trigrep::sys::read_at(&self.file, buf, offset)
     }
 
     fn file(&self) -> Option<&File> {

@@ -15,8 +15,6 @@
 
 use std::fs::File;
 use std::ops::Range;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -173,7 +171,7 @@ pub(crate) fn index_text(
     progress.start(data.len() as u64);
     let mut writer = writer_for(budget, spill, FOLLOW_MASKS);
     let meta = FileMeta {
-        path: path.as_os_str().as_bytes().to_vec(),
+        path: path.as_os_str().as_encoded_bytes().to_vec(),
         size: md.len(),
         changed_ns: recorded_change(md),
         flags: 0,
@@ -182,7 +180,8 @@ pub(crate) fn index_text(
     let (lines, has_nul) = add_blocks(&mut writer, id, data, blocks, budget, progress, then)?;
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);
-    let (dev, ino) = if same_file { (md.dev(), md.ino()) } else { (0, 0) };
+    let id = if same_file { crate::sys::file_id(path, md) } else { crate::sys::FileId::default() };
+    let (dev, ino) = (id.dev, id.ino);
     let source = BlockSource {
         dev,
         ino,
@@ -284,7 +283,8 @@ pub(crate) fn open_sourced(
 /// version, with the file's status-change time at the build.
 pub(crate) fn sourced(reader: IndexReader, what: &str) -> Result<(IndexReader, i64), IndexError> {
     if reader.needs_reindex() {
-        return Err(IndexError::Corrupt("built by another version of tg".into()));
+        let by = if reader.foreign() { "on another system" } else { "by another version of tg" };
+        return Err(IndexError::Corrupt(format!("built {by}")));
     }
     if reader.source().is_none() {
         return Err(IndexError::Corrupt(format!("not {what}")));
@@ -372,7 +372,8 @@ impl BlockIndex {
     pub fn look(&self, file: &File) -> std::io::Result<Freshness> {
         let s = &self.source;
         let md = file.metadata()?;
-        if md.dev() != s.dev || md.ino() != s.ino || md.len() < s.len {
+        let id = crate::sys::open_file_id(file);
+        if id.dev != s.dev || id.ino != s.ino || md.len() < s.len {
             return Ok(Freshness::Stale);
         }
         if md.len() == s.len {

@@ -1,9 +1,7 @@
 //! The build's reading of one file: its table entry and distinct trigrams,
 //! or the reason it is left out (always searched instead).
 
-use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use super::walk::Found;
@@ -46,7 +44,7 @@ pub(super) fn extract(
         len: f.size,
         trigrams: Vec::new(),
     };
-    let Ok(mut file) = std::fs::File::open(root.join(OsStr::from_bytes(&f.rel))) else {
+    let Ok(mut file) = std::fs::File::open(root.join(crate::sys::rel_path(&f.rel))) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
     const MAP_ABOVE: u64 = 8 << 20;

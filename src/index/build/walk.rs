@@ -5,7 +5,6 @@
 //! markers, git configuration) that let a query trust the table later.
 
 use std::collections::HashSet;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -52,7 +51,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
     // A repository's store is no text a search wants; a search whose walk
     // would enter one is not answered from the table (`fresh::view`).
-    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     builder.build_parallel().run(|| {
         let (found, failed, links) = (&found, &failed, &links);
         Box::new(move |entry| {
@@ -62,7 +61,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
                     let message = err.to_string();
                     let path = error_path(&err).map(Path::to_path_buf);
                     if let (true, Some(p)) = (closes_loop(&err), &path) {
-                        let rel = p.strip_prefix(root).unwrap_or(p).as_os_str().as_bytes();
+                        let rel = p.strip_prefix(root).unwrap_or(p).as_os_str().as_encoded_bytes();
                         links.lock().unwrap().1.insert(rel.to_vec());
                     }
                     failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
@@ -80,7 +79,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
             let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
             let is_link = entry.path_is_symlink();
             let path = entry.into_path();
-            let rel = path.strip_prefix(root).unwrap_or(&path).as_os_str().as_bytes().to_vec();
+            let rel = crate::sys::rel_bytes(path.strip_prefix(root).unwrap_or(&path)).into_owned();
             if is_link {
                 links.lock().unwrap().0.insert(rel.clone());
             }
@@ -107,7 +106,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
     // build, so a query walks it itself.
     let mut failed: HashSet<Vec<u8>> = errors
         .iter()
-        .map(|e| e.path.strip_prefix(root).unwrap_or(&e.path).as_os_str().as_bytes().to_vec())
+        .map(|e| crate::sys::rel_bytes(e.path.strip_prefix(root).unwrap_or(&e.path)).into_owned())
         .collect();
     let unreadable = flags::DIR | flags::SKIPPED_UNREADABLE;
     for f in &mut found {
@@ -135,7 +134,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
 pub fn watched_walk(dir: &Path) -> Result<ignore::WalkBuilder, ignore::Error> {
     let rules = views::Rules { follow: false, ..views::UNION };
     let mut builder = filters(rules).builder(&[dir.to_path_buf()], 1, false, false)?;
-    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     Ok(builder)
 }
 
@@ -211,7 +210,7 @@ fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, Index
     let mut builder = filters
         .builder(&[root.to_path_buf()], 0, false, false)
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
-    builder.filter_entry(|e| !is_store(e.file_name().as_bytes()));
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     builder.build_parallel().run(|| {
         let out = &out;
         Box::new(move |entry| {
@@ -219,7 +218,7 @@ fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, Index
                 && e.file_type().is_some_and(|t| t.is_file() || t.is_dir())
             {
                 let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-                out.lock().unwrap().insert(rel.as_os_str().as_bytes().to_vec());
+                out.lock().unwrap().insert(rel.as_os_str().as_encoded_bytes().to_vec());
             }
             ignore::WalkState::Continue
         })
@@ -244,7 +243,7 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
 /// The watch entry for `rel` (relative to `root`, or absolute); absent
 /// paths give an entry only when `keep_absent`.
 fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
-    let path = root.join(std::ffi::OsStr::from_bytes(&rel));
+    let path = root.join(crate::sys::rel_path(&rel));
     let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
     let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
     match std::fs::symlink_metadata(&path) {
@@ -285,6 +284,6 @@ fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
         absolute.push(c.join("git/ignore"));
         absolute.push(c.join("git/config"));
     }
-    out.extend(absolute.into_iter().map(|p| p.into_os_string().into_vec()));
+    out.extend(absolute.into_iter().map(|p| p.into_os_string().into_encoded_bytes()));
     out
 }

@@ -10,17 +10,15 @@
 //! events: every entry whose stat differs from the table.
 
 use std::collections::HashSet;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, differs};
 use crate::index::reader::IndexReader;
 use crate::index::table::flags;
 use crate::index::tree::child_rel;
+use crate::sys::dirstat::{DirStat, Meta};
 
 /// Which entries of the file table may differ from the tree.
 #[derive(Clone, Debug, Default)]
@@ -178,7 +176,7 @@ pub fn outside_watched(reader: &IndexReader) -> Vec<(Vec<u8>, Recorded)> {
 /// A stat of each of `watched` (from [`outside_watched`]) now; `root` is
 /// the tree's root.
 pub fn stat_each(watched: &[(Vec<u8>, Recorded)], root: &Path) -> Vec<Option<Meta>> {
-    watched.iter().map(|(rel, _)| Meta::of_path(&root.join(OsStr::from_bytes(rel)))).collect()
+    watched.iter().map(|(rel, _)| Meta::of_path(&root.join(crate::sys::rel_path(rel)))).collect()
 }
 
 /// Whether the stats `now` (from [`stat_each`]) show any of `watched`
@@ -205,7 +203,7 @@ pub fn reconcile(reader: &IndexReader, root: &Path) -> Vec<Vec<u8>> {
                 let e = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
                 let now = if outside_tree(f.path) || f.flags & flags::NOT_A_FILE & !flags::DIR != 0
                 {
-                    Meta::of_path(&root.join(OsStr::from_bytes(f.path)))
+                    Meta::of_path(&root.join(crate::sys::rel_path(f.path)))
                 } else {
                     let stat = stat.as_mut()?;
                     let md = if f.flags & flags::DIR != 0 {

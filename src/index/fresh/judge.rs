@@ -5,18 +5,16 @@
 //! open and sends the result ([`crate::serve`]), so the query process
 //! never opens the index.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use super::changes::{MayDiffer, below};
-use super::fstat::{DirStat, Meta};
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
 use crate::index::table::{DocId, FileId, FileRef, flags, views};
 use crate::index::tree::under;
+use crate::sys::dirstat::{DirStat, Meta};
 
 /// The rules the entries of one table are judged by.
 pub struct Judge<'a> {
@@ -248,11 +246,11 @@ impl Judge<'_> {
         let now = if !may_differ.contains(id) && !linked {
             as_recorded(entry)
         } else if is_watch {
-            Meta::of_path(&self.root.join(OsStr::from_bytes(f.path)))
+            Meta::of_path(&self.root.join(crate::sys::rel_path(f.path)))
         } else if linked {
             // A watcher sees a change under the link's target only: stat
             // through the link, as the walk that follows it does.
-            match Meta::followed(&self.root.join(OsStr::from_bytes(f.path))) {
+            match Meta::followed(&self.root.join(crate::sys::rel_path(f.path))) {
                 Ok(m) => m,
                 Err(_) => return Some(Verdict::GiveUp),
             }

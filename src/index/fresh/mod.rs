@@ -10,10 +10,9 @@
 //! walking ([`sweep`]). Either way, a file the index knows, unchanged since
 //! the build (same size and status-change time), is read only if it is a
 //! candidate; a file that is new, changed or unknown to the index is always
-//! read; a deleted file is never read, so never printed. [`fstat`] stats
+//! read; a deleted file is never read, so never printed. [`crate::sys::dirstat`] stats
 //! many paths cheaply for the sweep.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -33,7 +32,6 @@ use crate::query::search_plan::{
 use crate::report::Messages;
 
 pub mod changes;
-pub mod fstat;
 pub mod judge;
 pub mod sweep;
 pub mod verdict;
@@ -150,6 +148,15 @@ impl IndexFilter {
                 return Err(Unused::Unusable);
             }
         };
+        if reader.foreign() {
+            msgs.warn(format!(
+                "index at {} was built on another operating system (its paths are of another \
+                 style); searching without it (rebuild: tg index {})",
+                found.dir.display(),
+                found.root.display()
+            ));
+            return Err(Unused::Unusable);
+        }
         if reader.needs_reindex() {
             msgs.warn(format!(
                 "index at {} was built by another version of tg (feature version {}); \
@@ -203,7 +210,7 @@ impl IndexFilter {
         explicit: bool,
     ) -> bool {
         let c = &self.counters;
-        let found = self.relative(path).and_then(|rel| self.lookup(rel.as_os_str().as_bytes()));
+        let found = self.relative(path).and_then(|rel| self.lookup(&crate::sys::rel_bytes(&rel)));
         let (Some(id), Some(md)) = (found, md) else {
             c.unknown.fetch_add(1, Ordering::Relaxed);
             return true;
@@ -216,7 +223,7 @@ impl IndexFilter {
             c.changed.fetch_add(1, Ordering::Relaxed);
             return true;
         }
-        let name = path.as_os_str().as_bytes();
+        let name = path.as_os_str().as_encoded_bytes();
         let candidate = self.is_candidate(id)
             || self.binary_needs_search(meta.flags, explicit)
             || maybe_packed(name)

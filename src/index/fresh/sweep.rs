@@ -26,8 +26,6 @@
 //! The files come out in the walker's order (`--sort path`: by path
 //! components), so the output is the scan's.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -107,7 +105,7 @@ impl IndexFilter {
                 && scopes.iter().any(|scope| {
                     under(f.path, &scope.1)
                         && view.admits(scope, f.path, false, &mut dirs)
-                        && self.root.join(OsStr::from_bytes(f.path)).is_file()
+                        && self.root.join(crate::sys::rel_path(f.path)).is_file()
                 })
         })
     }
@@ -145,7 +143,7 @@ pub fn scopes_for(
         if !given.is_dir() {
             return None;
         }
-        scopes.push((given.clone(), rel.as_os_str().as_bytes().to_vec()));
+        scopes.push((given.clone(), crate::sys::rel_bytes(rel).into_owned()));
     }
     // Overlapping search paths are searched once per path by a walk.
     let overlap = scopes
@@ -222,7 +220,7 @@ fn new_entries(
     rel: &[u8],
     known: &dyn Fn(&[u8]) -> Option<bool>,
 ) -> Option<Vec<PathBuf>> {
-    let abs = root.join(OsStr::from_bytes(rel));
+    let abs = root.join(crate::sys::rel_path(rel));
     let join = |name: &[u8]| child_rel(rel, name);
     for name in WATCHED_NAMES {
         if abs.join(name).symlink_metadata().is_ok() && known(&join(name.as_bytes())).is_none() {
@@ -241,7 +239,7 @@ fn new_entries(
     for entry in builder.clone().max_depth(Some(1)).build().skip(1) {
         let entry = entry.ok()?;
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        if known(&join(entry.file_name().as_bytes())) == Some(is_dir) {
+        if known(&join(entry.file_name().as_encoded_bytes())) == Some(is_dir) {
             continue;
         }
         match entry.file_type() {
@@ -282,7 +280,7 @@ fn nothing_new(
         let Ok(e) = e else { return false };
         match e.file_type() {
             Ok(t) if t.is_dir() || t.is_file() => {
-                known(&join(e.file_name().as_bytes())) == Some(t.is_dir())
+                known(&join(e.file_name().as_encoded_bytes())) == Some(t.is_dir())
             }
             _ => false,
         }

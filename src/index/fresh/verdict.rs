@@ -2,8 +2,8 @@
 //! it found now: pure functions, shared by the freshness sweep
 //! ([`super::sweep`]) and a server's reconcile ([`super::changes`]).
 
-use super::fstat::Meta;
 use crate::index::table::flags;
+use crate::sys::dirstat::Meta;
 
 /// What the stat of one table entry decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,6 @@
 //! recorded walk matches walks the tree (pruned by the index).
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use ignore::overrides::Override;
@@ -166,7 +164,8 @@ pub fn table_admits(
 pub fn display(scope: &(PathBuf, Vec<u8>), rel: &[u8], strip: bool) -> PathBuf {
     let (given, prefix) = scope;
     let rest = rel[prefix.len()..].strip_prefix(b"/").unwrap_or(&rel[prefix.len()..]);
-    let joined = if rest.is_empty() { given.clone() } else { given.join(OsStr::from_bytes(rest)) };
+    let joined =
+        if rest.is_empty() { given.clone() } else { given.join(crate::sys::rel_path(rest)) };
     match joined.strip_prefix("./") {
         Ok(p) if strip => p.to_path_buf(),
         _ => joined,

@@ -5,8 +5,6 @@
 
 use std::io::Write;
 use std::num::NonZeroU64;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -73,7 +71,7 @@ pub fn build(
 
     let mut writer = writer_for(budget, &out, crate::index::blocks::FOLLOW_MASKS);
     let id = writer.add_file(FileMeta {
-        path: canonical.as_os_str().as_bytes().to_vec(),
+        path: canonical.as_os_str().as_encoded_bytes().to_vec(),
         size: md.len(),
         changed_ns: recorded_change(&md),
         flags: 0,
@@ -105,10 +103,10 @@ pub fn build(
     let edge = md.len().min(EDGE_LEN) as u32;
     let crc_at = |offset| super::super::record::crc_of_range(&file, offset, u64::from(edge));
     let gz = GzFile {
-        dev: md.dev(),
-        ino: md.ino(),
+        dev: crate::sys::open_file_id(&file).dev,
+        ino: crate::sys::open_file_id(&file).ino,
         gz_len: md.len(),
-        mtime_ns: md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec()),
+        mtime_ns: crate::sys::modified_ns(&md),
         head_crc: crc_at(0)?,
         head_len: edge,
         tail_crc: crc_at(md.len() - u64::from(edge))?,

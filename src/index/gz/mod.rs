@@ -29,7 +29,6 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -92,9 +91,9 @@ impl GzIndex {
     pub fn is_fresh(&self, file: &File) -> std::io::Result<bool> {
         let f = &self.record.file;
         let md = file.metadata()?;
-        let mtime_ns = md.mtime().saturating_mul(1_000_000_000).saturating_add(md.mtime_nsec());
-        if md.dev() != f.dev || md.ino() != f.ino || md.len() != f.gz_len || mtime_ns != f.mtime_ns
-        {
+        let mtime_ns = crate::sys::modified_ns(&md);
+        let id = crate::sys::open_file_id(file);
+        if id.dev != f.dev || id.ino != f.ino || md.len() != f.gz_len || mtime_ns != f.mtime_ns {
             return Ok(false);
         }
         if self.changed_ns == RACY || changed_ns(&md) != self.changed_ns {

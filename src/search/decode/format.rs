@@ -1,7 +1,6 @@
 //! The compression formats `-z` knows, and which files are compressed:
 //! rg's globs (`*.gz`, …), read as file-name endings.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// A compression format `-z` decompresses.
@@ -45,7 +44,7 @@ impl Format {
     /// The format of `path`, by the end of its file name as ripgrep's globs
     /// recognise it (so `.gz` alone is gzip too; case matters).
     pub fn of(path: &Path) -> Option<Format> {
-        let name = path.file_name()?.as_bytes();
+        let name = path.file_name()?.as_encoded_bytes();
         ENDINGS.iter().find(|(end, _)| name.ends_with(end.as_bytes())).map(|&(_, f)| f)
     }
 

@@ -1,4 +1,5 @@
-//! Cheap `lstat` of many paths below one root, through directory handles.
+//! Linux: cheap `lstat` of many paths below one root, through directory
+//! handles.
 //!
 //! Stat-ing `root/a/b/c/file` by path makes the kernel resolve every
 //! component each time; the freshness sweep stats every file of a tree, so
@@ -13,54 +14,16 @@ use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// What the sweep needs to know of a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Meta {
-    /// A regular file.
-    pub is_file: bool,
-    /// A directory.
-    pub is_dir: bool,
-    /// Size in bytes.
-    pub size: u64,
-    /// Status-change time (ctime) in nanoseconds since the epoch.
-    pub changed_ns: i64,
-}
+use super::meta::Meta;
 
-impl Meta {
-    /// `lstat` of `path` by name, for the few paths outside the tree;
-    /// `None` when it is missing or cannot be stat-ed.
-    pub fn of_path(path: &Path) -> Option<Meta> {
-        std::fs::symlink_metadata(path).ok().map(|m| Meta {
-            is_file: m.is_file(),
-            is_dir: m.is_dir(),
-            size: m.len(),
-            changed_ns: crate::index::tree::changed_ns(&m),
-        })
-    }
-
-    /// `stat` of `path`, following links (as a walk with `--follow`
-    /// does); `Ok(None)` when it is missing.
-    pub fn followed(path: &Path) -> std::io::Result<Option<Meta>> {
-        match std::fs::metadata(path) {
-            Ok(m) => Ok(Some(Meta {
-                is_file: m.is_file(),
-                is_dir: m.is_dir(),
-                size: m.len(),
-                changed_ns: crate::index::tree::changed_ns(&m),
-            })),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn from_stat(st: &libc::stat) -> Meta {
-        let fmt = st.st_mode & libc::S_IFMT;
-        Meta {
-            is_file: fmt == libc::S_IFREG,
-            is_dir: fmt == libc::S_IFDIR,
-            size: st.st_size as u64,
-            changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
-        }
+/// The [`Meta`] of a `stat` result.
+fn from_stat(st: &libc::stat) -> Meta {
+    let fmt = st.st_mode & libc::S_IFMT;
+    Meta {
+        is_file: fmt == libc::S_IFREG,
+        is_dir: fmt == libc::S_IFDIR,
+        size: st.st_size as u64,
+        changed_ns: st.st_ctime.saturating_mul(1_000_000_000).saturating_add(st.st_ctime_nsec),
     }
 }
 
@@ -104,7 +67,7 @@ impl DirStat {
             }
         });
         match result {
-            Ok(st) => Ok(Some(Meta::from_stat(&st))),
+            Ok(st) => Ok(Some(from_stat(&st))),
             Err(e) if is_missing(&e) => Ok(None),
             Err(e) => Err(e),
         }
@@ -127,7 +90,7 @@ impl DirStat {
             }
             st
         };
-        Ok(Some(Meta::from_stat(&st)))
+        Ok(Some(from_stat(&st)))
     }
 
     /// An open descriptor of the directory `rel` (relative to the root),
@@ -168,15 +131,6 @@ impl DirStat {
     }
 }
 
-/// `rel` split at its last `/`: (parent, name); the parent of a top-level
-/// name is the root (empty).
-fn split(rel: &[u8]) -> (&[u8], &[u8]) {
-    match rel.iter().rposition(|&b| b == b'/') {
-        Some(i) => (&rel[..i], &rel[i + 1..]),
-        None => (&b""[..], rel),
-    }
-}
-
 /// Calls `f` with `name` as a C string, without allocating for short names.
 fn with_c_name<T>(name: &[u8], f: impl FnOnce(&CStr) -> std::io::Result<T>) -> std::io::Result<T> {
     let mut buf = [0u8; 256];
@@ -208,44 +162,11 @@ impl Drop for DirStat {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stats_files_dirs_and_missing_paths() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
-        std::fs::write(dir.path().join("a/b/f.txt"), b"hello").unwrap();
-        std::fs::write(dir.path().join("top.txt"), b"x").unwrap();
-        let mut s = DirStat::new(dir.path()).unwrap();
-        let f = s.lstat(b"a/b/f.txt").unwrap().unwrap();
-        assert!(f.is_file && !f.is_dir && f.size == 5);
-        let md = std::fs::symlink_metadata(dir.path().join("a/b/f.txt")).unwrap();
-        assert_eq!(f.changed_ns, crate::index::tree::changed_ns(&md));
-        assert!(s.lstat(b"a/b").unwrap().unwrap().is_dir);
-        assert!(s.lstat(b"top.txt").unwrap().unwrap().is_file);
-        assert!(s.lstat(b"").unwrap().unwrap().is_dir);
-        assert_eq!(s.lstat(b"a/missing").unwrap(), None);
-        assert_eq!(s.lstat(b"nope/x").unwrap(), None);
-        assert_eq!(s.lstat(b"top.txt/x").unwrap(), None);
-        assert_eq!(s.lstat_dir(b"a/b").unwrap(), s.lstat(b"a/b").unwrap());
-        assert_eq!(s.lstat_dir(b"").unwrap(), s.lstat(b"").unwrap());
-        assert_eq!(s.lstat_dir(b"top.txt").unwrap(), s.lstat(b"top.txt").unwrap());
-        assert_eq!(s.lstat_dir(b"gone").unwrap(), None);
-    }
-
-    #[test]
-    fn a_directory_replaced_by_a_link_is_not_entered() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("real")).unwrap();
-        std::fs::write(dir.path().join("real/f.txt"), b"hello").unwrap();
-        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
-        let mut s = DirStat::new(dir.path()).unwrap();
-        s.lstat_dir(b"").unwrap();
-        let link = s.lstat_dir(b"link").unwrap().unwrap();
-        assert!(!link.is_dir && !link.is_file);
-        assert_eq!(s.lstat(b"link/f.txt").unwrap(), None);
-        assert!(s.lstat(b"real/f.txt").unwrap().unwrap().is_file);
+/// `rel` split at its last `/`: (parent, name); the parent of a top-level
+/// name is the root (empty).
+fn split(rel: &[u8]) -> (&[u8], &[u8]) {
+    match rel.iter().rposition(|&b| b == b'/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => (&b""[..], rel),
     }
 }

@@ -1,6 +1,6 @@
-//! Watching the tree: one inotify instance, one watch per directory that the
-//! index's walk entered (ignored directories are never subscribed), and a
-//! thread that only drains events into a bounded queue.
+//! Linux: one inotify instance, one watch per directory that the index's
+//! walk entered (ignored directories are never subscribed), and a thread
+//! that only drains events into a bounded queue.
 //!
 //! `notify` 8 subscribes every watch to `IN_OPEN`, so each file a query
 //! reads would queue an event, and a busy server would overflow its queue
@@ -34,17 +34,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_channel::Sender;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 
-/// One event, as the drain thread queues it.
-#[derive(Debug)]
-pub enum Raw {
-    /// The kernel's queue overflowed: events were lost.
-    Overflow,
-    /// An event on a watched directory: its descriptor, mask and the name
-    /// of the entry it concerns (`None`: the directory itself).
-    Event(WatchDescriptor, EventMask, Option<Vec<u8>>),
-    /// Reading events failed; the watcher is gone.
-    Failed,
-}
+use super::event::{Change, Raw};
+
+/// The watcher whose events [`drain`] reads.
+pub type Watcher = Inotify;
 
 /// The events a directory watch asks for.
 fn dir_mask() -> WatchMask {
@@ -60,6 +53,23 @@ fn dir_mask() -> WatchMask {
         | WatchMask::ONLYDIR
         | WatchMask::DONT_FOLLOW
         | WatchMask::EXCL_UNLINK
+}
+
+/// Whether table path `rel` is `prefix` or below it (`prefix` empty: the root).
+fn under(rel: &[u8], prefix: &[u8]) -> bool {
+    prefix.is_empty()
+        || (rel.starts_with(prefix) && (rel.len() == prefix.len() || rel[prefix.len()] == b'/'))
+}
+
+/// What an event's mask says, in the terms the server applies.
+fn change(mask: EventMask) -> Change {
+    Change {
+        created: mask.intersects(EventMask::CREATE | EventMask::MOVED_TO),
+        removed: mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM),
+        self_gone: mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF),
+        forgotten: mask.contains(EventMask::IGNORED),
+        is_dir: mask.contains(EventMask::ISDIR),
+    }
 }
 
 /// The watched directories of a tree.
@@ -129,8 +139,7 @@ impl DirWatches {
 
     /// Stops watching `rel` and every directory below it.
     pub fn remove_below(&mut self, rel: &[u8]) {
-        let gone: Vec<Vec<u8>> =
-            self.by_dir.keys().filter(|d| crate::index::tree::under(d, rel)).cloned().collect();
+        let gone: Vec<Vec<u8>> = self.by_dir.keys().filter(|d| under(d, rel)).cloned().collect();
         for d in gone {
             if let Some(wd) = self.by_dir.remove(&d) {
                 self.dirs.remove(&wd);
@@ -157,7 +166,7 @@ impl DirWatches {
     }
 
     /// How many directories are watched.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.dirs.len()
     }
 }
@@ -234,7 +243,7 @@ pub fn drain(mut inotify: Inotify, tx: Sender<Raw>, drained: &Drained) {
             let raw = if e.mask.contains(EventMask::Q_OVERFLOW) {
                 Raw::Overflow
             } else {
-                Raw::Event(e.wd, e.mask, e.name.map(|n| n.as_bytes().to_vec()))
+                Raw::Event(e.wd, change(e.mask), e.name.map(|n| n.as_bytes().to_vec()))
             };
             gone = tx.send(raw).is_err();
             if gone {

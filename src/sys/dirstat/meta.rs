@@ -1,0 +1,44 @@
+//! What the sweep needs to know of a path.
+
+use std::path::Path;
+
+/// What the sweep needs to know of a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// A regular file.
+    pub is_file: bool,
+    /// A directory.
+    pub is_dir: bool,
+    /// Size in bytes.
+    pub size: u64,
+    /// Status-change time (ctime) in nanoseconds since the epoch.
+    pub changed_ns: i64,
+}
+
+impl Meta {
+    /// `lstat` of `path` by name, for the few paths outside the tree;
+    /// `None` when it is missing or cannot be stat-ed.
+    pub fn of_path(path: &Path) -> Option<Meta> {
+        std::fs::symlink_metadata(path).ok().map(|m| Meta {
+            is_file: m.is_file(),
+            is_dir: m.is_dir(),
+            size: m.len(),
+            changed_ns: crate::sys::changed_ns(&m),
+        })
+    }
+
+    /// `stat` of `path`, following links (as a walk with `--follow`
+    /// does); `Ok(None)` when it is missing.
+    pub fn followed(path: &Path) -> std::io::Result<Option<Meta>> {
+        match std::fs::metadata(path) {
+            Ok(m) => Ok(Some(Meta {
+                is_file: m.is_file(),
+                is_dir: m.is_dir(),
+                size: m.len(),
+                changed_ns: crate::sys::changed_ns(&m),
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! `lstat` of many paths below one root, as the freshness sweep needs it
+//! ([`Meta`]): on Linux through cached directory handles (`at`, `fstatat`
+//! relative to an `O_PATH` parent), elsewhere by path (`by_path`), with
+//! the same answers.
+
+#[cfg(target_os = "linux")]
+mod at;
+#[cfg(not(target_os = "linux"))]
+mod by_path;
+
+#[cfg(target_os = "linux")]
+pub use at::DirStat;
+#[cfg(not(target_os = "linux"))]
+pub use by_path::DirStat;
+
+mod meta;
+
+pub use meta::Meta;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_files_dirs_and_missing_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("a/b/f.txt"), b"hello").unwrap();
+        std::fs::write(dir.path().join("top.txt"), b"x").unwrap();
+        let mut s = DirStat::new(dir.path()).unwrap();
+        let f = s.lstat(b"a/b/f.txt").unwrap().unwrap();
+        assert!(f.is_file && !f.is_dir && f.size == 5);
+        let md = std::fs::symlink_metadata(dir.path().join("a/b/f.txt")).unwrap();
+        assert_eq!(f.changed_ns, crate::sys::changed_ns(&md));
+        assert!(s.lstat(b"a/b").unwrap().unwrap().is_dir);
+        assert!(s.lstat(b"top.txt").unwrap().unwrap().is_file);
+        assert!(s.lstat(b"").unwrap().unwrap().is_dir);
+        assert_eq!(s.lstat(b"a/missing").unwrap(), None);
+        assert_eq!(s.lstat(b"nope/x").unwrap(), None);
+        assert_eq!(s.lstat(b"top.txt/x").unwrap(), None);
+        assert_eq!(s.lstat_dir(b"a/b").unwrap(), s.lstat(b"a/b").unwrap());
+        assert_eq!(s.lstat_dir(b"").unwrap(), s.lstat(b"").unwrap());
+        assert_eq!(s.lstat_dir(b"top.txt").unwrap(), s.lstat(b"top.txt").unwrap());
+        assert_eq!(s.lstat_dir(b"gone").unwrap(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_replaced_by_a_link_is_not_entered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real")).unwrap();
+        std::fs::write(dir.path().join("real/f.txt"), b"hello").unwrap();
+        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+        let mut s = DirStat::new(dir.path()).unwrap();
+        s.lstat_dir(b"").unwrap();
+        let link = s.lstat_dir(b"link").unwrap().unwrap();
+        assert!(!link.is_dir && !link.is_file);
+        assert_eq!(s.lstat(b"link/f.txt").unwrap(), None);
+        assert!(s.lstat(b"real/f.txt").unwrap().unwrap().is_file);
+    }
+}
