@@ -164,13 +164,15 @@ fn invocations() -> Vec<(&'static str, &'static str, Vec<String>)> {
 }
 
 /// The cases of `client`, named for the path they run through (`scan`,
-/// `indexed`, `served`), unordered (no client here sorts).
+/// `indexed`, `served`), unordered (no client here sorts), each compared
+/// with the rg the editors ship: built with PCRE2, as tg is (VS Code's
+/// `--engine auto` takes `needle\r?$` to PCRE2, which a plain rg refuses).
 fn cases(client: &str, path: &str) -> Vec<Case> {
     invocations()
         .into_iter()
         .filter(|(c, _, _)| *c == client)
         .map(|(c, name, args)| {
-            Case::new(format!("{path}/{c}/{name}"), args).cwd("repo").unordered()
+            Case::new(format!("{path}/{c}/{name}"), args).cwd("repo").unordered().pcre2()
         })
         .collect()
 }
