@@ -24,6 +24,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 BIN, WORK = sys.argv[1], sys.argv[2]
@@ -69,10 +70,16 @@ passed, failed = 0, []
 
 
 def run(exe, args, cwd):
-    """stdout and exit code of `exe args` under wine, in `cwd`."""
-    p = subprocess.run([WINE, os.path.join(BIN, exe)] + args, cwd=cwd, env=ENV,
-                       capture_output=True, timeout=600)
-    return p.stdout, p.returncode, p.stderr
+    """stdout, exit code and stderr of `exe args` under wine, in `cwd`.
+    Through files, not pipes: wine's own processes inherit the pipes and
+    would hold them open until the wine server exits."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        code = subprocess.run([WINE, os.path.join(BIN, exe)] + args, cwd=cwd, env=ENV,
+                              stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                              timeout=600).returncode
+        out.seek(0)
+        err.seek(0)
+        return out.read(), code, err.read()
 
 
 def native(args, cwd):
