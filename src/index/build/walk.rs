@@ -61,8 +61,8 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
                     let message = err.to_string();
                     let path = error_path(&err).map(Path::to_path_buf);
                     if let (true, Some(p)) = (closes_loop(&err), &path) {
-                        let rel = p.strip_prefix(root).unwrap_or(p).as_os_str().as_encoded_bytes();
-                        links.lock().unwrap().1.insert(rel.to_vec());
+                        let rel = crate::sys::rel_bytes(p.strip_prefix(root).unwrap_or(p));
+                        links.lock().unwrap().1.insert(rel.into_owned());
                     }
                     failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
                     return ignore::WalkState::Continue;
@@ -218,7 +218,7 @@ fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, Index
                 && e.file_type().is_some_and(|t| t.is_file() || t.is_dir())
             {
                 let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-                out.lock().unwrap().insert(rel.as_os_str().as_encoded_bytes().to_vec());
+                out.lock().unwrap().insert(crate::sys::rel_bytes(rel).into_owned());
             }
             ignore::WalkState::Continue
         })
