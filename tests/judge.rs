@@ -11,6 +11,7 @@ use std::path::Path;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use trigrep::index::fresh::Reads;
 use trigrep::index::fresh::changes::{Changes, Touched};
 use trigrep::index::fresh::judge::{Judge, Judged, TableSummary};
 use trigrep::index::reader::IndexReader;
@@ -76,10 +77,12 @@ fn the_sparse_pass_judges_as_the_full_pass() {
                 reader: &reader,
                 root: &root,
                 candidate_files: &candidates,
-                binary_whole: round % 3 == 0,
-                keep_skips: round % 11 == 0,
+                reads: Reads {
+                    binary_whole: round % 3 == 0,
+                    misses: round % 11 == 0,
+                    zip: round % 5 == 0,
+                },
                 out: [flags::OUT_OF_PLAIN, 0, flags::OUT_OF_EDITOR][round % 3],
-                zip: round % 5 == 0,
                 summary,
             }
             .table(&scope, &may_differ)

@@ -22,6 +22,7 @@ pub mod location;
 pub mod postings;
 pub mod reader;
 pub(crate) mod record;
+pub use record::TextShape;
 pub mod sort;
 pub mod storage;
 pub mod style;

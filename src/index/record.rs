@@ -48,6 +48,49 @@ macro_rules! le {
 }
 le!(u8, u32, u64, i64);
 
+/// What a block-indexed text is, as the `source` records of a block index
+/// ([`super::blocks::source`]) and of a `.gz` index ([`super::gz::record`])
+/// both store it: three `u64`s in a row (its length, its newlines, the
+/// nominal size of its blocks) and a bit of the record's flags
+/// ([`TextShape::flags`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextShape {
+    /// Bytes of text indexed.
+    pub len: u64,
+    /// Newlines in them (line numbers of a grown tail start after them).
+    pub lines: u64,
+    /// The nominal block size the text was cut into.
+    pub block_size: u64,
+    /// The text holds a NUL byte.
+    pub has_nul: bool,
+}
+
+impl TextShape {
+    /// The record flag set when the text holds a NUL.
+    pub(crate) const HAS_NUL: u32 = 1;
+
+    /// The record flags that say what the numbers cannot.
+    pub(crate) fn flags(&self) -> u32 {
+        if self.has_nul { Self::HAS_NUL } else { 0 }
+    }
+
+    /// Appends the three numbers to `b`.
+    pub(crate) fn put(&self, b: &mut Vec<u8>) {
+        b.put_le(self.len).put_le(self.lines).put_le(self.block_size);
+    }
+
+    /// The shape whose numbers start at byte `at` of `f` (within the
+    /// length the caller checked).
+    pub(crate) fn read(f: &Fields<'_>, at: usize) -> TextShape {
+        TextShape {
+            len: f.u64_at(at),
+            lines: f.u64_at(at + 8),
+            block_size: f.u64_at(at + 16),
+            has_nul: f.flags() & Self::HAS_NUL != 0,
+        }
+    }
+}
+
 /// A record's first bytes: `magic`, `version`, `flags`.
 pub(crate) fn start(magic: &[u8; 8], version: u32, flags: u32, capacity: usize) -> Vec<u8> {
     let mut b = Vec::with_capacity(capacity);

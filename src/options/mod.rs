@@ -313,6 +313,20 @@ pub struct WalkOptions {
     pub sort: Option<Sort>,
 }
 
+impl WalkOptions {
+    /// A walker over `paths` with these filters and order, on `threads`
+    /// threads, leaving out stdout's file when `skip_stdout`.
+    pub fn builder_at(
+        &self,
+        paths: &[PathBuf],
+        threads: usize,
+        skip_stdout: bool,
+    ) -> Result<ignore::WalkBuilder, ignore::Error> {
+        let by_name = self.sort.is_some_and(|s| s.is_path_order());
+        self.filters.builder(paths, threads, by_name, skip_stdout)
+    }
+}
+
 /// Whether an index may answer, and where indexes live.
 #[derive(Clone, Debug)]
 pub struct IndexUse {
@@ -435,8 +449,7 @@ impl SearchOptions {
     /// The walker over `paths` (not empty), with this search's filters,
     /// threads and order.
     pub fn walk_builder_at(&self, paths: &[PathBuf]) -> Result<ignore::WalkBuilder, ignore::Error> {
-        let by_name = self.walk.sort.is_some_and(|s| s.is_path_order());
         let skip_stdout = matches!(self.mode, Mode::Search(_));
-        self.walk.filters.builder(paths, self.run.threads, by_name, skip_stdout)
+        self.walk.builder_at(paths, self.run.threads, skip_stdout)
     }
 }

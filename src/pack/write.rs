@@ -140,7 +140,7 @@ pub fn pack(
         index_len: index.len() as u64,
         index_crc: crc32fast::hash(&index),
         table_crc: crc32fast::hash(&entries_bytes(&entries)),
-        flags: if source.has_nul { FLAG_HAS_NUL } else { 0 },
+        flags: if source.text.has_nul { FLAG_HAS_NUL } else { 0 },
     };
     out.write_all(&encode_index_frame(&index, &footer))?;
     out.write_all(&encode_seek_table(&entries))?;

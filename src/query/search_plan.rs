@@ -7,6 +7,7 @@ use super::planner::pcre2::supersets;
 use super::planner::{PlanOptions, plan};
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use crate::options::{
     Boundary, Case, EncodingChoice, Engine, MatchOptions, Mode, OutputMode, SearchOptions,
@@ -44,6 +45,33 @@ pub fn query_for(m: &MatchOptions, edges: bool) -> Query {
             ..PlanOptions::default()
         },
     )
+}
+
+/// A search's trigram queries, planned once per kind of index (without
+/// and with edges), by whichever thread asks first, and shared by every
+/// index the search reads: its tree's, and the block indexes of its huge
+/// files, `.gz` texts and packed files.
+pub struct Plans<'m> {
+    matcher: &'m MatchOptions,
+    planned: [OnceLock<Query>; 2],
+}
+
+impl<'m> Plans<'m> {
+    /// Nothing planned yet for the patterns and flags of `matcher`.
+    pub fn new(matcher: &'m MatchOptions) -> Plans<'m> {
+        Plans { matcher, planned: [OnceLock::new(), OnceLock::new()] }
+    }
+
+    /// The query for an index whose documents hold their `edges` or not
+    /// ([`query_for`]), planned on first use.
+    pub fn query(&self, edges: bool) -> &Query {
+        self.planned[usize::from(edges)].get_or_init(|| query_for(self.matcher, edges))
+    }
+
+    /// Why the patterns plan to no trigram at all ([`why_all`]).
+    pub fn why_all(&self) -> Unused {
+        why_all(self.matcher)
+    }
 }
 
 /// The patterns as the planner reads them: PCRE2's rewritten

@@ -13,13 +13,14 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use super::select::{Dense, Plans, Selection, counted, select, warn_unusable};
+use super::driven::Run;
+use super::select::{Dense, Selection, counted, select, warn_unusable};
 use crate::chunk::{HugeFile, Piece};
 use crate::index::blocks::cut;
 use crate::index::error::IndexError;
 use crate::options::SearchOptions;
 use crate::query::Query;
-use crate::query::search_plan::{bytes_unusable_for, lists_misses};
+use crate::query::search_plan::{Plans, bytes_unusable_for, lists_misses};
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::raw::RawText;
@@ -41,15 +42,16 @@ const ENOUGH_BLOCKS: usize = 8;
 pub struct BlockLookup<'o> {
     opts: &'o SearchOptions,
     msgs: &'o Messages,
-    plans: Plans<'o>,
+    plans: &'o Plans<'o>,
     /// Huge files searched without a block index that describes them.
     unindexed: Vec<PathBuf>,
 }
 
 impl<'o> BlockLookup<'o> {
-    /// Lookups for a run with `opts`, warnings through `msgs`.
-    pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> BlockLookup<'o> {
-        BlockLookup { opts, msgs, plans: Plans::new(&opts.matcher), unindexed: Vec::new() }
+    /// Lookups for the run `search`.
+    pub fn new(search: Run<'o>) -> Self {
+        let Run { opts, plans, msgs, .. } = search;
+        BlockLookup { opts, msgs, plans, unindexed: Vec::new() }
     }
 
     /// The huge files looked up so far that have no block index describing
@@ -92,7 +94,7 @@ impl<'o> BlockLookup<'o> {
         if quit && covered.has_nul {
             return None;
         }
-        let query = self.plans.query_for(index);
+        let query = self.plans.query(index.has_edges());
         if *query == Query::All {
             return None;
         }

@@ -17,12 +17,13 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::blocks::joined;
-use super::select::{Dense, Plans, Selection, counted, select, warn_unusable};
+use super::driven::Run;
+use super::select::{Dense, Selection, counted, select, warn_unusable};
 use crate::chunk::{self, Piece, PieceSource};
 use crate::index::error::IndexError;
 use crate::options::SearchOptions;
 use crate::query::Query;
-use crate::query::search_plan::{lists_misses, text_unusable_for};
+use crate::query::search_plan::{Plans, lists_misses, text_unusable_for};
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::gz::GzipText;
@@ -58,15 +59,16 @@ impl PieceSource for GzPieces {
 pub struct GzLookup<'o> {
     opts: &'o SearchOptions,
     msgs: &'o Messages,
-    plans: Plans<'o>,
+    plans: &'o Plans<'o>,
     /// Big `.gz` files decompressed whole for want of a usable index.
     unindexed: Vec<PathBuf>,
 }
 
 impl<'o> GzLookup<'o> {
-    /// Lookups for a run with `opts`, warnings through `msgs`.
-    pub fn new(opts: &'o SearchOptions, msgs: &'o Messages) -> GzLookup<'o> {
-        GzLookup { opts, msgs, plans: Plans::new(&opts.matcher), unindexed: Vec::new() }
+    /// Lookups for the run `search`.
+    pub fn new(search: Run<'o>) -> Self {
+        let Run { opts, plans, msgs, .. } = search;
+        GzLookup { opts, msgs, plans, unindexed: Vec::new() }
     }
 
     /// The big `.gz` files looked up so far that have no index describing them.
@@ -111,7 +113,7 @@ impl<'o> GzLookup<'o> {
             *run.fallbacks.entry(why).or_default() += 1;
             return None;
         }
-        let query = self.plans.query_for(&text);
+        let query = self.plans.query(text.has_edges());
         let selective = !(opts.read.invert_match || lists_misses(opts) || *query == Query::All);
         let blocks = match select(&text, selective.then_some(query), 0, Dense::AllBlocks) {
             Ok(Selection::Blocks(blocks)) => blocks,

@@ -14,12 +14,12 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
+use super::driven::Run;
 use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, HugeFile};
 use crate::options::{OutputMode, SearchOptions};
 use crate::readfull::Counting;
-use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::BlockText;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
@@ -35,9 +35,9 @@ pub struct Huge<'o> {
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Huge<'o> {
-        let (blocks, gz) = (BlockLookup::new(opts, msgs), GzLookup::new(opts, msgs));
-        Huge { opts, mode, engine: None, blocks, gz }
+    pub fn new(search: Run<'o>) -> Huge<'o> {
+        let (blocks, gz) = (BlockLookup::new(search), GzLookup::new(search));
+        Huge { opts: search.opts, mode: search.mode, engine: None, blocks, gz }
     }
 
     /// The huge files (and big `.gz` files) searched so far without an

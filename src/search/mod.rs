@@ -29,12 +29,12 @@ mod walk;
 
 use crate::error::Result;
 use crate::index::fresh::changes::Changes;
-use crate::index::fresh::{IndexFilter, IndexReport};
+use crate::index::fresh::{IndexFilter, IndexReport, Reads, Rules};
 use crate::options::{Engine, Mode, OutputMode, SearchOptions};
-use crate::query::search_plan::Unused;
+use crate::query::search_plan::{Plans, Unused, lists_misses, reads_binary_whole, unusable_for};
 use crate::report::Messages;
 use crate::stats::RunStats;
-use driven::Driven;
+use driven::{Driven, Run};
 pub use subject::{Source, Subject};
 use walk::Walk;
 
@@ -81,21 +81,27 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         Mode::Search(_) if !opts.matches_possible() => return Ok(Summary::default()),
         Mode::Search(mode) => mode,
     };
-    let located = IndexFilter::locate(opts);
+    // The trigram queries of this search, planned once for every index it reads.
+    let plans = Plans::new(&opts.matcher);
+    let rules = fresh_rules(opts);
+    let located = match unusable_for(opts) {
+        Some(why) => Err(why),
+        None => IndexFilter::locate(&rules, &plans),
+    };
     // A server lists the files to read when it can; else it says what
     // changed. Asked before the index is opened: what it says holds for
     // the index published when it answered, or any later one.
     let served = match &located {
-        Ok(found) if opts.index.server => match served::list(opts, msgs, found) {
+        Ok(found) if opts.index.server => match served::list(&rules, msgs, found) {
             Ok((listed, report)) => {
-                let driven = drive(opts, mode, &listed, msgs)?;
+                let driven = drive(opts, &plans, mode, &listed, msgs)?;
                 return Ok(summary(opts, driven, || Ok(report), None));
             }
             Err(answer) => Some(answer),
         },
         _ => None,
     };
-    let mut filter = located.and_then(|found| IndexFilter::open_at(opts, msgs, found));
+    let mut filter = located.and_then(|found| IndexFilter::open_at(&rules, &plans, msgs, found));
     let (changes, serve_wanted) = match (served, filter.as_mut()) {
         (Some(answer), Ok(f)) => {
             let answer = answer.for_table(f.table_id());
@@ -104,8 +110,8 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         }
         _ => (Changes::Unknown, None),
     };
-    let source = open_source(opts, msgs, filter.as_ref().ok(), &changes);
-    let driven = drive(opts, mode, source.as_ref(), msgs)?;
+    let source = open_source(opts, &rules, msgs, filter.as_ref().ok(), &changes);
+    let driven = drive(opts, &plans, mode, source.as_ref(), msgs)?;
     let index = || filter.as_ref().map(IndexFilter::report).map_err(|e| *e);
     Ok(summary(opts, driven, index, serve_wanted))
 }
@@ -114,35 +120,57 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
 /// it can stand in for the walk (told by a server when one runs), else
 /// `None`.
 fn listed_files(opts: &SearchOptions, msgs: &Messages) -> Option<listed::Listed> {
-    let found = IndexFilter::locate_listing(opts).ok()?;
+    if !opts.index.enabled {
+        return None;
+    }
+    let rules = fresh_rules(opts);
+    let found = IndexFilter::locate_listing(&rules).ok()?;
     let answer = if opts.index.server {
-        match served::list(opts, msgs, &found) {
+        match served::list(&rules, msgs, &found) {
             Ok((listed, _)) => return Some(listed),
             Err(answer) => Some(answer),
         }
     } else {
         None
     };
-    let filter = IndexFilter::open_at(opts, msgs, found).ok()?;
+    let filter = IndexFilter::open_at(&rules, &Plans::new(&opts.matcher), msgs, found).ok()?;
     let changes = match answer {
         Some(answer) => answer.for_table(filter.table_id()).changes,
         None => Changes::Unknown,
     };
-    let (files, found) = filter.sweep(opts, msgs, &changes)?;
+    let (files, found) = filter.sweep(&rules, msgs, &changes)?;
     Some(served::listed(files, found))
 }
 
-/// Searches the subjects of `source` with the driver `opts` asks for.
+/// What the index's freshness check needs of the search `opts`.
+fn fresh_rules(opts: &SearchOptions) -> Rules<'_> {
+    Rules {
+        walk: &opts.walk,
+        base: &opts.index.base,
+        threads: opts.run.threads,
+        skip_stdout: matches!(opts.mode, Mode::Search(_)),
+        reads: Reads {
+            binary_whole: reads_binary_whole(opts),
+            misses: lists_misses(opts),
+            zip: opts.read.search_zip,
+        },
+    }
+}
+
+/// Searches the subjects of `source` with the driver `opts` asks for,
+/// through the indexes `plans` query.
 fn drive(
     opts: &SearchOptions,
+    plans: &Plans<'_>,
     mode: OutputMode,
     source: &dyn Source,
     msgs: &Messages,
 ) -> Result<Driven> {
+    let search = Run { opts, plans, mode, msgs };
     if opts.run.threads == 1 {
-        sequential::search(opts, mode, source, msgs)
+        sequential::search(search, source)
     } else {
-        parallel::search(opts, mode, source, msgs)
+        parallel::search(search, source)
     }
 }
 
@@ -161,15 +189,17 @@ fn summary(
 /// Where this search's subjects come from: the index's file table when it
 /// can stand in for the walk (see [`IndexFilter::sweep`]), else a walk,
 /// pruned by the index when there is one. `changes` says which entries of
-/// the table may differ from the tree (a server's account, or everything).
+/// the table may differ from the tree (a server's account, or everything);
+/// `rules` are the search's as freshness reads them.
 pub fn open_source<'a>(
     opts: &'a SearchOptions,
+    rules: &Rules<'_>,
     msgs: &'a Messages,
     filter: Option<&'a IndexFilter>,
     changes: &Changes,
 ) -> Box<dyn Source + 'a> {
     let Some(filter) = filter else { return Box::new(Walk::new(opts, msgs)) };
-    match filter.sweep(opts, msgs, changes) {
+    match filter.sweep(rules, msgs, changes) {
         Some((files, found)) => Box::new(served::listed(files, found)),
         None => Box::new(Walk::pruned_by(opts, msgs, filter)),
     }

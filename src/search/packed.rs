@@ -29,7 +29,8 @@ use std::path::Path;
 use grep_searcher::BinaryDetection;
 use termcolor::WriteColor;
 
-use super::select::{Dense, Plans, Selection, counted, select};
+use super::driven::Run;
+use super::select::{Dense, Selection, counted, select};
 use super::subject::Subject;
 use crate::chunk::strategy::advise_willneed;
 use crate::chunk::{ChunkEngine, HEAD_LEN, HugeFile, PieceSource, fallback_reason};
@@ -38,7 +39,7 @@ use crate::options::{OutputMode, SearchOptions};
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::query::Query;
-use crate::query::search_plan::{bytes_unusable_for, lists_misses};
+use crate::query::search_plan::{Plans, bytes_unusable_for, lists_misses};
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::BlockText;
@@ -57,13 +58,14 @@ pub struct PackedSearch<'o> {
     opts: &'o SearchOptions,
     mode: OutputMode,
     msgs: &'o Messages,
-    plans: Plans<'o>,
+    plans: &'o Plans<'o>,
 }
 
 impl<'o> PackedSearch<'o> {
-    /// Searches for a run with `opts` in `mode`, warnings through `msgs`.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> PackedSearch<'o> {
-        PackedSearch { opts, mode, msgs, plans: Plans::new(&opts.matcher) }
+    /// Searches for the run `search`.
+    pub fn new(search: Run<'o>) -> PackedSearch<'o> {
+        let Run { opts, plans, mode, msgs } = search;
+        PackedSearch { opts, mode, msgs, plans }
     }
 
     /// Opens `subject` when it is a packed file to search in place (`None`:
@@ -181,7 +183,7 @@ impl<'o> PackedSearch<'o> {
         let all: Vec<usize> = (0..t.packed.frames().len()).collect();
         let Some(text) = t.text else { return (all, None) };
         let lines: Vec<u64> = text.blocks().iter().map(|b| b.first_line).collect();
-        let query = self.plans.query_for(text);
+        let query = self.plans.query(text.has_edges());
         if bytes_unusable_for(opts).is_some() || lists_misses(opts) || *query == Query::All {
             return (all, Some(lines));
         }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use grep_printer::Stats;
 
-use super::driven::Driven;
+use super::driven::{Driven, Run};
 use super::huge::{Capped, Huge, is_too_big, search_whole};
 use super::reading::{Direct, Reading, Readings};
 use super::subject::{Source, Subject, Visit};
@@ -26,12 +26,8 @@ use crate::worker::{Haystack, Printer, SearchResult, SearchWorker};
 
 /// Searches what `source` yields on `opts.run.threads` threads; returns
 /// whether anything matched, and trigrep's statistics of the run.
-pub fn search(
-    opts: &SearchOptions,
-    mode: OutputMode,
-    source: &dyn Source,
-    msgs: &Messages,
-) -> Result<Driven> {
+pub fn search(search: Run<'_>, source: &dyn Source) -> Result<Driven> {
+    let Run { opts, mode, msgs, .. } = search;
     let clock = RunClock::start(opts.run.stats);
     let started = clock.started;
     let mut bufwtr = termcolor::BufferWriter::stdout(opts.print.color);
@@ -39,11 +35,12 @@ pub fn search(
     let printer = Printer::new(opts, mode, bufwtr.buffer(), false);
     let worker = SearchWorker::new(opts, printer)?;
     let shared = Parallel {
+        search,
         opts,
         msgs,
         bufwtr,
         mmap: opts.rg_mmap(),
-        readings: Readings::new(opts, mode, msgs)?,
+        readings: Readings::new(search)?,
         stats: opts.print.stats.then(|| Mutex::new(Stats::new())),
         run: Mutex::new(RunStats::default()),
         matched: AtomicBool::new(false),
@@ -82,6 +79,7 @@ pub fn search(
 
 /// What the threads of [`search_parallel`] share.
 struct Parallel<'o> {
+    search: Run<'o>,
     opts: &'o SearchOptions,
     msgs: &'o Messages,
     bufwtr: termcolor::BufferWriter,
@@ -219,7 +217,7 @@ impl Parallel<'_> {
         let stdout = opts.print.stdout();
         let printer = Printer::new(opts, mode, stdout, true);
         let mut direct = SearchWorker::new(opts, printer)?;
-        let mut huge = Huge::new(opts, mode, self.msgs);
+        let mut huge = Huge::new(self.search);
         for (subject, reading) in subjects {
             let (path, explicit) = (subject.path(), subject.is_explicit());
             let mut run = RunStats::default();

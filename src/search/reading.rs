@@ -15,12 +15,12 @@ use std::io;
 use std::path::Path;
 
 use super::decode::{Decoding, Format, Transform};
+use super::driven::Run;
 use super::packed::{Packed, PackedSearch};
 use super::subject::Subject;
 use crate::error::Result;
 use crate::index::gz::has_index as has_gz_index;
-use crate::options::{OutputMode, SearchOptions};
-use crate::report::Messages;
+use crate::options::SearchOptions;
 use crate::stats::RunStats;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 
@@ -60,10 +60,10 @@ pub struct Readings<'o> {
 }
 
 impl<'o> Readings<'o> {
-    /// The rules of a run with `opts`, printing in `mode`, warnings through `msgs`.
-    pub fn new(opts: &'o SearchOptions, mode: OutputMode, msgs: &'o Messages) -> Result<Self> {
-        let decoding = Decoding::new(&opts.read)?;
-        Ok(Readings { opts, decoding, packed: PackedSearch::new(opts, mode, msgs) })
+    /// The rules of the run `search`.
+    pub fn new(search: Run<'o>) -> Result<Self> {
+        let (opts, decoding) = (search.opts, Decoding::new(&search.opts.read)?);
+        Ok(Readings { opts, decoding, packed: PackedSearch::new(search) })
     }
 
     /// How `subject` is read (an error: a packed file that cannot be opened).

@@ -2,18 +2,15 @@
 //! a search reads: one rule for huge files, `.gz` texts and packed files.
 //!
 //! The search's patterns are planned once per kind of index (with or
-//! without edges: [`Plans`]); the text's candidate blocks for that plan
+//! without edges: [`crate::query::search_plan::Plans`]); the text's candidate blocks for that plan
 //! are taken unless they hold more than half of what the index covers,
 //! when the search reads all of the text instead ([`Dense`]: by its own
 //! scan, or block by block). Each use is counted in [`RunStats`].
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use crate::index::error::IndexError;
-use crate::options::MatchOptions;
 use crate::query::Query;
-use crate::query::search_plan::query_for;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::{Block, BlockText};
@@ -21,26 +18,6 @@ use crate::text::{Block, BlockText};
 /// When the candidate blocks hold more than 1/`SCAN_ABOVE` of the indexed
 /// text, the search reads all of it.
 const SCAN_ABOVE: u64 = 2;
-
-/// A search's trigram queries, planned once for indexes without and with
-/// edges (by whichever thread asks first).
-pub struct Plans<'o> {
-    matcher: &'o MatchOptions,
-    planned: [OnceLock<Query>; 2],
-}
-
-impl<'o> Plans<'o> {
-    /// Nothing planned yet for the patterns and flags of `matcher`.
-    pub fn new(matcher: &'o MatchOptions) -> Plans<'o> {
-        Plans { matcher, planned: [OnceLock::new(), OnceLock::new()] }
-    }
-
-    /// The query for `text`'s index.
-    pub fn query_for(&self, text: &dyn BlockText) -> &Query {
-        let edges = text.has_edges();
-        self.planned[usize::from(edges)].get_or_init(|| query_for(self.matcher, edges))
-    }
-}
 
 /// What a search does when most of a text can match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

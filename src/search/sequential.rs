@@ -6,32 +6,26 @@ use std::io::{self, Write};
 
 use grep_printer::Stats;
 
-use super::driven::Driven;
+use super::driven::{Driven, Run};
 use super::huge::Huge;
 use super::reading::{Direct, Reading, Readings};
 use super::subject::{Source, Subject};
 use super::summary::{nothing_searched, print_rg_stats};
 use crate::error::Result;
-use crate::options::{OutputMode, SearchOptions};
-use crate::report::Messages;
 use crate::stats::{RunClock, RunStats};
 use crate::worker::{Printer, SearchWorker};
 
 /// Searches what `source` yields on one thread.
-pub fn search(
-    opts: &SearchOptions,
-    mode: OutputMode,
-    source: &dyn Source,
-    msgs: &Messages,
-) -> Result<Driven> {
+pub fn search(search: Run<'_>, source: &dyn Source) -> Result<Driven> {
+    let Run { opts, mode, msgs, .. } = search;
     let clock = RunClock::start(opts.run.stats);
     let started = clock.started;
     let stdout = opts.print.stdout();
     let printer = Printer::new(opts, mode, stdout, true);
     let mut worker = SearchWorker::new(opts, printer)?;
     let mmap = opts.rg_mmap();
-    let readings = Readings::new(opts, mode, msgs)?;
-    let mut huge = Huge::new(opts, mode, msgs);
+    let readings = Readings::new(search)?;
+    let mut huge = Huge::new(search);
     let mut run = RunStats::default();
     let mut stats = opts.print.stats.then(Stats::new);
     let mut matched = false;

@@ -12,9 +12,7 @@ use crate::index::fresh::changes::{Changes, Touched};
 use crate::index::fresh::sweep::{self, Swept};
 use crate::index::fresh::verdict::Verdict;
 use crate::index::fresh::view::View;
-use crate::index::fresh::{IndexReport, Located, roots_for};
-use crate::options::SearchOptions;
-use crate::query::search_plan::{lists_misses, reads_binary_whole};
+use crate::index::fresh::{IndexReport, Located, Rules as FreshRules, roots_for};
 use crate::query::wire;
 use crate::report::Messages;
 use crate::serve::auto_start;
@@ -39,15 +37,16 @@ pub struct Answer {
 /// the index's, the table cannot stand in for a walk), what it said
 /// changed instead, for the search to check for itself.
 pub fn list(
-    opts: &SearchOptions,
+    search: &FreshRules<'_>,
     msgs: &Messages,
     found: &Located,
 ) -> Result<(Listed, IndexReport), Answer> {
     let started = Instant::now();
-    let scopes = sweep::scopes_for(opts, &roots_for(opts, &found.root));
+    let scopes = sweep::scopes_for(search, &roots_for(search.walk, &found.root));
     // The query, the search paths and the request fit in one message.
     let query = wire::encode(&found.query).filter(|q| q.len() < MAX_REQUEST / 2);
-    let (Some(scopes), Some(query), Some(view)) = (scopes, query, View::of(opts)) else {
+    let (Some(scopes), Some(query), Some(view)) = (scopes, query, View::of(search.filters()))
+    else {
         return Err(ask(&found.dir));
     };
     let mut client = Client::connect(&found.dir).map_err(|why| answer(Err(why), &found.dir))?;
@@ -55,13 +54,7 @@ pub fn list(
     // What changed, asked on the same connection when the server cannot list.
     let said_instead = |c: &mut Client| answer(c.sync().map(|s| (s, pid)), &found.dir);
     let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-    let rules = Rules {
-        binary_whole: reads_binary_whole(opts),
-        misses: lists_misses(opts),
-        out: view.out,
-        no_parent: view.no_parent,
-        zip: opts.read.search_zip,
-    };
+    let rules = Rules { reads: search.reads, out: view.out, no_parent: view.no_parent };
     let served = match client.candidates(&query, &prefixes, rules) {
         Ok(Some(served)) => served,
         Ok(None) => return Err(said_instead(&mut client)),
@@ -75,7 +68,7 @@ pub fn list(
     let started = Instant::now();
     let entries: Vec<(&[u8], Verdict)> = served.entries.iter().map(|(p, v)| (&p[..], *v)).collect();
     let known = |rel: &[u8]| served.known.get(rel).copied();
-    let swept = sweep::list(opts, msgs, &view, &scopes, &found.root, &entries, &known);
+    let swept = sweep::list(search, msgs, &view, &scopes, &found.root, &entries, &known);
     // Files the server did not list may all be ones the globs leave out;
     // with none in the walk at all, nothing is to say.
     let unsure = |f: &Vec<Swept>| f.is_empty() && view.has_globs() && served.counts.pruned > 0;

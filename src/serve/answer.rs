@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::protocol::{self, Kind, PathKind};
 use super::server::Server;
+use crate::index::fresh::Reads;
 use crate::index::fresh::changes::{Changes, children};
 use crate::index::fresh::judge::{Judge, candidate_files};
 use crate::index::fresh::verdict::Verdict;
@@ -70,10 +71,12 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         reader: &reader,
         root: server.root(),
         candidate_files: &bits,
-        binary_whole: ask.request["binary_whole"] == true,
-        keep_skips: ask.request["misses"] == true,
+        reads: Reads {
+            binary_whole: ask.request["binary_whole"] == true,
+            misses: ask.request["misses"] == true,
+            zip: ask.request["zip"] == true,
+        },
         out,
-        zip: ask.request["zip"] == true,
         summary: Some(&server.table_summary(&reader)),
     };
     let judged = judge.table(&scopes, &may_differ);

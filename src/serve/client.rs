@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::protocol::{self, Kind, PathKind};
 use super::rendezvous::{self, Record};
+use crate::index::fresh::Reads;
 use crate::index::fresh::changes::Touched;
 use crate::index::fresh::judge::Counts;
 use crate::index::fresh::verdict::Verdict;
@@ -162,8 +163,9 @@ impl Client {
         rules: Rules,
     ) -> Result<Option<Served>, NoServer> {
         let request = json!({
-            "op": "candidates", "binary_whole": rules.binary_whole, "misses": rules.misses,
-            "out": rules.out, "no_parent": rules.no_parent, "zip": rules.zip,
+            "op": "candidates", "binary_whole": rules.reads.binary_whole,
+            "misses": rules.reads.misses, "out": rules.out, "no_parent": rules.no_parent,
+            "zip": rules.reads.zip,
         });
         let mut out = Vec::new();
         protocol::write_json(&mut out, Kind::Request, &request)?;
@@ -232,17 +234,13 @@ impl Client {
 /// (see [`crate::index::fresh::judge::Judge`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Rules {
-    /// Binary files are read whatever their candidacy.
-    pub binary_whole: bool,
-    /// Files without a match are listed too.
-    pub misses: bool,
+    /// Which files are read whatever their candidacy.
+    pub reads: Reads,
     /// Entries flagged with any of these are left out by the search's walk.
     pub out: u32,
     /// `--no-ignore-parent`: the server declines when ignore files lie
     /// above the tree, or a search path is not the tree's root.
     pub no_parent: bool,
-    /// `-z`: compressed files are read whatever their candidacy.
-    pub zip: bool,
 }
 
 /// A server's answer to [`Client::candidates`].

@@ -9,10 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Block, BlockText, Covered, Opened};
+use super::{BlockText, Opened, TextIndex};
 use crate::index::error::IndexError;
 use crate::index::gz::{GzIndex, TextReader};
-use crate::query::Query;
 
 /// A `.gz` file whose text has an index that describes it.
 pub struct GzipText {
@@ -67,21 +66,8 @@ impl BlockText for GzipText {
         self.index.record.text.len
     }
 
-    fn covered(&self) -> Covered {
-        let t = self.index.record.text;
-        Covered { len: t.len, lines: t.lines, has_nul: t.has_nul, blocks: self.index.block_count() }
-    }
-
-    fn blocks(&self) -> Vec<Block> {
-        self.index.blocks().collect()
-    }
-
-    fn has_edges(&self) -> bool {
-        self.index.has_edges()
-    }
-
-    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
-        self.index.candidates_within(query, enough)
+    fn index(&self) -> &dyn TextIndex {
+        &self.index
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {

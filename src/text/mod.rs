@@ -25,9 +25,11 @@ pub mod raw;
 
 use std::io;
 
+use crate::index::TextShape;
 pub use crate::index::blocks::Block;
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
+use crate::index::gz::GzIndex;
 use crate::query::Query;
 
 /// What the index of a text covers.
@@ -44,20 +46,10 @@ pub struct Covered {
     pub blocks: u32,
 }
 
-/// A text read through its block index.
-pub trait BlockText: Send + Sync {
-    /// What kind of text it is, for messages: "block index", ...
-    fn kind(&self) -> &'static str;
-
-    /// The length of the whole text now (past [`Covered::len`] when a
-    /// file grew since its index was built).
-    fn len(&self) -> u64;
-
-    /// Whether the text is empty.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
+/// The block index of a text: what it covers, the blocks it cut the text
+/// into, and which of them can match a query. A huge file's and a packed
+/// file's ([`BlockIndex`]) and a `.gz` file's ([`GzIndex`]).
+pub trait TextIndex: Send + Sync {
     /// What the index covers.
     fn covered(&self) -> Covered;
 
@@ -73,6 +65,82 @@ pub trait BlockText: Send + Sync {
     /// those holding its trigrams, or, with `enough` above 0, a superset
     /// once at most that many are left.
     fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError>;
+}
+
+impl TextIndex for BlockIndex {
+    fn covered(&self) -> Covered {
+        Covered::of(&self.source.text, self.block_count())
+    }
+
+    fn blocks(&self) -> Vec<Block> {
+        BlockIndex::blocks(self).collect()
+    }
+
+    fn has_edges(&self) -> bool {
+        BlockIndex::has_edges(self)
+    }
+
+    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
+        BlockIndex::candidates(self, query, enough)
+    }
+}
+
+impl TextIndex for GzIndex {
+    fn covered(&self) -> Covered {
+        Covered::of(&self.record.text, self.block_count())
+    }
+
+    fn blocks(&self) -> Vec<Block> {
+        GzIndex::blocks(self).collect()
+    }
+
+    fn has_edges(&self) -> bool {
+        GzIndex::has_edges(self)
+    }
+
+    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
+        self.candidates_within(query, enough)
+    }
+}
+
+/// A text read through its block index ([`BlockText::index`]).
+pub trait BlockText: Send + Sync {
+    /// What kind of text it is, for messages: "block index", ...
+    fn kind(&self) -> &'static str;
+
+    /// The length of the whole text now (past [`Covered::len`] when a
+    /// file grew since its index was built).
+    fn len(&self) -> u64;
+
+    /// Whether the text is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text's block index.
+    fn index(&self) -> &dyn TextIndex;
+
+    /// What the index covers ([`TextIndex::covered`]).
+    fn covered(&self) -> Covered {
+        self.index().covered()
+    }
+
+    /// Every block, in text order ([`TextIndex::blocks`]).
+    fn blocks(&self) -> Vec<Block> {
+        self.index().blocks()
+    }
+
+    /// Whether the blocks hold the trigrams of their edges
+    /// ([`TextIndex::has_edges`]).
+    fn has_edges(&self) -> bool {
+        self.index().has_edges()
+    }
+
+    /// The blocks that can hold a match of `query`, in text order
+    /// ([`TextIndex::candidates`]).
+    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
+        self.index().candidates(query, enough)
+    }
 
     /// Fills `buf` with the text from `offset` on (an error past the end).
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
@@ -99,11 +167,12 @@ impl<T> Opened<T> {
     }
 }
 
-/// What a block index of a file's own text covers (a huge file's, or the
-/// one a packed file carries).
-fn covered_by(index: &BlockIndex) -> Covered {
-    let s = &index.source;
-    Covered { len: s.len, lines: s.lines, has_nul: s.has_nul, blocks: index.block_count() }
+impl Covered {
+    /// What `blocks` blocks of a text of `shape` cover.
+    pub fn of(shape: &TextShape, blocks: u32) -> Covered {
+        let TextShape { len, lines, has_nul, .. } = *shape;
+        Covered { len, lines, has_nul, blocks }
+    }
 }
 
 /// The block of `blocks` (in text order) that holds byte `offset`.

@@ -7,13 +7,11 @@ use std::io;
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::{Block, BlockText, Covered, Opened, covered_by};
+use super::{BlockText, Opened, TextIndex};
 use crate::index::blocks::BlockIndex;
-use crate::index::error::IndexError;
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::pack::verify;
-use crate::query::Query;
 
 /// A tg container whose bytes were checked sound ([`verify::check`]).
 pub struct PackedText {
@@ -75,20 +73,8 @@ impl BlockText for PackedText {
         self.packed.text_len()
     }
 
-    fn covered(&self) -> Covered {
-        covered_by(&self.index)
-    }
-
-    fn blocks(&self) -> Vec<Block> {
-        self.index.blocks().collect()
-    }
-
-    fn has_edges(&self) -> bool {
-        self.index.has_edges()
-    }
-
-    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
-        self.index.candidates(query, enough)
+    fn index(&self) -> &dyn TextIndex {
+        &self.index
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {

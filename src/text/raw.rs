@@ -5,10 +5,9 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use super::{Block, BlockText, Covered, Opened, covered_by};
+use super::{Block, BlockText, Opened, TextIndex};
 use crate::index::blocks::{BlockIndex, Freshness};
 use crate::index::error::IndexError;
-use crate::query::Query;
 
 /// A file with a block index that describes it, or its first bytes (the
 /// file grew since: [`BlockText::len`] goes past [`Covered::len`]).
@@ -102,20 +101,8 @@ impl BlockText for RawText {
         self.len
     }
 
-    fn covered(&self) -> Covered {
-        covered_by(&self.index)
-    }
-
-    fn blocks(&self) -> Vec<Block> {
-        self.index.blocks().collect()
-    }
-
-    fn has_edges(&self) -> bool {
-        self.index.has_edges()
-    }
-
-    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
-        self.index.candidates(query, enough)
+    fn index(&self) -> &dyn TextIndex {
+        &self.index
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {

@@ -60,14 +60,14 @@ impl BlockText for Plain {
     }
 
     fn has_nul(&self) -> bool {
-        self.index.source.has_nul
+        self.index.source.text.has_nul
     }
 
     fn spans(&self, pred: Option<&Pred>) -> Result<Vec<Span>> {
         let query = pred.map_or(Query::All, |p| p.query(self.index.has_edges()));
         let blocks = self.index.candidates(&query, 0).map_err(|e| error(&self.path, e))?;
         let mut spans = spans_of(blocks);
-        if self.len > self.index.source.len {
+        if self.len > self.index.source.text.len {
             // Grown: the last indexed block is read again with the new
             // tail, since the tail may continue its last line.
             let last = self.index.last_block().unwrap_or(trigrep::index::blocks::Block {

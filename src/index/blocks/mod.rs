@@ -24,6 +24,7 @@ use super::build::{Progress, batches, publish, writer_for};
 use super::error::IndexError;
 use super::location;
 use super::reader::IndexReader;
+use super::record::TextShape;
 use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
 use super::tree::{RACY_WINDOW_NS, changed_ns, recorded_change};
@@ -185,10 +186,7 @@ pub(crate) fn index_text(
     let source = BlockSource {
         dev,
         ino,
-        len: data.len() as u64,
-        lines,
-        block_size,
-        has_nul,
+        text: TextShape { len: data.len() as u64, lines, block_size, has_nul },
         head_len: head_len as u32,
         head_crc: crc32fast::hash(&data[..head_len]),
         tail_offset,
@@ -373,10 +371,10 @@ impl BlockIndex {
         let s = &self.source;
         let md = file.metadata()?;
         let id = crate::sys::open_file_id(file);
-        if id.dev != s.dev || id.ino != s.ino || md.len() < s.len {
+        if id.dev != s.dev || id.ino != s.ino || md.len() < s.text.len {
             return Ok(Freshness::Stale);
         }
-        if md.len() == s.len {
+        if md.len() == s.text.len {
             let same = self.changed_ns != RACY && changed_ns(&md) == self.changed_ns;
             return Ok(if same { Freshness::Fresh } else { Freshness::Stale });
         }
@@ -385,7 +383,7 @@ impl BlockIndex {
         let crc_of = |offset, len| super::record::crc_of_range(file, offset, len);
         let ends_same = s.text_digest.is_some()
             && crc_of(0, u64::from(s.head_len))? == s.head_crc
-            && crc_of(s.tail_offset, s.len - s.tail_offset)? == s.tail_crc;
+            && crc_of(s.tail_offset, s.text.len - s.tail_offset)? == s.tail_crc;
         Ok(if ends_same { Freshness::Grown } else { Freshness::Stale })
     }
 
@@ -393,7 +391,7 @@ impl BlockIndex {
     /// the build's (reads all of them).
     pub fn indexed_bytes_unchanged(&self, file: &File) -> std::io::Result<bool> {
         let s = &self.source;
-        Ok(s.text_digest.is_some_and(|d| trust::digest(file, s.len).is_ok_and(|got| got == d)))
+        Ok(s.text_digest.is_some_and(|d| trust::digest(file, s.text.len).is_ok_and(|got| got == d)))
     }
 
     /// Whether the blocks hold the trigrams of their edges (see

@@ -15,7 +15,7 @@
 //! magic and version and never panics on bad input.
 
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields, Put};
+use crate::index::record::{self, Fields, Put, TextShape};
 
 /// The magic opening a `source` section of a block index.
 const MAGIC: [u8; 8] = *b"TGBLKSRC";
@@ -32,9 +32,6 @@ const SOURCE_LEN_V1: usize = 8 + 4 + 4 + 8 * 5 + 4 + 4 + 8 + 4 + 4;
 /// The length of an encoded record.
 pub const SOURCE_LEN: usize = SOURCE_LEN_V1 + 8;
 
-/// `flags`: the indexed bytes hold a NUL.
-const HAS_NUL: u32 = 1;
-
 /// How many leading bytes are checksummed.
 pub const HEAD_LEN: u64 = 64 << 10;
 
@@ -46,15 +43,9 @@ pub struct BlockSource {
     pub dev: u64,
     /// See `dev`.
     pub ino: u64,
-    /// Bytes indexed (the file's size at the build).
-    pub len: u64,
-    /// Newlines in the indexed bytes (line numbers of a grown tail start
-    /// after them).
-    pub lines: u64,
-    /// The nominal block size.
-    pub block_size: u64,
-    /// The indexed bytes hold a NUL byte.
-    pub has_nul: bool,
+    /// The indexed text: its length (the file's size at the build), its
+    /// newlines, its nominal block size, whether it holds a NUL.
+    pub text: TextShape,
     /// How many leading bytes `head_crc` covers (`min(len, HEAD_LEN)`).
     pub head_len: u32,
     /// CRC32 of the first `head_len` bytes.
@@ -72,12 +63,10 @@ impl BlockSource {
     /// The record's bytes (a version 1 record when it has no digest, so
     /// that every record read encodes back to its own bytes).
     pub fn encode(&self) -> Vec<u8> {
-        let flags = if self.has_nul { HAS_NUL } else { 0 };
         let version = if self.text_digest.is_some() { VERSION } else { 1 };
-        let mut b = record::start(&MAGIC, version, flags, SOURCE_LEN);
-        for v in [self.dev, self.ino, self.len, self.lines, self.block_size] {
-            b.put_le(v);
-        }
+        let mut b = record::start(&MAGIC, version, self.text.flags(), SOURCE_LEN);
+        b.put_le(self.dev).put_le(self.ino);
+        self.text.put(&mut b);
         b.put_le(self.head_len).put_le(self.head_crc);
         b.put_le(self.tail_offset).put_le(self.tail_crc).put_le(0u32);
         if let Some(d) = self.text_digest {
@@ -97,19 +86,16 @@ impl BlockSource {
         }
         let (u32_at, u64_at) = (|at| f.u32_at(at), |at| f.u64_at(at));
         let s = BlockSource {
-            has_nul: f.flags() & HAS_NUL != 0,
             dev: u64_at(16),
             ino: u64_at(24),
-            len: u64_at(32),
-            lines: u64_at(40),
-            block_size: u64_at(48),
+            text: TextShape::read(&f, 32),
             head_len: u32_at(56),
             head_crc: u32_at(60),
             tail_offset: u64_at(64),
             tail_crc: u32_at(72),
             text_digest: v2.then(|| u64_at(80)),
         };
-        if u64::from(s.head_len) > s.len.min(HEAD_LEN) || s.tail_offset > s.len {
+        if u64::from(s.head_len) > s.text.len.min(HEAD_LEN) || s.tail_offset > s.text.len {
             return Err(bad("offsets out of range"));
         }
         Ok(s)
@@ -124,10 +110,7 @@ mod tests {
         BlockSource {
             dev: 7,
             ino: 42,
-            len: 1 << 30,
-            lines: 12_345_678,
-            block_size: 1 << 20,
-            has_nul: true,
+            text: TextShape { len: 1 << 30, lines: 12_345_678, block_size: 1 << 20, has_nul: true },
             head_len: 65_536,
             head_crc: 0xdead_beef,
             tail_offset: (1 << 30) - 1000,

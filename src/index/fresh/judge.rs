@@ -10,6 +10,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::changes::{MayDiffer, below};
+use super::rules::Reads;
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
 use crate::index::table::{DocId, FileId, FileRef, flags, views};
@@ -25,20 +26,14 @@ pub struct Judge<'a> {
     /// Bit `id % 64` of word `id / 64` set: file `id` has a candidate
     /// document ([`candidate_files`]).
     pub candidate_files: &'a [u64],
-    /// Binary files, which the index saw only up to their first NUL, are
-    /// read whatever their candidacy: the search reads binary files whole,
-    /// or lists files without a match (ripgrep lists no binary file its
-    /// detection stopped, so only a read can tell).
-    pub binary_whole: bool,
-    /// Entries judged [`Verdict::Skip`] are kept: the output lists files
-    /// without a match.
-    pub keep_skips: bool,
+    /// Which files are read whatever their candidacy: binary ones, which
+    /// the index saw only up to their first NUL; with `-z`, compressed ones
+    /// ([`maybe_compressed`]), whose compressed bytes it holds. With
+    /// [`Reads::misses`], entries judged [`Verdict::Skip`] are kept.
+    pub reads: Reads,
     /// Entries flagged with any of these are left out by the search's
     /// walk ([`super::view::View::out`]): not judged, not counted.
     pub out: u32,
-    /// `-z`: compressed files ([`maybe_compressed`]) are read whatever
-    /// their candidacy (the index holds their compressed bytes).
-    pub zip: bool,
     /// What the table holds, computed ahead (a server keeps it): with it,
     /// a pass that stats only a few entries visits only those, the
     /// candidates and the files read whatever the query.
@@ -126,7 +121,7 @@ impl TableSummary {
 #[derive(Debug, Default)]
 pub struct Judged {
     /// The entries to list, in table order: those not judged
-    /// [`Verdict::Skip`] (with them, when [`Judge::keep_skips`]).
+    /// [`Verdict::Skip`] (with them, when [`Reads::misses`]).
     pub kept: Vec<(FileId, Verdict)>,
     /// How many were judged what.
     pub counts: Counts,
@@ -161,7 +156,7 @@ impl Judge<'_> {
         let tally = |j, judged| self.tally(j, judged);
         let summary = self.summary.filter(|s| s.table_id == self.reader.stats().table_id);
         if let (MayDiffer::Some(differ), Some(summary), false) =
-            (may_differ, summary, self.keep_skips)
+            (may_differ, summary, self.reads.misses)
         {
             // Every entry not visited is an unchanged plain file that is
             // not read: counted, not judged.
@@ -169,8 +164,8 @@ impl Judge<'_> {
                 .chain(set_bits(self.candidate_files))
                 .chain(summary.packed.iter().copied())
                 .chain(summary.linked.iter().copied())
-                .chain(summary.compressed.iter().copied().filter(|_| self.zip))
-                .chain(summary.binary.iter().copied().filter(|_| self.binary_whole))
+                .chain(summary.compressed.iter().copied().filter(|_| self.reads.zip))
+                .chain(summary.binary.iter().copied().filter(|_| self.reads.binary_whole))
                 .collect();
             ids.sort_unstable();
             ids.dedup();
@@ -219,7 +214,7 @@ impl Judge<'_> {
                 Verdict::Changed => j.counts.changed += 1,
                 Verdict::DirChanged | Verdict::GiveUp => {}
             }
-            if v != Verdict::Skip || self.keep_skips {
+            if v != Verdict::Skip || self.reads.misses {
                 j.kept.push((id, v));
             }
         }
@@ -272,9 +267,9 @@ impl Judge<'_> {
     /// compressed file.
     fn reads(&self, id: FileId, f: &FileRef<'_>) -> bool {
         is_candidate(self.candidate_files, id)
-            || (self.binary_whole && f.flags & flags::SKIPPED_BINARY != 0)
+            || (self.reads.binary_whole && f.flags & flags::SKIPPED_BINARY != 0)
             || maybe_packed(f.path)
-            || (self.zip && maybe_compressed(f.path))
+            || (self.reads.zip && maybe_compressed(f.path))
     }
 }
 

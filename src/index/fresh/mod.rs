@@ -24,15 +24,15 @@ use crate::index::location;
 use crate::index::reader::IndexReader;
 use crate::index::table::{FileId, flags};
 use crate::index::tree::changed_ns;
-use crate::options::SearchOptions;
+use crate::options::WalkOptions;
 use crate::query::Query;
-use crate::query::search_plan::{
-    Unused, lists_misses, query_for, reads_binary_whole, unusable_for, why_all,
-};
+use crate::query::search_plan::{Plans, Unused};
 use crate::report::Messages;
+pub use rules::{Reads, Rules};
 
 pub mod changes;
 pub mod judge;
+mod rules;
 pub mod sweep;
 pub mod verdict;
 pub mod view;
@@ -52,13 +52,8 @@ pub struct IndexFilter {
     plan_time: Duration,
     open_time: Duration,
     sweep_time: std::sync::Mutex<Option<Duration>>,
-    /// Binary files are read whatever their candidacy ([`reads_binary_whole`]).
-    binary_whole: bool,
-    /// The output lists files without a match (`--files-without-match`,
-    /// `--include-zero` counts): files ruled out are still reported.
-    lists_misses: bool,
-    /// `-z`: compressed files are read whatever their candidacy.
-    zip: bool,
+    /// Which files are read whatever their candidacy.
+    reads: Reads,
     counters: Counters,
     /// Where the freshness of the table came from, when a server was asked.
     served: Option<Result<u32, String>>,
@@ -90,44 +85,38 @@ struct Counters {
 }
 
 impl IndexFilter {
-    /// The index covering the search, if one exists and the query can use
-    /// it: where it is, and the planned query (see [`IndexFilter::open_at`]).
-    pub fn locate(opts: &SearchOptions) -> Result<Located, Unused> {
-        if let Some(why) = unusable_for(opts) {
-            return Err(why);
-        }
+    /// The index covering the search of `rules`, if one exists and the
+    /// query `plans` make can use it: where it is, and the planned query
+    /// (see [`IndexFilter::open_at`]). The search has checked that its
+    /// options allow an index at all (`crate::query::search_plan::unusable_for`).
+    pub fn locate(rules: &Rules<'_>, plans: &Plans<'_>) -> Result<Located, Unused> {
         let started = Instant::now();
         // Planned for an index with edges, as a server's always has; an
         // older one is planned for again once opened.
-        let query = query_for(&opts.matcher, true);
+        let query = plans.query(true).clone();
         if query == Query::All {
-            return Err(why_all(&opts.matcher));
+            return Err(plans.why_all());
         }
         let plan_time = started.elapsed();
-        let first = &opts.walk.paths[0];
-        let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
-        let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
+        let found = location::find(rules.base, &rules.start()).ok_or(Unused::NoIndex)?;
         Ok(Located { root: found.root, dir: found.dir, query, plan_time })
     }
 
     /// The index covering a listing of the files a walk yields (`--files`):
     /// as [`IndexFilter::locate`], every file a candidate.
-    pub fn locate_listing(opts: &SearchOptions) -> Result<Located, Unused> {
-        if !opts.index.enabled {
-            return Err(Unused::Disabled);
-        }
-        let first = &opts.walk.paths[0];
-        let start = if first.is_dir() { first.clone() } else { parent_or_dot(first) };
-        let found = location::find(&opts.index.base, &start).ok_or(Unused::NoIndex)?;
+    pub fn locate_listing(rules: &Rules<'_>) -> Result<Located, Unused> {
+        let found = location::find(rules.base, &rules.start()).ok_or(Unused::NoIndex)?;
         let plan_time = Duration::ZERO;
         Ok(Located { root: found.root, dir: found.dir, query: Query::All, plan_time })
     }
 
-    /// Opens the index `found` and marks the files with a candidate
-    /// document; an unusable index prints one warning (one this user may
-    /// not read is passed over in silence, as if absent).
+    /// Opens the index `found` for the search of `rules` and marks the
+    /// files with a candidate document (an index without edges is planned
+    /// for by `plans`); an unusable index prints one warning (one this
+    /// user may not read is passed over in silence, as if absent).
     pub fn open_at(
-        opts: &SearchOptions,
+        rules: &Rules<'_>,
+        plans: &Plans<'_>,
         msgs: &Messages,
         found: Located,
     ) -> Result<IndexFilter, Unused> {
@@ -168,7 +157,7 @@ impl IndexFilter {
             return Err(Unused::Unusable);
         }
         if !reader.has_edges() && query != Query::All {
-            query = query_for(&opts.matcher, false);
+            query = plans.query(false).clone();
         }
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,
@@ -181,7 +170,7 @@ impl IndexFilter {
             }
         };
         let candidate_files = judge::candidate_files(&reader, candidates.as_slice());
-        let roots = roots_for(opts, &found.root);
+        let roots = roots_for(rules.walk, &found.root);
         Ok(IndexFilter {
             served: None,
             open_time: started.elapsed(),
@@ -190,9 +179,7 @@ impl IndexFilter {
             root: found.root,
             reader,
             sweep_time: std::sync::Mutex::new(None),
-            binary_whole: reads_binary_whole(opts),
-            lists_misses: lists_misses(opts),
-            zip: opts.read.search_zip,
+            reads: rules.reads,
             roots,
             candidate_files,
             plan_time,
@@ -227,7 +214,7 @@ impl IndexFilter {
         let candidate = self.is_candidate(id)
             || self.binary_needs_search(meta.flags, explicit)
             || maybe_packed(name)
-            || (self.zip && judge::maybe_compressed(name));
+            || (self.reads.zip && judge::maybe_compressed(name));
         let counter = if candidate { &c.candidates } else { &c.pruned };
         counter.fetch_add(1, Ordering::Relaxed);
         candidate
@@ -236,14 +223,14 @@ impl IndexFilter {
     /// Whether files ruled out must still be reported, as files without a
     /// match (they are then reported without being read).
     pub fn lists_misses(&self) -> bool {
-        self.lists_misses
+        self.reads.misses
     }
 
     /// Whether a binary file must be read whatever its candidacy: one
     /// named on the command line is searched whole, and see
-    /// [`reads_binary_whole`].
+    /// [`Reads::binary_whole`].
     fn binary_needs_search(&self, file_flags: u32, explicit: bool) -> bool {
-        file_flags & flags::SKIPPED_BINARY != 0 && (explicit || self.binary_whole)
+        file_flags & flags::SKIPPED_BINARY != 0 && (explicit || self.reads.binary_whole)
     }
 
     /// Whether file `id` has a candidate document.
@@ -258,10 +245,8 @@ impl IndexFilter {
             reader: &self.reader,
             root: &self.root,
             candidate_files: &self.candidate_files,
-            binary_whole: self.binary_whole,
-            keep_skips: self.lists_misses,
+            reads: self.reads,
             out,
-            zip: self.zip,
             summary: None,
         }
     }
@@ -353,11 +338,10 @@ pub struct IndexReport {
     pub server_time: Option<Duration>,
 }
 
-/// Each search path of `opts` as given, with its path relative to `root`
+/// Each search path of `walk` as given, with its path relative to `root`
 /// (an indexed tree's canonical root), or `None` when it lies outside.
-pub fn roots_for(opts: &SearchOptions, root: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
-    opts.walk
-        .paths
+pub fn roots_for(walk: &WalkOptions, root: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    walk.paths
         .iter()
         .map(|p| {
             let rel = p
@@ -367,11 +351,4 @@ pub fn roots_for(opts: &SearchOptions, root: &Path) -> Vec<(PathBuf, Option<Path
             (p.clone(), rel)
         })
         .collect()
-}
-
-fn parent_or_dot(p: &Path) -> PathBuf {
-    match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }

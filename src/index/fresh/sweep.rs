@@ -33,11 +33,11 @@ use std::time::Instant;
 use super::IndexFilter;
 use super::changes::Changes;
 use super::judge::Counts;
+use super::rules::Rules;
 use super::verdict::Verdict;
 use super::view::{View, display, table_admits};
 use crate::index::table::flags;
 use crate::index::tree::{WATCHED_NAMES, child_rel, under};
-use crate::options::SearchOptions;
 use crate::report::Messages;
 
 /// A file the sweep lists for the search.
@@ -58,13 +58,13 @@ impl IndexFilter {
     /// is stat-ed, the rest are taken as the table recorded them.
     pub fn sweep(
         &self,
-        opts: &SearchOptions,
+        rules: &Rules<'_>,
         msgs: &Messages,
         changes: &Changes,
     ) -> Option<(Vec<Swept>, bool)> {
         let started = Instant::now();
-        let scopes = scopes_for(opts, &self.roots)?;
-        let view = View::of(opts)?;
+        let scopes = scopes_for(rules, &self.roots)?;
+        let view = View::of(rules.filters())?;
         let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
         let stores = table_admits(&self.reader, &prefixes, view.out, view.no_parent)?;
         if !view.excludes(&scopes, &stores) {
@@ -83,7 +83,7 @@ impl IndexFilter {
             let f = self.reader.file(self.lookup(rel)?)?;
             Some(f.flags & flags::DIR != 0)
         };
-        let (out, unknown) = list(opts, msgs, &view, &scopes, &self.root, &entries, &known)?;
+        let (out, unknown) = list(rules, msgs, &view, &scopes, &self.root, &entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
         let any_file = !out.is_empty()
             || if view.has_globs() && judged.counts.pruned > 0 {
@@ -125,16 +125,16 @@ impl IndexFilter {
 /// the indexed tree, or lies inside another. Its walk rules are checked
 /// apart ([`View::of`]).
 pub fn scopes_for(
-    opts: &SearchOptions,
+    rules: &Rules<'_>,
     roots: &[(PathBuf, Option<PathBuf>)],
 ) -> Option<Vec<(PathBuf, Vec<u8>)>> {
-    if opts.walk.one_file {
+    if rules.walk.one_file {
         return None;
     }
-    match opts.walk.sort {
+    match rules.walk.sort {
         Some(sort) if !sort.is_path_order() => return None,
         // One thread without sorting prints in walk (directory) order.
-        None if opts.run.threads == 1 => return None,
+        None if rules.threads == 1 => return None,
         _ => {}
     }
     let mut scopes = Vec::new();
@@ -161,7 +161,7 @@ pub fn scopes_for(
 /// search's walk yields. `known(path)` says whether the
 /// table holds `path`, and whether as a directory.
 pub fn list(
-    opts: &SearchOptions,
+    rules: &Rules<'_>,
     msgs: &Messages,
     view: &View,
     scopes: &[(PathBuf, Vec<u8>)],
@@ -172,7 +172,7 @@ pub fn list(
     if entries.iter().any(|(_, v)| *v == Verdict::GiveUp) {
         return None;
     }
-    let strip = opts.walk.implicit_path;
+    let strip = rules.walk.implicit_path;
     let mut unknown = 0;
     // (search path index, file): the walker visits the search paths in
     // the order given, each in path order.
@@ -192,7 +192,7 @@ pub fn list(
             Verdict::Skip => out.push((scope, listed(true))),
             Verdict::DirChanged => {
                 let dir = display(&scopes[scope], path, false);
-                let found = new_entries(opts, msgs, root, &dir, path, known)?;
+                let found = new_entries(rules, msgs, root, &dir, path, known)?;
                 unknown += found.len() as u64;
                 out.extend(
                     found
@@ -203,7 +203,7 @@ pub fn list(
             Verdict::GiveUp => {}
         }
     }
-    if opts.walk.sort.is_some() {
+    if rules.walk.sort.is_some() {
         out.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
     }
     Some((out.into_iter().map(|(_, s)| s).collect(), unknown))
@@ -213,7 +213,7 @@ pub fn list(
 /// form; `rel` in the table of the tree at `root`) that the table does not
 /// know; `None` when an ignore file or repository marker appeared.
 fn new_entries(
-    opts: &SearchOptions,
+    rules: &Rules<'_>,
     msgs: &Messages,
     root: &Path,
     dir: &Path,
@@ -235,7 +235,7 @@ fn new_entries(
     }
     let mut out = Vec::new();
     let mut new_dirs = Vec::new();
-    let builder = opts.walk_builder_at(&[dir.to_path_buf()]).ok()?;
+    let builder = rules.walk_builder_at(&[dir.to_path_buf()]).ok()?;
     for entry in builder.clone().max_depth(Some(1)).build().skip(1) {
         let entry = entry.ok()?;
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
@@ -249,7 +249,7 @@ fn new_entries(
         }
     }
     for d in new_dirs {
-        for entry in opts.walk_builder_at(&[d]).ok()?.build() {
+        for entry in rules.walk_builder_at(&[d]).ok()?.build() {
             match entry {
                 Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => out.push(e.into_path()),
                 Ok(_) => {}
@@ -257,7 +257,7 @@ fn new_entries(
             }
         }
     }
-    if opts.walk.implicit_path {
+    if rules.walk.implicit_path {
         for p in &mut out {
             if let Ok(stripped) = p.strip_prefix("./") {
                 *p = stripped.to_path_buf();

@@ -13,7 +13,7 @@ use crate::index::format::VIEWS_FEATURE_VERSION;
 use crate::index::reader::IndexReader;
 use crate::index::table::{flags, views};
 use crate::index::tree::{is_store, under};
-use crate::options::{SearchOptions, WalkFilters};
+use crate::options::WalkFilters;
 
 /// A search's walk, as the table answers it.
 pub struct View {
@@ -27,12 +27,11 @@ pub struct View {
 }
 
 impl View {
-    /// The view of the search `opts`, if its walk is one the table records
+    /// The view of a search walking with the filters `f`, if its walk is one the table records
     /// (`--hidden`, `--no-require-git`, `--follow` as a recorded walk has
     /// them; `-g` excludes; `--no-ignore-global` without global rules;
     /// `--no-ignore-parent`; everything else as by default).
-    pub fn of(opts: &SearchOptions) -> Option<View> {
-        let f = &opts.walk.filters;
+    pub fn of(f: &WalkFilters) -> Option<View> {
         let rules =
             views::Rules { hidden: f.hidden, no_require_git: f.no_require_git, follow: f.follow };
         let out = views::out_of(rules)?;

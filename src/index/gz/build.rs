@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 use rapidgzip_core::{CheckpointKind, Decoder, DeflateIndex, IndexOptions, WindowStorage};
 use rayon::prelude::*;
 
-use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, GzText, PointKind};
+use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, PointKind};
 use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
 use crate::index::error::IndexError;
+use crate::index::record::TextShape;
 use crate::index::table::FileMeta;
 use crate::index::tree::recorded_change;
 use crate::index::writer::{IndexSummary, IndexWriter};
@@ -112,15 +113,10 @@ pub fn build(
         tail_crc: crc_at(md.len() - u64::from(edge))?,
         tail_len: edge,
     };
-    let text = GzText {
-        len: cutter.offset,
-        lines: cutter.lines,
-        block_size,
-        spacing,
-        has_nul: cutter.has_nul,
-    };
+    let text =
+        TextShape { len: cutter.offset, lines: cutter.lines, block_size, has_nul: cutter.has_nul };
     let n_points = points.len();
-    writer.set_source(GzRecord::encode(&gz, &text, &points));
+    writer.set_source(GzRecord::encode(&gz, &text, spacing, &points));
     progress.advance(md.len() - reported);
     let summary = publish(
         writer,

@@ -28,7 +28,7 @@
 use std::ops::Range;
 
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields, Put};
+use crate::index::record::{self, Fields, Put, TextShape};
 
 /// The magic opening the record.
 const MAGIC: [u8; 8] = *b"TGGZSRC\0";
@@ -42,9 +42,6 @@ pub const HEADER_LEN: usize = 8 + 4 + 4 + 8 * 9 + 4 * 4;
 
 /// Length of one access-point record.
 pub const POINT_LEN: usize = 32;
-
-/// `flags`: the text holds a NUL byte.
-const HAS_NUL: u32 = 1;
 
 /// How many leading and trailing compressed bytes are checksummed.
 pub const EDGE_LEN: u64 = 64 << 10;
@@ -100,45 +97,36 @@ pub struct GzFile {
     pub tail_len: u32,
 }
 
-/// The text the index was built from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GzText {
-    /// Its length.
-    pub len: u64,
-    /// Its newlines.
-    pub lines: u64,
-    /// The nominal block size it was cut into.
-    pub block_size: u64,
-    /// The nominal distance between access points.
-    pub spacing: u64,
-    /// It holds a NUL byte.
-    pub has_nul: bool,
-}
-
 /// A decoded record (windows stay in the record's bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GzRecord {
     /// The compressed file.
     pub file: GzFile,
     /// Its text.
-    pub text: GzText,
+    pub text: TextShape,
+    /// The nominal distance between access points, in bytes of text.
+    pub spacing: u64,
     /// The access points, in file order.
     pub points: Vec<AccessPoint>,
 }
 
 impl GzRecord {
-    /// The record's bytes, with `windows[i]` the compressed window of
-    /// `points[i]` (their `window` fields are ignored).
-    pub fn encode(file: &GzFile, text: &GzText, points: &[(AccessPoint, Vec<u8>)]) -> Vec<u8> {
-        let flags = if text.has_nul { HAS_NUL } else { 0 };
-        let mut b = record::start(&MAGIC, VERSION, flags, HEADER_LEN + points.len() * POINT_LEN);
-        let n = points.len() as u64;
-        for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64, text.len, text.lines] {
+    /// The record's bytes: of the compressed `file`, its `text` with access
+    /// points every `spacing` bytes of it, `windows[i]` the compressed window
+    /// of `points[i]` (their `window` fields are ignored).
+    pub fn encode(
+        file: &GzFile,
+        text: &TextShape,
+        spacing: u64,
+        points: &[(AccessPoint, Vec<u8>)],
+    ) -> Vec<u8> {
+        let capacity = HEADER_LEN + points.len() * POINT_LEN;
+        let mut b = record::start(&MAGIC, VERSION, text.flags(), capacity);
+        for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64] {
             b.put_le(v);
         }
-        for v in [text.block_size, text.spacing, n] {
-            b.put_le(v);
-        }
+        text.put(&mut b);
+        b.put_le(spacing).put_le(points.len() as u64);
         for v in [file.head_len, file.head_crc, file.tail_len, file.tail_crc] {
             b.put_le(v);
         }
@@ -178,16 +166,10 @@ impl GzRecord {
             tail_len: u32_at(96),
             tail_crc: u32_at(100),
         };
-        if f.flags() & !HAS_NUL != 0 {
+        if f.flags() & !TextShape::HAS_NUL != 0 {
             return Err(bad("unknown flags"));
         }
-        let text = GzText {
-            has_nul: f.flags() & HAS_NUL != 0,
-            len: u64_at(48),
-            lines: u64_at(56),
-            block_size: u64_at(64),
-            spacing: u64_at(72),
-        };
+        let (text, spacing) = (TextShape::read(&f, 48), u64_at(72));
         let edge = file.gz_len.min(EDGE_LEN);
         if u64::from(file.head_len) != edge || u64::from(file.tail_len) != edge {
             return Err(bad("checksummed edges do not match the file size"));
@@ -235,7 +217,7 @@ impl GzRecord {
         if text.len > 0 && points.is_empty() {
             return Err(bad("no access point"));
         }
-        Ok(GzRecord { file, text, points })
+        Ok(GzRecord { file, text, spacing, points })
     }
 
     /// The last access point at or before `text_offset`.
@@ -264,14 +246,14 @@ mod tests {
             tail_crc: 8,
             tail_len: 1000,
         };
-        let text = GzText { len: 5000, lines: 40, block_size: 4096, spacing: 1024, has_nul: true };
+        let text = TextShape { len: 5000, lines: 40, block_size: 4096, has_nul: true };
         let points = vec![
             (point(80, 0, PointKind::MemberData(0)), vec![]),
             (point(2003, 1500, PointKind::Block), vec![1, 2, 3]),
             (point(4000, 3000, PointKind::MemberHeader), vec![]),
             (point(4160, 3000, PointKind::MemberData(500)), vec![]),
         ];
-        GzRecord::encode(&file, &text, &points)
+        GzRecord::encode(&file, &text, 1024, &points)
     }
 
     #[test]
@@ -316,7 +298,7 @@ mod tests {
         fn encode_again(&self, bytes: &[u8]) -> Vec<u8> {
             let points: Vec<_> =
                 self.points.iter().map(|p| (p.clone(), bytes[p.window.clone()].to_vec())).collect();
-            GzRecord::encode(&self.file, &self.text, &points)
+            GzRecord::encode(&self.file, &self.text, self.spacing, &points)
         }
     }
 }
