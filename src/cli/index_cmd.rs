@@ -46,7 +46,7 @@ pub struct IndexArgs {
     pub index_memory: String,
     /// Where indexes live.
     #[command(flatten)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
     /// Print nothing but errors.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -78,7 +78,7 @@ pub struct StatusArgs {
     pub all: bool,
     /// Where indexes live.
     #[command(flatten)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
 }
 
 /// Runs `tg index`.
@@ -88,13 +88,13 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
             dir: args.dir,
             skipped: false,
             all: false,
-            index_dir: args.index_dir,
+            index_base: args.index_base,
         });
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
     let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
-    let base = args.index_dir.base();
+    let base = args.index_base.base();
     if args.background {
         trigrep::sys::lower_priority();
     }
@@ -274,14 +274,14 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
 pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     if args.all {
         let mut out = std::io::stdout().lock();
-        super::status_all::write(&mut out, &args.index_dir.base())?;
+        super::status_all::write(&mut out, &args.index_base.base())?;
         return Ok(out.flush()?);
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     if let Err(err) = dir.symlink_metadata() {
         anyhow::bail!("{}: {err}", dir.display());
     }
-    let base = args.index_dir.base();
+    let base = args.index_base.base();
     if let Some(packed) = super::packed_status::open_packed(&dir)? {
         return super::packed_status::write_status(&dir, &packed, &base);
     }

@@ -45,7 +45,7 @@ pub struct PackArgs {
     /// Where indexes live: the verdict that the packed file is sound is
     /// kept there, so that its first search need not check it whole.
     #[command(flatten)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
 }
 
 /// `tg unpack FILE.zst`: restore the text of a packed file, decompressing
@@ -90,7 +90,7 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
         .with_context(|| format!("packing {} into {}", args.file.display(), output.display()))?;
     bar.finish();
     // A cache: without it, the first search checks the file whole.
-    let _ = verify::vouch_for(&output, &args.index_dir.base());
+    let _ = verify::vouch_for(&output, &args.index_base.base());
     if !args.quiet {
         eprintln!("{}", super::summary::packed(&args.file, &output, &s));
     }

@@ -42,7 +42,7 @@ pub struct ServeArgs {
     pub merge_at: usize,
     /// Where indexes live.
     #[command(flatten)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
 }
 
 /// `tg stop [DIR]`: stop the server of DIR's index.
@@ -56,7 +56,7 @@ pub struct StopArgs {
     pub dir: Option<PathBuf>,
     /// Where indexes live.
     #[command(flatten)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
 }
 
 /// How long an on-demand server waits for queries before it exits.
@@ -67,7 +67,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{}: not a directory", dir.display());
-    let base = args.index_dir.base();
+    let base = args.index_base.base();
     if args.daemon {
         return daemonize(&args, &root, &base);
     }
@@ -161,7 +161,7 @@ pub fn run_stop(args: StopArgs) -> anyhow::Result<bool> {
     if let Err(err) = dir.metadata() {
         anyhow::bail!("{}: {err}", dir.display());
     }
-    let found = location::find(&args.index_dir.base(), &dir);
+    let found = location::find(&args.index_base.base(), &dir);
     let record = found.as_ref().and_then(|f| trigrep::serve::read_record(&f.dir));
     let (Some(found), Some(record)) = (found, record) else {
         return Ok(nothing_to_stop(&dir));

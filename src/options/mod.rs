@@ -23,7 +23,7 @@ pub mod printers;
 pub mod walk;
 
 pub use engine::Engine;
-pub use walk::{Sort, SortBy, TypeChange, WalkFilters};
+pub use walk::{Sort, SortBy, TypeChange, WalkFilters, WalkOptions};
 
 /// What a run produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,35 +295,6 @@ impl PrintOptions {
     /// The standard printer writes a heading with the path above each file's lines.
     pub fn prints_heading(&self) -> bool {
         self.heading && self.with_filename
-    }
-}
-
-/// What is searched.
-#[derive(Clone, Debug)]
-pub struct WalkOptions {
-    /// The paths to search (`-` is stdin).
-    pub paths: Vec<PathBuf>,
-    /// No path was given: `./` is searched and its prefix stripped from output.
-    pub implicit_path: bool,
-    /// Exactly one file (or stdin) is searched.
-    pub one_file: bool,
-    /// Which walked files count.
-    pub filters: WalkFilters,
-    /// The order of the results, if sorted.
-    pub sort: Option<Sort>,
-}
-
-impl WalkOptions {
-    /// A walker over `paths` with these filters and order, on `threads`
-    /// threads, leaving out stdout's file when `skip_stdout`.
-    pub fn builder_at(
-        &self,
-        paths: &[PathBuf],
-        threads: usize,
-        skip_stdout: bool,
-    ) -> Result<ignore::WalkBuilder, ignore::Error> {
-        let by_name = self.sort.is_some_and(|s| s.is_path_order());
-        self.filters.builder(paths, threads, by_name, skip_stdout)
     }
 }
 

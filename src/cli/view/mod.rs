@@ -64,7 +64,7 @@ pub struct ViewArgs {
     pub no_line_numbers: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub index_dir: IndexDirArg,
+    pub index_base: IndexDirArg,
     /// Without a terminal: type these keys (`\n` for Enter, `{count}` to
     /// wait for the line count, `{density}` for the density bar), print
     /// each key's time to the screen and the last screen.
@@ -77,7 +77,7 @@ pub struct ViewArgs {
 
 /// Runs `tg view`.
 pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
-    let base = args.index_dir.base();
+    let base = args.index_base.base();
     let path = args.file.clone().filter(|p| p.as_os_str() != "-");
     anyhow::ensure!(
         path.is_some() || !std::io::stdin().is_terminal(),
