@@ -52,7 +52,7 @@ le!(u8, u32, u64, i64);
 /// ([`super::blocks::source`]) and of a `.gz` index ([`super::gz::record`])
 /// both store it: three `u64`s in a row (its length, its newlines, the
 /// nominal size of its blocks) and a bit of the record's flags
-/// ([`TextShape::flags`]).
+/// (bit 0: the text holds a NUL).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TextShape {
     /// Bytes of text indexed.
