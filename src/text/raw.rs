@@ -10,7 +10,7 @@ use crate::index::blocks::{BlockIndex, Freshness};
 use crate::index::error::IndexError;
 
 /// A file with a block index that describes it, or its first bytes (the
-/// file grew since: [`BlockText::len`] goes past [`Covered::len`]).
+/// file grew since: [`BlockText::len`] goes past [`super::Covered::len`]).
 pub struct RawText {
     index: BlockIndex,
     file: File,
