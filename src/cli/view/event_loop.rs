@@ -26,8 +26,10 @@ pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyho
     // (the line count, a density bar still counting): drawn again when
     // that changes, however quickly the work ended.
     let mut shown = None;
-    let progress =
-        |app: &App| (app.lines.total(), app.density.as_ref().map(|d| (Arc::as_ptr(d), d.done())));
+    let progress = |app: &App| {
+        let density = app.density.as_ref().map(|d| (Arc::as_ptr(d), d.done()));
+        (app.lines.total(), density, app.ends.found())
+    };
     while !app.quit && !screen.signalled() {
         dirty |= work.settle(app, Duration::ZERO);
         let busy = work.busy();
@@ -44,10 +46,11 @@ pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyho
             last_draw = Instant::now();
             dirty = false;
         }
-        let wait = match (work.busy(), app.follow) {
-            (Some(_), _) => 5,
-            (None, true) => 200,
-            (None, false) => 100,
+        // A scan, or a long line's end looked for: its outcome is drawn soon.
+        let wait = match (work.busy().is_some() || app.ends.looking(), app.follow) {
+            (true, _) => 5,
+            (false, true) => 200,
+            (false, false) => 100,
         };
         if event::poll(Duration::from_millis(wait))? {
             match event::read()? {
