@@ -78,8 +78,33 @@ pub enum Kind {
     GzSpool,
     /// A packed `.zst` (4 KiB frames).
     Packed,
+    /// Another tool's seekable `.zst` (zstd's contrib library, 4 KiB
+    /// frames, a seek table with checksums, no tg index): read frame by frame.
+    Seekable,
+    /// A plain `.zst` (the `zstd` program, one frame): decompressed into a spool.
+    ZstSpool,
     /// stdin.
     Stdin,
+}
+
+/// `data` as zstd's seekable format, written by zstd's contrib library
+/// (`ZSTD_seekable_compressStream`): frames of at most `frame` bytes of
+/// text, then the seek table, with checksums.
+pub fn seekable_zst(data: &[u8], frame: u32) -> Vec<u8> {
+    use zstd_safe::seekable::SeekableCStream;
+    use zstd_safe::{InBuffer, OutBuffer};
+    let mut out = vec![0u8; data.len() + (1 << 20)];
+    let mut c = SeekableCStream::create();
+    c.init(3, true, frame).unwrap();
+    let mut input = InBuffer::around(data);
+    let mut output = OutBuffer::around(&mut out[..]);
+    while input.pos() < data.len() {
+        c.compress_stream(&mut output, &mut input).unwrap();
+    }
+    while c.end_stream(&mut output).unwrap() != 0 {}
+    let n = output.pos();
+    out.truncate(n);
+    out
 }
 
 /// Runs `tg` with `args` in `tree`, indexes under `tree/idx`; fails on error.
@@ -120,6 +145,19 @@ pub fn prepare(tree: &Tree, kind: Kind) -> (String, &'static str) {
         Kind::Packed => {
             tg(tree, &["pack", "-q", "--frame-size", "4K", "app.log"]);
             (format!("{tg_bin} view app.log.zst"), "(packed)")
+        }
+        Kind::Seekable => {
+            let data = std::fs::read(tree.path("app.log")).unwrap();
+            tree.write("app.log.zst", seekable_zst(&data, 4096));
+            (format!("{tg_bin} view app.log.zst"), "(seekable zstd)")
+        }
+        Kind::ZstSpool => {
+            let st = Command::new("zstd")
+                .args(["-q", "-k", "app.log"])
+                .current_dir(tree.root())
+                .status();
+            assert!(st.unwrap().success(), "zstd -k app.log");
+            (format!("{tg_bin} view app.log.zst"), "app.log.zst (spooled)")
         }
         Kind::Stdin => (format!("cat app.log | {tg_bin} view"), "stdin (spooled)"),
     }
