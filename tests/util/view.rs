@@ -205,11 +205,22 @@ pub fn view(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
 
 /// [`view`] without waiting for the first screen.
 pub fn launch(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
+    launch_sized(tree, file, env, 120, 40)
+}
+
+/// [`launch`] in a `width`×`height` window.
+pub fn launch_sized(
+    tree: &Tree,
+    file: &str,
+    env: &[(&str, &str)],
+    width: u16,
+    height: u16,
+) -> Tmux {
     let idx = tree.path("idx").display().to_string();
     let mut all = vec![("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")];
     all.retain(|(k, _)| !env.iter().any(|e| e.0 == *k));
     all.extend_from_slice(env);
-    let t = Tmux::new(tree.root(), 120, 40, &all);
+    let t = Tmux::new(tree.root(), width, height, &all);
     let tg_bin = super::tg_bin().display().to_string();
     t.send_line(&format!("{tg_bin} view {file} 2>tg.err; echo $? > rc.txt; stty -a > stty.txt"));
     t
