@@ -71,7 +71,8 @@ def holders(path):
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
-            if any(os.path.realpath(f"/proc/{pid}/fd/{fd}") == path for fd in fds):
+            mapped = path in open(f"/proc/{pid}/maps").read()
+            if mapped or any(os.path.realpath(f"/proc/{pid}/fd/{fd}") == path for fd in fds):
                 out.append(f"{pid} {open(f'/proc/{pid}/cmdline').read().replace(chr(0), ' ')[:80]}")
         except OSError:
             pass
@@ -200,6 +201,7 @@ def replay(tg, log, keys, env, timeout=600, at_wait=None):
     p = subprocess.Popen([tg, "view", "--replay", keys, log], env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     timer = threading.Timer(timeout, p.kill)
+    timer.daemon = True
     timer.start()
     out = []
     for line in p.stdout:
@@ -430,11 +432,14 @@ def main():
                 return
             benchlib.log(f"cache drop {attempt + 1}: {resident} bytes of the log still resident; "
                          f"open by: {holders(log)}")
-        sys.exit(f"the cache drop failed: {resident} bytes of the log resident")
+        # Recorded and said under the table, not fatal: a long run is not
+        # lost to one reader elsewhere on a shared machine.
+        failed_drops.append(resident)
 
     rows = {}
     loads = []
     traces = []
+    failed_drops = []
 
     def add(case, tool, value):
         rows.setdefault(case, {}).setdefault(tool, []).append(value)
@@ -445,17 +450,19 @@ def main():
 
     # Replay: tg's own key-to-screen times. Cold: the page cache dropped
     # (and the drop checked) before the viewer starts and before each case.
-    w = "{wait}" if a.cold else ""
+    # Cold: the density bar a search starts reads in the background (the
+    # whole file without an index): waited for before the cache is dropped.
+    w, d = ("{wait}", "{density}") if a.cold else ("", "")
     needle_keys = f"/{NEEDLE}\n"
     for r in range(a.runs):
         for state in ("indexed", "no index"):
             prepare()
             # The same keys as in tmux: from line N to the top, search, n, filter.
             if state == "indexed":
-                keys = (f"{w}{n}G{w}g{w}{needle_keys}{w}n{w}&{NEEDLE}\n&\n"
+                keys = (f"{w}{n}G{w}g{w}{needle_keys}{d}{w}n{w}&{NEEDLE}\n&\n"
                         f"{w}{needle_keys}{{density}}")
             else:
-                keys = f"jjj{{count}}{w}{n}G{w}g{w}{needle_keys}{w}n{w}&{NEEDLE}\n"
+                keys = f"jjj{{count}}{w}{n}G{w}g{w}{needle_keys}{d}{w}n{w}&{NEEDLE}\n"
             steps, wall, _ = replay(tg, log, keys, env[state], a.timeout, at_wait=prepare)
             add(f"first screen ({state})", "tg replay", step_ms(steps, "open"))
             add(f"jump to line {n} ({state})", "tg replay", step_ms(steps, "G"))
@@ -464,7 +471,7 @@ def main():
             add(f"&needle first screen ({state})", "tg replay", step_ms(steps, "\\n", 1))
             add(f"peak RssAnon MiB ({state})", "tg replay", max(s[2] for s in steps) / 1024)
             if state == "indexed":
-                density = step_ms(steps, "\\n", 3) + step_ms(steps, "{density}")
+                density = step_ms(steps, "\\n", 3) + step_ms(steps, "{density}", -1)
                 add("density bar complete (indexed)", "tg replay", density)
             else:
                 count = step_ms(steps, "{count}")
@@ -544,6 +551,10 @@ def main():
                 sorted(traces, key=lambda x: -x[3])[:12]:
             md.append(f"| {tool} | {name} ({state}) | {ms:.1f} | {ui_on:.1f} | {ui_wait:.1f} | "
                       f"{srv_on:.1f} | {srv_wait:.1f} | {caps} | {sent:.1f} | {cap:.1f} |")
+    if a.cold:
+        md += ["", f"Cache drops that left more than 1 % of the log resident (after 5 tries; "
+               f"the case then ran partly warm): {len(failed_drops)}"
+               + (f", resident bytes {failed_drops}" if failed_drops else "")]
     if loads:
         md += ["", f"Load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f} "
                f"on {os.cpu_count()} cores (the machine is shared)"]
