@@ -41,8 +41,11 @@ at Enter once the prompt row shows all of it.
     python3 bench/view.py --tg target/release/tg --runs 5 \\
         --log ~/.cache/trigrep-corpora/logs/big8G.log --markdown view.md
 
-Cold runs (`--cold`, root): caches dropped before every run and the drop
-checked with fincore on the log (< 1 % resident).
+Cold runs (`--cold`, root): the page cache dropped before the viewer
+starts and again before every timed case (replay: at `{wait}` steps; tmux:
+before each key, once a prompt's text is typed), each drop checked with
+fincore on the log (< 1 % resident). The viewer's own mappings (its block
+index) stay: a drop frees only pages no process maps.
 """
 
 import argparse
@@ -60,6 +63,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
 
 NEEDLE = "FATAL: checksum mismatch on volume vol-7f3a9c"
+
+
+def holders(path):
+    """The processes holding `path` open: ["pid command", ...]."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            mapped = path in open(f"/proc/{pid}/maps").read()
+            if mapped or any(os.path.realpath(f"/proc/{pid}/fd/{fd}") == path for fd in fds):
+                out.append(f"{pid} {open(f'/proc/{pid}/cmdline').read().replace(chr(0), ' ')[:80]}")
+        except OSError:
+            pass
+    return out
 
 
 def rss_anon_kib(pid):
@@ -110,8 +127,15 @@ class Tmux:
         if enter:
             self.run("send-keys", "-t", "b", "Enter")
 
+    captures = 0
+
     def screen(self):
-        return self.run("capture-pane", "-t", "b", "-p")
+        """The pane's text; `.captured` is how long the last capture took."""
+        self.captures += 1
+        t0 = time.perf_counter()
+        out = self.run("capture-pane", "-t", "b", "-p")
+        self.captured = time.perf_counter() - t0
+        return out
 
     def wait(self, text, timeout, prompt=False):
         """Seconds until the screen shows `text` (`prompt`: its last
@@ -129,9 +153,11 @@ class Tmux:
         return None
 
     def timed(self, keys, text, timeout, enter=False):
-        """Sends `keys` and times until `text` shows."""
+        """Sends `keys` and times until `text` shows; `.sent` is how long
+        the tmux client sending the keys took."""
         t0 = time.perf_counter()
         self.send(keys, enter)
+        self.sent = time.perf_counter() - t0
         waited = self.wait(text, timeout)
         return None if waited is None else time.perf_counter() - t0
 
@@ -167,20 +193,37 @@ class Peak:
         return self.kib
 
 
-def replay(tg, log, keys, env, timeout=600):
-    """Runs `tg view --replay KEYS LOG`: per step (label, ms, RssAnon KiB), wall s."""
+def replay(tg, log, keys, env, timeout=600, at_wait=None):
+    """Runs `tg view --replay KEYS LOG`: per step (label, ms, RssAnon KiB),
+    wall s. At each `{wait}` step the viewer waits for a line on stdin:
+    `at_wait()` runs first (a cache drop)."""
     t0 = time.perf_counter()
-    out = subprocess.run([tg, "view", "--replay", keys, log], env=env, capture_output=True,
-                         text=True, timeout=timeout)
+    p = subprocess.Popen([tg, "view", "--replay", keys, log], env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(timeout, p.kill)
+    timer.daemon = True
+    timer.start()
+    out = []
+    for line in p.stdout:
+        if line.rstrip("\n") == "{wait}":
+            if at_wait:
+                at_wait()
+            p.stdin.write("\n")
+            p.stdin.flush()
+            continue
+        out.append(line)
+    err = p.stderr.read()
+    p.wait()
+    timer.cancel()
     wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        sys.exit(f"tg view --replay failed: {out.stderr}")
+    if p.returncode != 0:
+        sys.exit(f"tg view --replay failed: {err}")
     steps = []
-    for line in out.stdout.splitlines():
-        parts = line.split("\t")
+    for line in out:
+        parts = line.rstrip("\n").split("\t")
         if len(parts) == 3:
             steps.append((parts[0], float(parts[1]), int(parts[2])))
-    return steps, wall, out.stdout
+    return steps, wall, "".join(out)
 
 
 def step_ms(steps, label, nth=0):
@@ -196,12 +239,29 @@ def after_ms(steps, label, nth=0):
     return steps[at[nth] + 1][1] if len(at) > nth and at[nth] + 1 < len(steps) else None
 
 
-def tmux_session(argv, env, ops, timeout):
+def schedstat(pid, tid=None):
+    """(ms on a CPU, ms waiting for one) of thread `tid` of `pid` (the main
+    thread by default), from /proc's schedstat; (0, 0) when it is gone."""
+    try:
+        with open(f"/proc/{pid}/task/{tid or pid}/schedstat") as f:
+            on, waiting, _ = f.read().split()
+        return int(on) / 1e6, int(waiting) / 1e6
+    except (OSError, ValueError):
+        return 0.0, 0.0
+
+
+def tmux_session(argv, env, ops, timeout, before_op=None, trace=None):
     """Runs `argv` in tmux and times `ops` [(name, typed untimed, keys,
-    Enter, text awaited)]: {name: seconds}, peak RssAnon KiB."""
+    Enter, text awaited)]: {name: seconds}, peak RssAnon KiB.
+    `before_op()` runs before each op after the first (untimed: a cache
+    drop), once its prompt text is typed. `trace`, a list, gets per op
+    after the first: (name, round trip ms, the viewer's UI thread's ms on
+    a CPU and waiting for one, the tmux server's the same, captures, ms
+    the `send-keys` client took, ms the last `capture-pane` took)."""
     t = Tmux({k: v for k, v in env.items() if os.environ.get(k) != v})
     try:
         times = {}
+        server = int(t.run("display-message", "-p", "#{pid}").strip())
         t0 = time.perf_counter()
         t.send(" ".join(shlex.quote(a) for a in argv), enter=True)
         first = ops[0]
@@ -220,7 +280,15 @@ def tmux_session(argv, env, ops, timeout):
                 # the clock would start while the keys are still handled).
                 t.send(typed)
                 t.wait(typed[1:], timeout, prompt=True)
+            if before_op:
+                before_op()
+            ui0, srv0, caps0 = schedstat(pid) if pid else (0, 0), schedstat(server), t.captures
             times[name] = t.timed(keys, text, timeout, enter)
+            if trace is not None and pid and times[name] is not None:
+                ui1, srv1 = schedstat(pid), schedstat(server)
+                trace.append((name, times[name] * 1000, ui1[0] - ui0[0], ui1[1] - ui0[1],
+                              srv1[0] - srv0[0], srv1[1] - srv0[1], t.captures - caps0,
+                              t.sent * 1000, t.captured * 1000))
         kib = peak.end() if peak else 0
         t.send("q")
         return times, kib
@@ -249,7 +317,8 @@ def during_search(tg, log, env, timeout):
         t.send(f"/{NEEDLE}x")
         t.wait(f"{NEEDLE}x", timeout, prompt=True)
         t.send("", enter=True)
-        if t.wait("searching… ", timeout) is None:
+        # A search that ends before its progress shows (a small file): nothing to time.
+        if t.wait("searching… ", min(timeout, 10)) is None:
             return None, None
         t0 = time.perf_counter()
         t.send("j")
@@ -316,6 +385,9 @@ def main():
     ap.add_argument("--index-dir", default="/tmp/tg-view-bench-index")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--no-less", action="store_true", help="less: the first screen only")
+    ap.add_argument("--less-ops", type=int, default=6,
+                    help="less: only the first K cases (first screen, jump, g, /needle, n, &needle)")
+    ap.add_argument("--no-tmux", action="store_true", help="replay only")
     ap.add_argument("--first-screens", metavar="OLD_TG",
                     help="only first screens in tmux, interleaved run by run: tg, OLD_TG, less, head")
     ap.add_argument("--out")
@@ -332,7 +404,7 @@ def main():
                             errors="replace").stdout.rstrip("\n")
     hits = subprocess.run(["grep", "-n", "-F", NEEDLE, log], capture_output=True, text=True,
                           errors="replace").stdout.splitlines()
-    first_line = open(log, errors="replace").readline().rstrip("\n")
+    first_line = open(log, errors="replace").readline(1 << 16).rstrip("\n")
     benchlib.log(f"{log}: {size} bytes, {lines} lines, line {n}, {len(hits)} hits of {NEEDLE!r}")
 
     empty = "/tmp/tg-view-bench-noindex"
@@ -350,14 +422,24 @@ def main():
            "no index": dict(base_env, TG_INDEX_DIR=empty)}
 
     def prepare():
-        if a.cold:
+        if not a.cold:
+            return
+        for attempt in range(5):
             benchlib.drop_caches()
-            time.sleep(0.5)
+            time.sleep(0.5 + attempt)
             resident = benchlib.resident_bytes([log])
-            if resident > size / 100:
-                sys.exit(f"the cache drop failed: {resident} bytes of the log resident")
+            if resident is not None and resident <= size / 100:
+                return
+            benchlib.log(f"cache drop {attempt + 1}: {resident} bytes of the log still resident; "
+                         f"open by: {holders(log)}")
+        # Recorded and said under the table, not fatal: a long run is not
+        # lost to one reader elsewhere on a shared machine.
+        failed_drops.append(resident)
 
     rows = {}
+    loads = []
+    traces = []
+    failed_drops = []
 
     def add(case, tool, value):
         rows.setdefault(case, {}).setdefault(tool, []).append(value)
@@ -366,17 +448,22 @@ def main():
         first_screens(a, tg, log, env, first_line, prepare)
         return
 
-    # Replay: tg's own key-to-screen times.
+    # Replay: tg's own key-to-screen times. Cold: the page cache dropped
+    # (and the drop checked) before the viewer starts and before each case.
+    # Cold: the density bar a search starts reads in the background (the
+    # whole file without an index): waited for before the cache is dropped.
+    w, d = ("{wait}", "{density}") if a.cold else ("", "")
     needle_keys = f"/{NEEDLE}\n"
     for r in range(a.runs):
         for state in ("indexed", "no index"):
             prepare()
             # The same keys as in tmux: from line N to the top, search, n, filter.
             if state == "indexed":
-                keys = f"{n}Gg{needle_keys}n&{NEEDLE}\n&\n{needle_keys}{{density}}"
+                keys = (f"{w}{n}G{w}g{w}{needle_keys}{d}{w}n{w}&{NEEDLE}\n&\n"
+                        f"{w}{needle_keys}{{density}}")
             else:
-                keys = f"jjj{{count}}{n}Gg{needle_keys}n&{NEEDLE}\n"
-            steps, wall, _ = replay(tg, log, keys, env[state], a.timeout)
+                keys = f"jjj{{count}}{w}{n}G{w}g{w}{needle_keys}{d}{w}n{w}&{NEEDLE}\n"
+            steps, wall, _ = replay(tg, log, keys, env[state], a.timeout, at_wait=prepare)
             add(f"first screen ({state})", "tg replay", step_ms(steps, "open"))
             add(f"jump to line {n} ({state})", "tg replay", step_ms(steps, "G"))
             add(f"/needle ({state})", "tg replay", step_ms(steps, "\\n", 0))
@@ -384,19 +471,22 @@ def main():
             add(f"&needle first screen ({state})", "tg replay", step_ms(steps, "\\n", 1))
             add(f"peak RssAnon MiB ({state})", "tg replay", max(s[2] for s in steps) / 1024)
             if state == "indexed":
-                density = step_ms(steps, "\\n", 3) + step_ms(steps, "{density}")
+                density = step_ms(steps, "\\n", 3) + step_ms(steps, "{density}", -1)
                 add("density bar complete (indexed)", "tg replay", density)
             else:
                 count = step_ms(steps, "{count}")
                 add("j while counting (no index)", "tg replay", max(step_ms(steps, "j", i) for i in range(3)))
                 add("line count, ms (no index)", "tg replay", count)
                 add("line count, GB/s (no index)", "tg replay", size / 1e9 / (count / 1000))
-            benchlib.log(f"replay {state} run {r + 1}: wall {wall:.2f} s")
+            benchlib.log(f"replay {state} run {r + 1}: wall {wall:.2f} s, load {os.getloadavg()[0]:.1f}")
+            loads.append(os.getloadavg()[0])
 
     # tmux: tg and less, the same keys, the same waits.
     s_first, s_n = snippet(first_line), snippet(line_n)
     s_hits = [snippet(h.split(":", 1)[1]) for h in hits]
-    if s_first and s_n and len(s_hits) >= 2 and all(s_hits):
+    if a.no_tmux:
+        pass
+    elif s_first and s_n and len(s_hits) >= 2 and all(s_hits):
         # (tool, argv, state, only the first screen)
         tools = [("tg tmux", [tg, "view", log], "indexed", False),
                  ("tg tmux", [tg, "view", log], "no index", False)]
@@ -416,8 +506,14 @@ def main():
                        ("&needle first screen", f"&{NEEDLE}", "", True, s_hits[-1])]
                 if first_only:
                     ops = ops[:1]
+                elif tool.startswith("less"):
+                    ops = ops[:a.less_ops]
                 prepare()
-                times, kib = tmux_session(argv, env[state], ops, a.timeout)
+                trace = []
+                times, kib = tmux_session(argv, env[state], ops, a.timeout,
+                                          before_op=prepare if a.cold else None, trace=trace)
+                traces.extend((tool, state, *x) for x in trace)
+                loads.append(os.getloadavg()[0])
                 for name, secs in times.items():
                     add(f"{name} ({state})", tool, None if secs is None else secs * 1000)
                 if not first_only:
@@ -442,12 +538,34 @@ def main():
             xs = by_tool.get(tool)
             cells.append("" if xs is None else fmt_ms(xs))
         md.append(f"| {case} | " + " | ".join(cells) + " |")
+    if traces:
+        # Where the slowest tmux round trips went: the viewer's UI thread
+        # on a CPU or waiting for one, the tmux server the same.
+        md += ["", "Slowest tmux round trips (ms): the viewer's UI thread on a CPU / waiting "
+               "for one, the tmux server on a CPU / waiting, captures polled, the `send-keys` "
+               "client's time, the last `capture-pane`'s", "",
+               "| tool | case | round trip | UI on CPU | UI waiting | tmux on CPU | tmux waiting "
+               "| captures | send-keys | last capture |",
+               "|---|---|---|---|---|---|---|---|---|---|"]
+        for tool, state, name, ms, ui_on, ui_wait, srv_on, srv_wait, caps, sent, cap in \
+                sorted(traces, key=lambda x: -x[3])[:12]:
+            md.append(f"| {tool} | {name} ({state}) | {ms:.1f} | {ui_on:.1f} | {ui_wait:.1f} | "
+                      f"{srv_on:.1f} | {srv_wait:.1f} | {caps} | {sent:.1f} | {cap:.1f} |")
+    if a.cold:
+        md += ["", f"Cache drops that left more than 1 % of the log resident (after 5 tries; "
+               f"the case then ran partly warm): {len(failed_drops)}"
+               + (f", resident bytes {failed_drops}" if failed_drops else "")]
+    if loads:
+        md += ["", f"Load average (1 min) during the runs: {min(loads):.1f}–{max(loads):.1f} "
+               f"on {os.cpu_count()} cores (the machine is shared)"]
     md += ["", f"Command: `{benchlib.cmdline()}`", f"Host: {benchlib.host_info()}"]
     print("\n".join(md))
     if a.markdown:
         open(a.markdown, "w").write("\n".join(md) + "\n")
     if a.out:
-        json.dump({"log": log, "size": size, "lines": lines, "rows": rows}, open(a.out, "w"), indent=1)
+        json.dump({"log": log, "size": size, "lines": lines, "rows": rows, "loads": loads,
+                   "traces": traces},
+                  open(a.out, "w"), indent=1)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@
 //! with `sed -n Np` (the fixture's lines) and `rg -n` (the lines a search
 //! reaches and a filter shows), for a plain file, a block-indexed log
 //! (4 KiB blocks), an indexed `.gz` (64 KiB access points), a packed
-//! `.zst` (4 KiB frames) and stdin. Then a resize, `q`, and the terminal
+//! `.zst` (4 KiB frames), another tool's seekable `.zst` (zstd's contrib
+//! library: read frame by frame, lines counted in the background), a
+//! plain `.zst` (the `zstd` program: decompressed in the background into
+//! a spool) and stdin. Then a resize, `q`, and the terminal
 //! restored (`stty -a` after the viewer: canonical mode and echo back).
 //! A `.gz` without an index is decompressed in the background. The edges
 //! are in `view_edges.rs`; the shared helpers in `util/view.rs`.
@@ -104,6 +107,16 @@ fn gz_without_index() {
 #[test]
 fn packed_zst() {
     scenario(Kind::Packed);
+}
+
+#[test]
+fn another_tools_seekable_zst() {
+    scenario(Kind::Seekable);
+}
+
+#[test]
+fn plain_zst() {
+    scenario(Kind::ZstSpool);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `tg view` (issue 25) at its edges, in a real terminal (tmux): `F`
 //! follows appended lines; control bytes, invalid UTF-8 and NULs are shown
-//! escaped and a long line moves sideways; signals restore the terminal;
+//! escaped and a long line moves sideways; a 1 GiB first line is shown
+//! before its end is found; signals restore the terminal;
 //! a truncated, rotated or deleted file is reported; `-i` and `-N` toggle;
 //! marked matches are exactly what `rg -o` prints.
 
@@ -62,6 +63,57 @@ fn escapes_binary_and_long_lines() {
     assert!(shifted[3].1.starts_with("0123456789"), "{shifted:?}");
     assert_eq!(shifted[4], (5, String::new()));
     t.send("q");
+}
+
+/// A file whose first line is 1 GiB long: the first screen shows the
+/// line's start at once, while a thread finds where it ends (said on the
+/// status line); then the lines below it, as sed prints them, their
+/// count, and moves over the long line. Before, the first screen waited
+/// for the whole line to be read (250-630 ms in a release build).
+#[test]
+fn a_first_line_of_a_gigabyte() {
+    let tree = Tree::new("view-gigaline");
+    let unit = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let chunk: Vec<u8> = unit.iter().copied().cycle().take(unit.len() << 15).collect();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(tree.path("long.log")).unwrap());
+    for _ in 0..(1u64 << 30) / chunk.len() as u64 {
+        f.write_all(&chunk).unwrap();
+    }
+    f.write_all(b"\n").unwrap();
+    for i in 1..=100 {
+        writeln!(f, "after {i}").unwrap();
+    }
+    drop(f);
+    let t = launch(&tree, "long.log", &[]);
+    let start: String = unit.iter().map(|&b| b as char).cycle().take(114).collect();
+    t.wait("the first screen: the line's start, its end looked for", |s| {
+        rows(s, 120).first().is_some_and(|r| r == &(1, start.clone()))
+            && s.last().is_some_and(|l| l.contains("finding where a long line ends"))
+    });
+    // Lines 2-40 as sed prints them (past the long line, which sed
+    // would hold whole: tail skips it).
+    let out = Command::new("sh")
+        .args(["-c", "tail -n +2 long.log | sed -n 1,39p"])
+        .current_dir(tree.root())
+        .output();
+    let sed: Vec<(u64, String)> = String::from_utf8(out.unwrap().stdout)
+        .unwrap()
+        .lines()
+        .zip(2..)
+        .map(|(l, n)| (n, l.to_string()))
+        .collect();
+    let screen = t.wait("the lines below, counted", |s| {
+        rows(s, 120)[1..] == sed[..38] && s.last().is_some_and(|l| l.contains("lines 1-39/101"))
+    });
+    assert!(!screen.last().unwrap().contains("finding"), "{screen:?}");
+    top_after(&t, "j", 2, "j over the long line");
+    t.wait("lines 2-40 as sed prints them", |s| rows(s, 120) == sed);
+    top_after(&t, "k", 1, "k back onto it");
+    top_after(&t, "G", 63, "G");
+    top_after(&t, "g", 1, "g");
+    t.send("q");
+    let (rc, err) = after_exit(&tree, &t, "long.log", "q");
+    assert_eq!((rc.as_str(), err.as_str()), ("0", ""));
 }
 
 /// SIGTERM, SIGINT and SIGHUP end the viewer with the terminal restored.

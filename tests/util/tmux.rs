@@ -110,6 +110,11 @@ impl Tmux {
         ]);
     }
 
+    /// A format of the pane, as tmux expands it (`#{alternate_on}`).
+    pub fn format(&self, format: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", "t", format]).trim().to_string()
+    }
+
     /// The id of the process running in the window's foreground, if any.
     pub fn pane_pid(&self) -> u32 {
         self.tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"]).trim().parse().unwrap_or(0)

@@ -78,8 +78,33 @@ pub enum Kind {
     GzSpool,
     /// A packed `.zst` (4 KiB frames).
     Packed,
+    /// Another tool's seekable `.zst` (zstd's contrib library, 4 KiB
+    /// frames, a seek table with checksums, no tg index): read frame by frame.
+    Seekable,
+    /// A plain `.zst` (the `zstd` program, one frame): decompressed into a spool.
+    ZstSpool,
     /// stdin.
     Stdin,
+}
+
+/// `data` as zstd's seekable format, written by zstd's contrib library
+/// (`ZSTD_seekable_compressStream`): frames of at most `frame` bytes of
+/// text, then the seek table, with checksums.
+pub fn seekable_zst(data: &[u8], frame: u32) -> Vec<u8> {
+    use zstd_safe::seekable::SeekableCStream;
+    use zstd_safe::{InBuffer, OutBuffer};
+    let mut out = vec![0u8; data.len() + (1 << 20)];
+    let mut c = SeekableCStream::create();
+    c.init(3, true, frame).unwrap();
+    let mut input = InBuffer::around(data);
+    let mut output = OutBuffer::around(&mut out[..]);
+    while input.pos() < data.len() {
+        c.compress_stream(&mut output, &mut input).unwrap();
+    }
+    while c.end_stream(&mut output).unwrap() != 0 {}
+    let n = output.pos();
+    out.truncate(n);
+    out
 }
 
 /// Runs `tg` with `args` in `tree`, indexes under `tree/idx`; fails on error.
@@ -120,6 +145,19 @@ pub fn prepare(tree: &Tree, kind: Kind) -> (String, &'static str) {
         Kind::Packed => {
             tg(tree, &["pack", "-q", "--frame-size", "4K", "app.log"]);
             (format!("{tg_bin} view app.log.zst"), "(packed)")
+        }
+        Kind::Seekable => {
+            let data = std::fs::read(tree.path("app.log")).unwrap();
+            tree.write("app.log.zst", seekable_zst(&data, 4096));
+            (format!("{tg_bin} view app.log.zst"), "(seekable zstd)")
+        }
+        Kind::ZstSpool => {
+            let st = Command::new("zstd")
+                .args(["-q", "-k", "app.log"])
+                .current_dir(tree.root())
+                .status();
+            assert!(st.unwrap().success(), "zstd -k app.log");
+            (format!("{tg_bin} view app.log.zst"), "app.log.zst (spooled)")
         }
         Kind::Stdin => (format!("cat app.log | {tg_bin} view"), "stdin (spooled)"),
     }
@@ -167,11 +205,22 @@ pub fn view(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
 
 /// [`view`] without waiting for the first screen.
 pub fn launch(tree: &Tree, file: &str, env: &[(&str, &str)]) -> Tmux {
+    launch_sized(tree, file, env, 120, 40)
+}
+
+/// [`launch`] in a `width`×`height` window.
+pub fn launch_sized(
+    tree: &Tree,
+    file: &str,
+    env: &[(&str, &str)],
+    width: u16,
+    height: u16,
+) -> Tmux {
     let idx = tree.path("idx").display().to_string();
     let mut all = vec![("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")];
     all.retain(|(k, _)| !env.iter().any(|e| e.0 == *k));
     all.extend_from_slice(env);
-    let t = Tmux::new(tree.root(), 120, 40, &all);
+    let t = Tmux::new(tree.root(), width, height, &all);
     let tg_bin = super::tg_bin().display().to_string();
     t.send_line(&format!("{tg_bin} view {file} 2>tg.err; echo $? > rc.txt; stty -a > stty.txt"));
     t

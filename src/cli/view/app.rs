@@ -8,10 +8,11 @@ use std::sync::Arc;
 use trigrep::options::Case;
 
 use super::density::Density;
+use super::ends::LineEnds;
 use super::keys::{Action, Keys, Region};
 use super::lines::LineMap;
 use super::nav;
-use super::screen::{Frame, LineEnds, Row};
+use super::screen::{Frame, Row};
 use super::search::{Finder, Progress};
 use super::text::{Change, Text};
 
@@ -104,7 +105,7 @@ impl App {
     /// The screen's frame.
     pub fn frame(&self) -> Frame<'_> {
         Frame {
-            text: &*self.text,
+            text: &self.text,
             lines: &self.lines,
             top: self.top,
             left: self.left,

@@ -14,6 +14,10 @@ use super::app::App;
 use super::work::Work;
 use super::{render, terminal};
 
+/// At most this many events already waiting are handled before a draw
+/// (keys held down still show).
+const BATCH: usize = 64;
+
 /// The event loop on the terminal; `drawn` is called after each screen
 /// drawn (the first starts the background work).
 pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyhow::Result<()> {
@@ -26,8 +30,10 @@ pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyho
     // (the line count, a density bar still counting): drawn again when
     // that changes, however quickly the work ended.
     let mut shown = None;
-    let progress =
-        |app: &App| (app.lines.total(), app.density.as_ref().map(|d| (Arc::as_ptr(d), d.done())));
+    let progress = |app: &App| {
+        let density = app.density.as_ref().map(|d| (Arc::as_ptr(d), d.done()));
+        (app.lines.total(), density, app.ends.found())
+    };
     while !app.quit && !screen.signalled() {
         dirty |= work.settle(app, Duration::ZERO);
         let busy = work.busy();
@@ -44,21 +50,31 @@ pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyho
             last_draw = Instant::now();
             dirty = false;
         }
-        let wait = match (work.busy(), app.follow) {
-            (Some(_), _) => 5,
-            (None, true) => 200,
-            (None, false) => 100,
+        // A scan, or a long line's end looked for: its outcome is drawn soon.
+        let wait = match (work.busy().is_some() || app.ends.looking(), app.follow) {
+            (true, _) => 5,
+            (false, true) => 200,
+            (false, false) => 100,
         };
         if event::poll(Duration::from_millis(wait))? {
-            match event::read()? {
-                Event::Key(k) if k.kind != KeyEventKind::Release => {
-                    if let Some(action) = app.keys.feed(k) {
-                        work.act(app, action);
+            // Every key already typed is handled before the next draw: a
+            // line number typed at once (`69426744G`) is drawn once, not
+            // nine times (each draw costs the UI thread ~1 ms and tmux
+            // more; on a loaded machine, each a wait for a CPU).
+            for _ in 0..BATCH {
+                match event::read()? {
+                    Event::Key(k) if k.kind != KeyEventKind::Release => {
+                        if let Some(action) = app.keys.feed(k) {
+                            work.act(app, action);
+                        }
+                        dirty = true;
                     }
-                    dirty = true;
+                    Event::Resize(..) => dirty = true,
+                    _ => {}
                 }
-                Event::Resize(..) => dirty = true,
-                _ => {}
+                if app.quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
             }
         } else if screen.hung_up() {
             break;

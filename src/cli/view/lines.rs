@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::ends::LONG;
 use super::nav;
 use super::text::Text;
 
@@ -51,9 +52,14 @@ impl LineMap {
             // In place (the same layout): 131 K blocks for 8 GiB, 2 MiB.
             known.points =
                 blocks.into_iter().map(|(o, line)| (o, line.saturating_sub(1))).collect();
-            known.end = text.mapped_len();
-            known.newlines =
-                count_between(text, *known.points.last().unwrap_or(&(0, 0)), known.end);
+            let last = *known.points.last().unwrap_or(&(0, 0));
+            // The last block's lines are counted here, unless it is
+            // long (a line of a gigabyte): then by [`count`], after the
+            // first screen.
+            (known.end, known.newlines) = match text.mapped_len() {
+                end if end.saturating_sub(last.0) > LONG => last,
+                end => (end, count_between(text, last, end)),
+            };
         }
         LineMap { inner: Mutex::new(known) }
     }

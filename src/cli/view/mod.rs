@@ -7,7 +7,8 @@
 //! [`text::Text`] the viewer needs; [`lines`] knows line numbers (block
 //! map, background count); [`nav`] moves by lines; [`search`] finds
 //! matching lines through candidate ranges; [`density`] draws where the
-//! matches are; [`screen`] says which lines to draw; [`app`] is the state
+//! matches are; [`screen`] says which lines to draw, [`ends`] where long
+//! lines end (found in the background); [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
 //! sets up and always restores the terminal; [`event_loop`] reads keys
 //! and ticks; [`work`] runs scans off the UI thread. [`replay`] runs keys without
@@ -15,6 +16,7 @@
 
 pub mod app;
 pub mod density;
+pub mod ends;
 pub mod escape;
 pub mod event_loop;
 pub mod keys;

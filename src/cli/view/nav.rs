@@ -126,13 +126,32 @@ pub fn read_window(text: &dyn Text, start: u64, skip: u64, max: usize) -> Vec<u8
     buf
 }
 
+/// How far [`read_line`] got along a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// The line ends; the next one starts here.
+    Next(u64),
+    /// The line is the text's last.
+    Last,
+    /// No newline before this offset, where the read stopped.
+    Beyond(u64),
+}
+
 /// The line starting at `start`: up to `max` of its bytes from `skip` on,
-/// and where the next line starts (`None`: this is the last line).
-pub fn read_line(text: &dyn Text, start: u64, skip: u64, max: usize) -> (Vec<u8>, Option<u64>) {
+/// and where the next line starts, looked for in at most `limit` bytes
+/// from `start` (and in whatever was read to show the line).
+pub fn read_line(
+    text: &dyn Text,
+    start: u64,
+    skip: u64,
+    max: usize,
+    limit: u64,
+) -> (Vec<u8>, Reach) {
     let mut shown = Vec::new();
     let mut at = start;
     let mut next = None;
-    each_chunk(text, start..text.len(), &mut |bytes| {
+    let len = text.len();
+    each_chunk(text, start..len, &mut |bytes| {
         let end = memchr::memchr(b'\n', bytes);
         let line = &bytes[..end.unwrap_or(bytes.len())];
         let from = skip.saturating_sub(at - start).min(line.len() as u64) as usize;
@@ -145,11 +164,17 @@ pub fn read_line(text: &dyn Text, start: u64, skip: u64, max: usize) -> (Vec<u8>
             }
             None => {
                 at += bytes.len() as u64;
-                true
+                at - start < limit || shown.len() < max && at - start < skip + max as u64
             }
         }
     });
-    (shown, next.filter(|&n| n < text.len()))
+    let reach = match next {
+        Some(n) if n < len => Reach::Next(n),
+        Some(_) => Reach::Last,
+        None if at >= len => Reach::Last,
+        None => Reach::Beyond(at),
+    };
+    (shown, reach)
 }
 
 #[cfg(test)]
@@ -169,9 +194,9 @@ mod tests {
         assert_eq!(lines_back(&t, 10, 1), 6);
         assert_eq!(lines_back(&t, 10, 2), 5);
         assert_eq!(lines_back(&t, 10, 9), 0);
-        assert_eq!(read_line(&t, 2, 0, 10), (b"bb".to_vec(), Some(5)));
-        assert_eq!(read_line(&t, 6, 1, 1), (b"c".to_vec(), Some(10)));
-        assert_eq!(read_line(&t, 10, 0, 9), (b"d".to_vec(), None));
+        assert_eq!(read_line(&t, 2, 0, 10, 99), (b"bb".to_vec(), Reach::Next(5)));
+        assert_eq!(read_line(&t, 6, 1, 1, 99), (b"c".to_vec(), Reach::Next(10)));
+        assert_eq!(read_line(&t, 10, 0, 9, 99), (b"d".to_vec(), Reach::Last));
     }
 
     #[test]
@@ -179,8 +204,12 @@ mod tests {
         let mut data = vec![b'x'; 700_000];
         data.extend_from_slice(b"\nend\n");
         let t = Memory(data);
-        let (shown, next) = read_line(&t, 0, 600_000, 5);
-        assert_eq!((shown, next), (b"xxxxx".to_vec(), Some(700_001)));
+        let (shown, next) = read_line(&t, 0, 600_000, 5, u64::MAX);
+        assert_eq!((shown, next), (b"xxxxx".to_vec(), Reach::Next(700_001)));
+        // Looking no further than 300 KB: the bytes shown, the end not found.
+        let (shown, next) = read_line(&t, 0, 10, 5, 300_000);
+        assert_eq!(shown, b"xxxxx");
+        assert!(matches!(next, Reach::Beyond(n) if (300_000..700_000).contains(&n)), "{next:?}");
         assert_eq!(line_start(&t, 699_000), 0);
         assert_eq!(lines_back(&t, 700_001, 1), 0);
     }

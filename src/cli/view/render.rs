@@ -162,6 +162,9 @@ pub fn status_line(app: &App, rows: &[Row]) -> String {
     if let Some(n) = app.keys.count() {
         parts.push(n.to_string());
     }
+    if app.ends.looking() {
+        parts.push("finding where a long line ends…".into());
+    }
     if let Some(pct) = app.busy {
         parts.push(format!("searching… {pct}% (Ctrl-C stops)"));
     }

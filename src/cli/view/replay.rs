@@ -4,7 +4,9 @@
 //! in-memory backend; the time from key to drawn screen is printed, one
 //! line per key (`key<TAB>ms<TAB>RssAnon KiB`), then the last screen.
 //! `{count}` waits for the line count, `{density}` for the density bar,
-//! `\n` is Enter. bench/view.py reads this.
+//! `{wait}` prints `{wait}` and waits for a line on stdin (the bench drops
+//! the page cache meanwhile, so that the next key is timed cold), `\n` is
+//! Enter. bench/view.py reads this.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -26,6 +28,8 @@ enum Step {
     Count,
     /// Wait until the density bar is complete.
     Density,
+    /// Wait for a line on stdin.
+    Wait,
 }
 
 /// Runs `keys` on `app` on a `size` screen (`COLUMNSxROWS`), printing
@@ -66,6 +70,12 @@ pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> an
                 while app.density.as_ref().is_some_and(|d| !d.done()) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
+            }
+            Step::Wait => {
+                writeln!(out, "{{wait}}")?;
+                out.flush()?;
+                std::io::stdin().read_line(&mut String::new())?;
+                continue;
             }
         }
         draw(&mut terminal, app, &mut work)?;
@@ -114,6 +124,8 @@ fn parse(keys: &str) -> Vec<(String, Step)> {
             ("{count}".len(), Step::Count)
         } else if rest.starts_with("{density}") {
             ("{density}".len(), Step::Density)
+        } else if rest.starts_with("{wait}") {
+            ("{wait}".len(), Step::Wait)
         } else if c == '\n' {
             (1, Step::Key(KeyCode::Enter))
         } else {
@@ -131,7 +143,7 @@ mod tests {
 
     #[test]
     fn tokens_and_keys() {
-        let steps: Vec<Step> = parse("12G{count}/a\n").into_iter().map(|s| s.1).collect();
+        let steps: Vec<Step> = parse("12G{count}/a\n{wait}").into_iter().map(|s| s.1).collect();
         assert_eq!(
             steps,
             vec![
@@ -142,6 +154,7 @@ mod tests {
                 Step::Key(KeyCode::Char('/')),
                 Step::Key(KeyCode::Char('a')),
                 Step::Key(KeyCode::Enter),
+                Step::Wait,
             ]
         );
     }

@@ -2,12 +2,12 @@
 //! filtered, which lines to draw. Pure of any terminal: the renderer
 //! draws [`Row`]s, the unit tests read them.
 
-use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::Arc;
 
+use super::ends::{End, LONG, LineEnds};
 use super::lines::LineMap;
-use super::nav;
+use super::nav::{self, Reach};
 use super::search::{Finder, Progress};
 use super::text::Text;
 
@@ -17,66 +17,6 @@ pub const SHOWN: usize = 16 << 10;
 /// Bytes read either side of what is shown, so that matches near its
 /// edges are found as in the whole line.
 const CONTEXT: u64 = 4 << 10;
-
-/// Lines at least this long have their end remembered.
-const LONG: u64 = 1 << 20;
-
-/// Where long lines end, remembered so that a line of a gigabyte is
-/// scanned for its end once, not at every redraw: `(start, next line's
-/// start)`, the last [`LineEnds::KEEP`].
-#[derive(Default)]
-pub struct LineEnds(Mutex<VecDeque<(u64, u64)>>);
-
-impl LineEnds {
-    /// How many long lines are remembered.
-    const KEEP: usize = 64;
-
-    fn get(&self, start: u64) -> Option<u64> {
-        let ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        ends.iter().find(|e| e.0 == start).map(|e| e.1)
-    }
-
-    fn put(&self, start: u64, next: u64) {
-        let mut ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if ends.len() == Self::KEEP {
-            ends.pop_front();
-        }
-        ends.push_back((start, next));
-    }
-
-    /// Where the line `n` lines after the one starting at `from` starts
-    /// (`None`: there are fewer), stepping over remembered long lines
-    /// without reading them again.
-    pub fn skip(&self, text: &dyn Text, mut from: u64, mut n: u64) -> Option<u64> {
-        while n > 0
-            && let Some(next) = self.get(from)
-        {
-            (from, n) = (next, n - 1);
-        }
-        nav::skip_lines(text, from, n)
-    }
-
-    /// Where the line `n` lines before the one starting at `at` starts,
-    /// stepping back over remembered long lines without reading them again.
-    pub fn back(&self, text: &dyn Text, mut at: u64, mut n: u64) -> u64 {
-        while n > 0 {
-            let before = {
-                let ends = self.0.lock().unwrap_or_else(|e| e.into_inner());
-                ends.iter().find(|e| e.1 == at).map(|e| e.0)
-            };
-            match before {
-                Some(start) => (at, n) = (start, n - 1),
-                None => return nav::lines_back(text, at, n),
-            }
-        }
-        at
-    }
-
-    /// Forgets every line (the text was truncated or replaced).
-    pub fn clear(&self) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
-    }
-}
 
 /// One line on screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,7 +34,7 @@ pub struct Row {
 /// What the screen shows.
 pub struct Frame<'a> {
     /// The text.
-    pub text: &'a dyn Text,
+    pub text: &'a Arc<dyn Text>,
     /// Its line numbers.
     pub lines: &'a LineMap,
     /// The first line shown starts here.
@@ -108,19 +48,21 @@ pub struct Frame<'a> {
     /// Matches of this are marked.
     pub marks: Option<&'a Finder>,
     /// Where long lines end.
-    pub ends: &'a LineEnds,
+    pub ends: &'a Arc<LineEnds>,
 }
 
 impl Frame<'_> {
-    /// The lines to draw, and where the line after them starts (`None`: the end).
+    /// The lines to draw, and where the line after them starts (`None`:
+    /// the end, or a long line's end is not known yet).
     pub fn rows(&self, progress: Progress<'_>) -> (Vec<Row>, Option<u64>) {
+        let text = &**self.text;
         let mut rows = Vec::with_capacity(self.rows);
         let mut at = Some(self.top);
-        let first_line = self.lines.line_of(self.text, self.top);
+        let first_line = self.lines.line_of(text, self.top);
         while rows.len() < self.rows {
             let Some(start) = at else { break };
             let start = match self.filter {
-                Some(f) => match f.next_line(self.text, start, progress) {
+                Some(f) => match f.next_line(text, start, progress) {
                     Some(s) => s,
                     None => {
                         at = None;
@@ -129,12 +71,12 @@ impl Frame<'_> {
                 },
                 None => start,
             };
-            if start >= self.text.len() && !(start == 0 && rows.is_empty()) {
+            if start >= text.len() && !(start == 0 && rows.is_empty()) {
                 at = None;
                 break;
             }
             let line = match self.filter {
-                Some(_) => self.lines.line_of(self.text, start),
+                Some(_) => self.lines.line_of(text, start),
                 None => first_line.map(|n| n + rows.len() as u64),
             };
             let (row, next) = self.row(start, line);
@@ -144,19 +86,44 @@ impl Frame<'_> {
         (rows, at)
     }
 
-    /// The line starting at `start`, cut to the screen, with its matches.
+    /// The line starting at `start`, cut to the screen, with its matches;
+    /// where the next line starts (`None`: the end, or not known yet).
     fn row(&self, start: u64, line: Option<u64>) -> (Row, Option<u64>) {
+        let text = &**self.text;
         let from = self.left.saturating_sub(CONTEXT);
         let max = (self.left - from) as usize + SHOWN + CONTEXT as usize;
-        let (bytes, next) = match self.ends.get(start) {
-            Some(next) => (nav::read_window(self.text, start, from, max), Some(next)),
-            None => {
-                let (bytes, next) = nav::read_line(self.text, start, from, max);
-                if let Some(n) = next.filter(|&n| n - start >= LONG) {
-                    self.ends.put(start, n);
-                }
-                (bytes, next)
+        let (bytes, end) = match self.ends.get(start, text.len()) {
+            Some(end) => {
+                let past = matches!(end, End::Next(n) if start + from >= n);
+                let bytes =
+                    if past { Vec::new() } else { nav::read_window(text, start, from, max) };
+                (bytes, end)
             }
+            None => {
+                // A filtered screen is computed off the UI thread (a
+                // job): it reads the whole line. The UI reads at most
+                // LONG bytes and leaves the rest to a thread.
+                let limit = if self.filter.is_some() { u64::MAX } else { LONG };
+                let (bytes, reach) = nav::read_line(text, start, from, max, limit);
+                let end = match reach {
+                    Reach::Next(n) => {
+                        if n - start >= LONG {
+                            self.ends.put(start, n);
+                        }
+                        End::Next(n)
+                    }
+                    Reach::Last => End::Last,
+                    Reach::Beyond(at) => {
+                        self.ends.look_for(self.text, start, at);
+                        End::Unknown
+                    }
+                };
+                (bytes, end)
+            }
+        };
+        let next = match end {
+            End::Next(n) => Some(n),
+            End::Last | End::Unknown => None,
         };
         let skip = ((self.left - from) as usize).min(bytes.len());
         let shown_len = (bytes.len() - skip).min(SHOWN);
@@ -215,7 +182,10 @@ mod tests {
         let go = &mut |_| true;
         app.apply(Action::Down(1), go);
         assert_eq!(app.top, 6);
-        app.screen(go);
+        // The screen shows the long line's start; a thread finds its end.
+        assert_eq!(app.screen(go).len(), 1);
+        wait_found(&app.ends);
+        assert_eq!(app.screen(go).len(), 2);
         read.1.store(0, Ordering::Relaxed);
         app.apply(Action::Down(1), go);
         assert_eq!(app.top, 6 + (4 << 20) + 1);
@@ -227,15 +197,24 @@ mod tests {
         assert!(n < 1 << 20, "{n} bytes read to move over a remembered line");
     }
 
-    fn numbered(n: usize) -> Memory {
-        Memory((1..=n).flat_map(|i| format!("line {i}\n").into_bytes()).collect())
+    fn numbered(n: usize) -> Arc<dyn Text> {
+        Arc::new(Memory((1..=n).flat_map(|i| format!("line {i}\n").into_bytes()).collect()))
+    }
+
+    /// Waits until a thread found a long line's end.
+    fn wait_found(ends: &LineEnds) {
+        let t = std::time::Instant::now();
+        while ends.found() == 0 {
+            assert!(t.elapsed().as_secs() < 10, "the line's end not found");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     #[test]
     fn rows_from_the_top_with_numbers() {
         let text = numbered(100);
-        let lines = LineMap::new(&text);
-        let top = nav::skip_lines(&text, 0, 9).unwrap();
+        let lines = LineMap::new(&*text);
+        let top = nav::skip_lines(&*text, 0, 9).unwrap();
         let frame = Frame {
             text: &text,
             lines: &lines,
@@ -244,19 +223,19 @@ mod tests {
             rows: 3,
             filter: None,
             marks: None,
-            ends: &LineEnds::default(),
+            ends: &Arc::default(),
         };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"line 10");
         assert_eq!(rows[2].bytes, b"line 12");
-        assert_eq!(next, nav::skip_lines(&text, 0, 12));
+        assert_eq!(next, nav::skip_lines(&*text, 0, 12));
     }
 
     #[test]
     fn filter_shows_matching_lines_and_marks() {
         let text = numbered(100);
-        let lines = LineMap::new(&text);
-        let f = Finder::new(&text, "7", Case::Sensitive).unwrap();
+        let lines = LineMap::new(&*text);
+        let f = Finder::new(&*text, "7", Case::Sensitive).unwrap();
         let frame = Frame {
             text: &text,
             lines: &lines,
@@ -265,7 +244,7 @@ mod tests {
             rows: 4,
             filter: Some(&f),
             marks: Some(&f),
-            ends: &LineEnds::default(),
+            ends: &Arc::default(),
         };
         let (rows, _) = frame.rows(&mut |_| true);
         let shown: Vec<&[u8]> = rows.iter().map(|r| &r.bytes[..]).collect();
@@ -275,9 +254,9 @@ mod tests {
 
     #[test]
     fn horizontal_offset_cuts_the_left() {
-        let text = Memory(b"0123456789abcdef\nxy\n".to_vec());
-        let lines = LineMap::new(&text);
-        let f = Finder::new(&text, "9a", Case::Sensitive).unwrap();
+        let text: Arc<dyn Text> = Arc::new(Memory(b"0123456789abcdef\nxy\n".to_vec()));
+        let lines = LineMap::new(&*text);
+        let f = Finder::new(&*text, "9a", Case::Sensitive).unwrap();
         let frame = Frame {
             text: &text,
             lines: &lines,
@@ -286,7 +265,7 @@ mod tests {
             rows: 5,
             filter: None,
             marks: Some(&f),
-            ends: &LineEnds::default(),
+            ends: &Arc::default(),
         };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"abcdef");
@@ -296,13 +275,15 @@ mod tests {
         assert_eq!(next, None);
     }
 
+    /// A line longer than [`LONG`] is shown from its start at once; the
+    /// rows below wait for a thread to find its end, then show.
     #[test]
-    fn long_line_ends_are_remembered() {
+    fn long_line_ends_are_found_in_the_background() {
         let mut data = vec![b'a'; 2 << 20];
         data.extend_from_slice(b"\nnext\n");
-        let text = Memory(data);
-        let lines = LineMap::new(&text);
-        let ends = LineEnds::default();
+        let text: Arc<dyn Text> = Arc::new(Memory(data));
+        let lines = LineMap::new(&*text);
+        let ends = Arc::default();
         let frame = Frame {
             text: &text,
             lines: &lines,
@@ -313,17 +294,20 @@ mod tests {
             marks: None,
             ends: &ends,
         };
-        let (first, _) = frame.rows(&mut |_| true);
-        assert_eq!(ends.get(0), Some((2 << 20) + 1));
+        let (first, next) = frame.rows(&mut |_| true);
+        assert_eq!((first.len(), next), (1, None));
+        assert_eq!(first[0].bytes.len(), SHOWN);
+        wait_found(&ends);
+        let len = text.len();
+        assert_eq!(ends.get(0, len), Some(End::Next((2 << 20) + 1)));
         let (again, _) = frame.rows(&mut |_| true);
-        assert_eq!(first, again);
+        assert_eq!(again[0], first[0]);
+        assert_eq!(again[1].bytes, b"");
         // Moves step over the remembered line, either way.
         let next = (2 << 20) + 1;
-        assert_eq!(ends.skip(&text, 0, 1), Some(next));
-        assert_eq!(ends.skip(&text, 0, 2), Some(next + 5));
-        assert_eq!(ends.back(&text, next, 1), 0);
-        assert_eq!(ends.back(&text, next + 5, 2), 0);
-        assert_eq!(again[1].bytes, b"");
-        assert_eq!(again[0].bytes.len(), SHOWN);
+        assert_eq!(ends.skip(&*text, 0, 1), Some(next));
+        assert_eq!(ends.skip(&*text, 0, 2), Some(next + 5));
+        assert_eq!(ends.back(&*text, next, 1), 0);
+        assert_eq!(ends.back(&*text, next + 5, 2), 0);
     }
 }

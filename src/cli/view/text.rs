@@ -166,7 +166,12 @@ impl Text for Plain {
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {
-        self.index.as_ref().map_or_else(Vec::new, |t| block_map(t))
+        // Straight from the index's table: no `Vec<Block>` on the way
+        // (131 K blocks for 8 GiB: 3 MiB allocated and copied for nothing).
+        let Some(t) = &self.index else { return Vec::new() };
+        let mut map = Vec::with_capacity(t.index().block_count() as usize);
+        map.extend(t.index().blocks().map(|b| (b.offset, b.first_line)));
+        map
     }
 
     fn mapped_len(&self) -> u64 {

@@ -234,8 +234,11 @@ fn scans(app: &App, action: &Action) -> bool {
         Next | Previous => filtered || !app.search.as_ref().is_some_and(|s| small(&s.0)),
         Search { .. } | Filter(_) => true,
         IgnoreCase | SmartCase => filtered || app.search.is_some(),
-        Down(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp => filtered,
-        Line(_) | Top | Bottom | Percent(_) | Follow | Region(_) => filtered,
+        // A long line whose end is looked for: a move may read all of it.
+        Down(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp => {
+            filtered || app.ends.looking()
+        }
+        Line(_) | Top | Bottom | Percent(_) | Follow | Region(_) => filtered || app.ends.looking(),
         Right | Left | LineNumbers | Help | Redraw | Cancel | Quit => false,
     }
 }
