@@ -49,14 +49,15 @@ pub enum Opened {
 /// Opens the text of the file at `path`, with indexes under `base`.
 pub fn open(path: &Path, base: &Path) -> Result<Opened> {
     let name = path.as_os_str().as_encoded_bytes();
-    if maybe_packed(name) {
-        if let Some(opened) = open_packed(path, base)? {
-            return Ok(opened);
-        }
+    let opened = if maybe_packed(name) {
+        open_packed(path, base)?
     } else if name.ends_with(b".gz") {
-        if let Some(opened) = open_gz(path, base)? {
-            return Ok(opened);
-        }
+        open_gz(path, base)?
+    } else {
+        None
+    };
+    if let Some(opened) = opened {
+        return Ok(opened);
     }
     let trust = RawText::open(base, path, open_file(path)?);
     Ok(match usable(path, trust, never)? {

@@ -255,9 +255,11 @@ fn issue_0028_an_executor_killed_mid_query_never_gives_a_partial_answer() {
                 String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
             got.sort();
             assert_eq!(got, embedded, "a retried query answered otherwise: {stderr}");
+            eprintln!("retried: the right answer after {:?}", started.elapsed());
         }
         Some(2) => {
             assert!(stderr.starts_with("tg: sql: ") && stderr.lines().count() == 1, "{stderr}");
+            eprintln!("failed as it must: {stderr}");
         }
         other => panic!("exit {other:?}: {stderr}"),
     }
