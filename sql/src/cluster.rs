@@ -27,8 +27,8 @@ fn ballista(e: impl std::fmt::Display) -> DataFusionError {
 }
 
 /// Runs a scheduler listening on `bind` until the process ends; tasks
-/// are dealt to executors round robin (a scan is one task today: see
-/// `provider.rs`, `on_ballista`).
+/// are dealt to executors round robin (a scan's partitions too: see
+/// [`crate::exec`]).
 pub async fn run_scheduler(bind: SocketAddr) -> Result<()> {
     let config = SchedulerConfig {
         bind_host: bind.ip().to_string(),

@@ -2,7 +2,9 @@
 //! sends its logical plan to the scheduler ([`LinesLogicalCodec`]: a
 //! [`LinesTable`] as JSON), and the scheduler sends each stage's physical
 //! plan to executors ([`LinesPhysicalCodec`]: a [`LinesExec`]'s
-//! [`ScanSpec`] as JSON). Anything else is Ballista's own codecs' work.
+//! [`ScanSpec`] as JSON; its input, the in-memory source of its units,
+//! travels as DataFusion encodes any input). Anything else is Ballista's
+//! own codecs' work.
 //!
 //! Both are needed by the client, the scheduler and every executor.
 
@@ -116,7 +118,15 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         match decode::<ScanSpec>(buf) {
-            Some(spec) => Ok(Arc::new(LinesExec::new(spec?)?)),
+            Some(spec) => {
+                let [units] = inputs else {
+                    return Err(DataFusionError::Internal(format!(
+                        "a lines scan has one input, not {}",
+                        inputs.len()
+                    )));
+                };
+                Ok(Arc::new(LinesExec::new(spec?, Arc::clone(units))?))
+            }
             None => self.inner.try_decode(buf, inputs, ctx, converter),
         }
     }
@@ -137,16 +147,10 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::Unit;
 
     #[test]
     fn a_scan_round_trips_and_other_blobs_are_left_alone() {
-        let spec = ScanSpec {
-            partitions: vec![vec![Unit::Text { path: "/l/a.zst".into(), part: 1, parts: 2 }]],
-            projection: vec![0, 3],
-            pred: None,
-            base: "/idx".into(),
-        };
+        let spec = ScanSpec { projection: vec![0, 3], pred: None, base: "/idx".into() };
         let mut buf = Vec::new();
         encode(&spec, &mut buf).unwrap();
         assert_eq!(decode::<ScanSpec>(&buf).unwrap().unwrap(), spec);

@@ -9,10 +9,12 @@
 //!
 //! - [`listing`] walks the paths with `tg`'s rules into [`read::Unit`]s (a
 //!   tree index rules out files), dealt to partitions;
-//! - [`text`] is the one seam over block-indexed texts (a huge file, an
-//!   indexed `.gz`, a packed `.zst`), each trusted only while fresh;
+//! - [`text`] opens each file's text through the engine's seam over
+//!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
+//!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
 //! - [`read`] turns a unit into rows ([`rows`]), in [`exec::LinesExec`]'s
-//!   partitions;
+//!   partitions (their units are the rows of an in-memory input, which
+//!   Ballista deals to its tasks);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler
 //!   and executors [`cluster`] starts; [`session`] makes an embedded or a
 //!   remote session; [`output`] prints results.

@@ -107,7 +107,10 @@ impl TreeIndex {
             return false;
         };
         let Some(meta) = self.reader.file(id) else { return false };
+        // A file whose bytes the build left out (binary, too large, ...)
+        // is no candidate only because the index never saw its bytes.
         meta.is_file()
+            && meta.left_out().is_none()
             && meta.size == md.len()
             && meta.changed_ns == changed_ns(md)
             && !judge::is_candidate(&self.candidates, id)

@@ -14,7 +14,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::scalar::ScalarValue;
 use serde::{Deserialize, Serialize};
 
-use crate::exec::{LinesExec, ScanSpec};
+use crate::exec::{LinesExec, ScanSpec, units_source};
 use crate::filter::{is_pushable, pred_of};
 use crate::{listing, rows};
 
@@ -66,7 +66,7 @@ impl TableProvider for LinesTable {
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let pred = if self.pushdown { pred_of(filters) } else { None };
-        let n = if on_ballista(state) { 1 } else { state.config().target_partitions() };
+        let n = state.config().target_partitions();
         let (paths, base) = (self.paths.clone(), self.base.clone());
         let pred_for_walk = pred.clone();
         let (units, pruned) = tokio::task::spawn_blocking(move || {
@@ -77,28 +77,10 @@ impl TableProvider for LinesTable {
         log::debug!("scan: {} units, {pruned} files ruled out by a tree index", units.len());
         let projection =
             projection.cloned().unwrap_or_else(|| (0..rows::schema().fields().len()).collect());
-        let spec = ScanSpec {
-            partitions: listing::deal(units, n),
-            projection,
-            pred,
-            base: self.base.clone(),
-        };
-        Ok(Arc::new(LinesExec::new(spec)?))
+        let source = units_source(&listing::deal(units, n))?;
+        let spec = ScanSpec { projection, pred, base: self.base.clone() };
+        Ok(Arc::new(LinesExec::new(spec, source)?))
     }
-}
-
-/// Whether `state` plans for a Ballista cluster. Ballista 55.0's scheduler
-/// gives each task its slice of a stage's partitions by rewriting the
-/// leaves it knows (`DataSourceExec` over files or memory, shuffle
-/// readers, `EmptyExec`, `PlaceholderRowExec`:
-/// `ballista-scheduler/src/state/task_builder.rs`); any other leaf is
-/// shipped whole to every task, and each task runs all its partitions, so
-/// a scan of `n` partitions would return every row `n` times. Until the
-/// scan is a `DataSourceExec` over a `FileScanConfig` (its units as file
-/// groups), a scan on Ballista is one partition: one task reads it,
-/// correctly, and the stages above it spread.
-fn on_ballista(state: &dyn Session) -> bool {
-    state.config().options().extensions.get::<ballista_core::config::BallistaConfig>().is_some()
 }
 
 /// The table function `lines(PATH, ...)`.

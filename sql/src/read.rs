@@ -4,8 +4,10 @@
 //! rg's defaults for a walked file: a byte-order mark sniffed, reading
 //! stopped at a NUL (with the lines of the buffer that held it, as rg
 //! does). The spans of a block-indexed text are cut at `\n` here: a
-//! block starts a line and carries its first line number; a text holding
-//! a NUL is read whole through the searcher instead, from its start.
+//! block starts a line and carries its first line number; a UTF-8
+//! byte-order mark at the text's start is dropped, as rg drops it; a text
+//! holding a NUL, or starting with a UTF-16 byte-order mark, is read whole
+//! through the searcher instead, from its start.
 
 use std::path::{Path, PathBuf};
 
@@ -14,10 +16,11 @@ use datafusion::error::{DataFusionError, Result};
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use serde::{Deserialize, Serialize};
+use trigrep::text::Block;
 
 use crate::filter::Pred;
 use crate::rows::{FileInfo, RowBuilder};
-use crate::text::{self, Opened, Span};
+use crate::text::{self, Bom, Opened};
 
 /// What one partition of a scan reads, in turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,29 +122,31 @@ impl<'a> UnitReader<'a> {
 
     /// Reads part `part` of `parts` of the block-indexed text at `path`.
     fn read_text(&mut self, path: &Path, part: u32, parts: u32) -> Result<()> {
-        let mut text = match text::open(path, self.base)? {
+        let text = match text::open(path, self.base)? {
             Opened::Text(t) => t,
             Opened::Whole if part == 0 => return self.read_walked(path, Walked::Path),
             Opened::Stream(r) if part == 0 => return self.read_walked(path, Walked::Stream(r)),
             Opened::Whole | Opened::Stream(_) => return Ok(()),
         };
-        if text.has_nul() {
-            // rg stops reading at a NUL, where its buffers happen to
-            // find one: read the whole text as it reads the file.
+        let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
+        if text::holds_nul(&*text).map_err(|e| text::error(path, e))? || bom == Bom::Utf16 {
+            // rg stops reading at a NUL, where its buffers happen to find
+            // one, and transcodes a UTF-16 text: read the whole text as it
+            // reads the file.
             return match part {
-                0 => self.read_walked(path, Walked::Stream(text::stream(text)?)),
+                0 => self.read_walked(path, Walked::Stream(text::stream(text))),
                 _ => Ok(()),
             };
         }
-        let len = u128::from(text.text_len().max(1));
-        let part_of = |s: &Span| (u128::from(s.offset) * u128::from(parts) / len) as u32;
-        let spans: Vec<Span> =
-            text.spans(self.pred)?.into_iter().filter(|s| part_of(s) == part).collect();
+        let len = u128::from(text.len().max(1));
+        let part_of = |s: &Block| (u128::from(s.offset) * u128::from(parts) / len) as u32;
+        let spans: Vec<Block> =
+            text::spans(&*text, self.pred)?.into_iter().filter(|s| part_of(s) == part).collect();
         log::info!(
-            "{}: part {part}/{parts}: reading {} of {} {} blocks at text offsets {:?}",
+            "{}: part {part}/{parts}: reading {} of {} blocks ({}) at text offsets {:?}",
             path.display(),
             spans.len(),
-            text.block_count(),
+            text.covered().blocks,
             text.kind(),
             spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
         );
@@ -149,8 +154,8 @@ impl<'a> UnitReader<'a> {
         let file = FileInfo::of(path, md.as_ref());
         let mut buf = std::mem::take(&mut self.buf);
         for span in &spans {
-            text.read(span, &mut buf)?;
-            self.push_span(&file, span, &buf)?;
+            text::read(&*text, span, &mut buf).map_err(|e| text::error(path, e))?;
+            self.push_span(&file, span, &buf, bom.dropped())?;
             if self.gone {
                 break;
             }
@@ -159,18 +164,30 @@ impl<'a> UnitReader<'a> {
         Ok(())
     }
 
-    /// Adds the lines of `bytes`, the start of `span`.
-    fn push_span(&mut self, file: &FileInfo, span: &Span, bytes: &[u8]) -> Result<()> {
+    /// Adds the lines of `bytes`, the text of `span`, whose first
+    /// `dropped` bytes (a byte-order mark) rg does not read: they are no
+    /// part of the first line, and every line's offset counts from after
+    /// them.
+    fn push_span(
+        &mut self,
+        file: &FileInfo,
+        span: &Block,
+        bytes: &[u8],
+        dropped: u64,
+    ) -> Result<()> {
+        let skip = if span.offset == 0 { (dropped as usize).min(bytes.len()) } else { 0 };
         if !self.rows.wants_lines() {
+            let bytes = &bytes[skip..];
             let lines = memchr::memchr_iter(b'\n', bytes).count();
             let partial = usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
             self.rows.push_count(lines + partial);
             return self.flush_full();
         }
-        let (mut start, mut number) = (0, span.first_line);
+        let (mut start, mut number) = (skip, span.first_line);
         while start < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            self.rows.push(file, number, span.offset + start as u64, &bytes[start..end]);
+            let offset = (span.offset + start as u64).saturating_sub(dropped);
+            self.rows.push(file, number, offset, &bytes[start..end]);
             self.flush_full()?;
             if self.gone {
                 return Ok(());

@@ -2,7 +2,8 @@
 //! `tg-sql executor`) on loopback, over a directory of packed logs: the
 //! distributed answers equal the embedded ones, and the executors read
 //! exactly the candidate frames the embedded run read (their logs say
-//! which). Today one executor reads the scan (see the FIXME below).
+//! which), both of them reading; an executor killed in the middle of a
+//! query gives an error or the right answer, never a partial one.
 
 mod util;
 
@@ -56,10 +57,18 @@ fn wait_listening(port: u16, child: &mut Child, log: &Path) {
 impl Cluster {
     /// Starts `tg-sql ARGS`, its stderr in `NAME.log`, and waits until it
     /// listens on `port`.
-    fn spawn(&mut self, fx: &Fixture, name: &str, args: &[String], port: u16) {
+    fn spawn(
+        &mut self,
+        fx: &Fixture,
+        name: &str,
+        args: &[String],
+        port: u16,
+        env: &[(&str, &str)],
+    ) {
         let log = fx.path(&format!("{name}.log"));
         let mut child = Command::new(util::tg_sql())
             .args(args)
+            .envs(env.iter().copied())
             .env("TG_INDEX_DIR", fx.index_dir())
             .env("RUST_LOG", "warn,trigrep_sql=info")
             .stdin(Stdio::null())
@@ -72,12 +81,13 @@ impl Cluster {
         self.logs.push(log);
     }
 
-    /// A scheduler and two executors of one slot each.
-    fn start(fx: &Fixture) -> (Cluster, u16) {
+    /// A scheduler and two executors of one slot each, the executors
+    /// run with `env`.
+    fn start(fx: &Fixture, env: &[(&str, &str)]) -> (Cluster, u16) {
         let mut cluster = Cluster { children: Vec::new(), logs: Vec::new() };
         let scheduler = free_pair();
         let args = ["scheduler".into(), "--bind".into(), format!("127.0.0.1:{scheduler}")];
-        cluster.spawn(fx, "scheduler", &args, scheduler);
+        cluster.spawn(fx, "scheduler", &args, scheduler, &[]);
         for name in ["executor1", "executor2"] {
             let port = free_pair();
             let work = fx.path(&format!("{name}-work"));
@@ -93,7 +103,7 @@ impl Cluster {
                 "--work-dir".into(),
                 work.display().to_string(),
             ];
-            cluster.spawn(fx, name, &args, port);
+            cluster.spawn(fx, name, &args, port, env);
         }
         // Executors register with their first heartbeat.
         std::thread::sleep(Duration::from_secs(2));
@@ -134,10 +144,10 @@ fn answer(fx: &Fixture, query: &str, extra: &[&str]) -> Vec<String> {
     lines
 }
 
-#[test]
-fn issue_0028_two_executors_answer_as_the_embedded_engine() {
-    let fx = Fixture::new();
-    for i in 0..4 {
+/// A directory `packed/` of `n` packed logs of 4 KiB frames, each with
+/// one needle line.
+fn packed_logs(fx: &Fixture, n: u64) -> PathBuf {
+    for i in 0..n {
         let mut text = util::log_text(12_000, 10 + i);
         text.extend_from_slice(
             format!("2024-04-01 FATAL XYZZY-NEEDLE-4242 in app{i}\n").as_bytes(),
@@ -156,7 +166,13 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
             packed.to_str().unwrap(),
         ]);
     }
-    let dir = fx.path("packed");
+    fx.path("packed")
+}
+
+#[test]
+fn issue_0028_two_executors_answer_as_the_embedded_engine() {
+    let fx = Fixture::new();
+    let dir = packed_logs(&fx, 4);
     let table = format!("lines('{}')", dir.display());
     let queries = [
         format!("SELECT path, line_number, line FROM {table} WHERE line LIKE '%XYZZY-NEEDLE%'"),
@@ -165,8 +181,9 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
             "SELECT substr(line, 12, 5) AS level, count(*) AS n FROM {table} \
              WHERE line LIKE '%status=500%' GROUP BY level ORDER BY level"
         ),
+        format!("SELECT count(*) AS n FROM {table}"),
     ];
-    let (cluster, scheduler) = Cluster::start(&fx);
+    let (cluster, scheduler) = Cluster::start(&fx, &[]);
     let remote = format!("127.0.0.1:{scheduler}");
     // The needle first, alone: the executors' logs then hold its reads.
     let embedded = answer(&fx, &queries[0], &[]);
@@ -175,13 +192,10 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
     assert_eq!(distributed.len(), embedded.len(), "{}", queries[0]);
     assert_eq!(distributed, embedded, "{}", queries[0]);
     let per_executor = cluster.frames_read();
-    // FIXME(issue 28): Ballista 55.0 restricts only the leaves it knows to
-    // a task's partitions, so a lines scan runs as one partition there
-    // (provider.rs, `on_ballista`): one executor reads the texts, the
-    // stages above spread. Once the scan is a DataSourceExec over file
-    // groups, both executors must read.
+    // The scan's partitions (one packed log each here) spread: both
+    // executors read, and together exactly what the embedded run read.
     let readers = per_executor.iter().filter(|&&(n, _)| n > 0).count();
-    assert_eq!(readers, 1, "executors' reads: {per_executor:?}");
+    assert_eq!(readers, 2, "executors' reads: {per_executor:?}");
     let out = Command::new(util::tg_sql())
         .env("TG_INDEX_DIR", fx.index_dir())
         .env("RUST_LOG", "trigrep_sql=info")
@@ -198,5 +212,80 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
         let distributed = answer(&fx, q, &["--scheduler", &remote]);
         assert_eq!(distributed.len(), embedded.len(), "{q}");
         assert_eq!(distributed, embedded, "{q}");
+    }
+}
+
+#[test]
+fn issue_0028_an_executor_killed_mid_query_never_gives_a_partial_answer() {
+    let fx = Fixture::new();
+    let dir = packed_logs(&fx, 8);
+    let query = format!(
+        "SELECT count(*) AS n FROM lines('{}') WHERE line LIKE '%status=500%'",
+        dir.display()
+    );
+    let embedded = answer(&fx, &query, &[]);
+    // Each unit (a packed log) takes the executors 1.5 s: the query lasts
+    // long enough to kill one of them while it reads.
+    let (mut cluster, scheduler) = Cluster::start(&fx, &[("TG_SQL_TEST_UNIT_DELAY_MS", "1500")]);
+    let remote = format!("127.0.0.1:{scheduler}");
+    let client = Command::new(util::tg_sql())
+        .args(["--format", "json", "--partitions", "8", "--scheduler", &remote, &query])
+        .env("TG_INDEX_DIR", fx.index_dir())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let victim = &cluster.logs[1];
+    while !std::fs::read_to_string(victim).unwrap().contains(" units") {
+        assert!(started.elapsed() < Duration::from_secs(60), "executor1 never read");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    cluster.children[1].kill().unwrap();
+    cluster.children[1].wait().unwrap();
+    // The client must end (Ballista declares the executor lost after 20 s
+    // without a heartbeat), with the right answer or an error.
+    let client = Killed(Some(client));
+    let out = client.wait(Duration::from_secs(240));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => {
+            let mut got: Vec<String> =
+                String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+            got.sort();
+            assert_eq!(got, embedded, "a retried query answered otherwise: {stderr}");
+            eprintln!("retried: the right answer after {:?}", started.elapsed());
+        }
+        Some(2) => {
+            assert!(stderr.starts_with("tg: sql: ") && stderr.lines().count() == 1, "{stderr}");
+            eprintln!("failed as it must: {stderr}");
+        }
+        other => panic!("exit {other:?}: {stderr}"),
+    }
+}
+
+/// A child process killed if the test ends before it does.
+struct Killed(Option<Child>);
+
+impl Killed {
+    /// Its output, once it ends within `limit` (else the test fails).
+    fn wait(mut self, limit: Duration) -> std::process::Output {
+        let started = Instant::now();
+        let child = self.0.as_mut().unwrap();
+        while child.try_wait().unwrap().is_none() {
+            assert!(started.elapsed() < limit, "the client still runs after {limit:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 }

@@ -197,3 +197,75 @@ fn issue_0028_errors_are_one_line_and_exit_2() {
         assert!(err.starts_with("tg: sql: ") && err.lines().count() == 1, "{q}: {err}");
     }
 }
+
+/// `(line_number, byte_offset, line)` of each line `rg -nb ARGS FILE` prints.
+fn rg_offsets(args: &[&str], file: &Path) -> Vec<(u64, u64, String)> {
+    let out = std::process::Command::new(util::rg())
+        .args(["--no-config", "-n", "-b", "--no-filename", "--color", "never"])
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "rg {args:?}");
+    let mut rows: Vec<_> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let text = String::from_utf8_lossy(l);
+            let mut it = text.splitn(3, ':');
+            let number = it.next().unwrap().parse().unwrap();
+            let offset = it.next().unwrap().parse().unwrap();
+            (number, offset, it.next().unwrap().to_string())
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn issue_0028_a_byte_order_mark_is_dropped_as_rg_drops_it() {
+    let fx = Fixture::new();
+    let mut text = b"\xEF\xBB\xBF2024-01-01 INFO zebracorn on the first line\n".to_vec();
+    text.extend_from_slice(&util::log_text(40_000, 5));
+    let log = fx.write("logs/bom.log", &text);
+    fx.tg(&["index", "-q", "--block-size", "4K", log.to_str().unwrap()]);
+    let status = std::process::Command::new("gzip").args(["-k", "-6"]).arg(&log).status().unwrap();
+    assert!(status.success());
+    let gz = fx.path("logs/bom.log.gz");
+    fx.tg(&["index", "-q", "--block-size", "4K", "--access-spacing", "64K", gz.to_str().unwrap()]);
+    let packed = fx.path("logs/bom.log.zst");
+    let (l, p) = (log.to_str().unwrap(), packed.to_str().unwrap());
+    fx.tg(&["pack", "-q", "--frame-size", "4K", l, "-o", p]);
+    let want = rg_offsets(&["-F", "zebracorn"], &log);
+    assert_eq!(want[0], (1, 0, "2024-01-01 INFO zebracorn on the first line".into()));
+    let lines = rg_count(&[""], &[&log]);
+    for text in [&log, &gz, &packed] {
+        let table = format!("lines('{}')", text.display());
+        for extra in [&[][..], &["--no-pushdown"][..], &["--partitions", "3"][..]] {
+            let q = format!(
+                "SELECT line_number, byte_offset, line FROM {table} WHERE line LIKE '%zebracorn%'"
+            );
+            let mut got: Vec<(u64, u64, String)> = fx
+                .sql_json(&q, extra)
+                .iter()
+                .map(|v| {
+                    let n = |k: &str| v[k].as_u64().unwrap();
+                    (n("line_number"), n("byte_offset"), v["line"].as_str().unwrap().into())
+                })
+                .collect();
+            got.sort();
+            let first = got.iter().zip(&want).find(|(g, w)| g != w);
+            assert!(
+                got.len() == want.len() && first.is_none(),
+                "{} {extra:?}: {} rows, rg {}; first difference (table, rg): {first:?}",
+                text.display(),
+                got.len(),
+                want.len()
+            );
+            let q = format!("SELECT count(*) AS n FROM {table}");
+            let n = fx.sql_json(&q, extra)[0]["n"].as_u64().unwrap();
+            assert_eq!(n, lines, "{} {extra:?}: count(*)", text.display());
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! Which text a file is and how it is opened: through the engine's seam
+//! over block-indexed texts ([`trigrep::text`]: a huge file's bytes with
+//! a block index, the text of a `.gz` file with an index of it, the text
+//! of a packed `.zst`), or whole.
+//!
+//! A text is read through its index only when the engine trusts the
+//! index for the file as it is now ([`trigrep::text::Opened::Trusted`]);
+//! a stale index means the whole text is read ([`Opened::Whole`],
+//! [`Opened::Stream`]), an unusable one (another tg's format) too, with a
+//! warning; a damaged tg container is an error. What this module adds to
+//! the seam is what a table needs of it: the candidate spans of a
+//! predicate with a grown file's tail, a span's bytes, the whole text as
+//! one stream (for a text holding a NUL), and the byte-order mark that
+//! `rg` drops from a text's start ([`Bom`]).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use datafusion::error::{DataFusionError, Result};
+use trigrep::index::blocks::BlockIndex;
+use trigrep::index::error::IndexError;
+use trigrep::index::fresh::maybe_packed;
+use trigrep::pack::PackError;
+use trigrep::pack::read::PackedFile;
+use trigrep::query::Query;
+use trigrep::text::gz::GzipText;
+use trigrep::text::packed::PackedText;
+use trigrep::text::raw::RawText;
+use trigrep::text::{Block, BlockText, Opened as Trust};
+
+use crate::filter::Pred;
+
+/// Files smaller than this are read whole without looking for a block
+/// index (what one would spare is less than the look-up).
+pub const MIN_SIZE: u64 = 1 << 20;
+
+/// How a file's text is read.
+pub enum Opened {
+    /// Through its index.
+    Text(Box<dyn BlockText>),
+    /// Read whole, as a walked file (no index, or one that cannot be trusted).
+    Whole,
+    /// Decompressed whole and read as a walked file's bytes (a `.gz` whose
+    /// index is stale, another tool's seekable zstd file).
+    Stream(Box<dyn Read>),
+}
+
+/// Opens the text of the file at `path`, with indexes under `base`.
+pub fn open(path: &Path, base: &Path) -> Result<Opened> {
+    let name = path.as_os_str().as_encoded_bytes();
+    let opened = if maybe_packed(name) {
+        open_packed(path, base)?
+    } else if name.ends_with(b".gz") {
+        open_gz(path, base)?
+    } else {
+        None
+    };
+    if let Some(opened) = opened {
+        return Ok(opened);
+    }
+    let trust = RawText::open(base, path, open_file(path)?);
+    Ok(match usable(path, trust, never)? {
+        Some(Trust::Trusted(text)) => Opened::Text(Box::new(text)),
+        _ => Opened::Whole,
+    })
+}
+
+/// Whether the file at `path` (of `size` bytes) is read through an index
+/// of its blocks: a cheap test at planning time, confirmed by [`open`].
+pub fn is_block_text(path: &Path, size: u64, base: &Path) -> bool {
+    let name = path.as_os_str().as_encoded_bytes();
+    if maybe_packed(name) {
+        // A damaged container is read as a text too: opening it says so.
+        return File::open(path).is_ok_and(|f| !matches!(PackedFile::open(&f), Ok(None)));
+    }
+    if name.ends_with(b".gz") && trigrep::index::gz::has_index(base, path) {
+        return true;
+    }
+    size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_)))
+}
+
+/// A packed file's text (`None`: it is no seekable zstd file); another
+/// tool's seekable file, which carries no index, is decompressed whole.
+fn open_packed(path: &Path, base: &Path) -> Result<Option<Opened>> {
+    let file = open_file(path)?;
+    let Some(packed) = PackedFile::open(&file).map_err(|e| error(path, e))? else {
+        return Ok(None);
+    };
+    if !packed.is_tg() {
+        let stream = zstd::stream::read::Decoder::new(file).map_err(|e| error(path, e))?;
+        return Ok(Some(Opened::Stream(Box::new(stream))));
+    }
+    let trust = PackedText::of(&packed, &file, path, base);
+    let fatal = |e: &PackError| matches!(e, PackError::Damaged(_) | PackError::Io(_));
+    Ok(Some(match usable(path, trust, fatal)? {
+        Some(Trust::Trusted(text)) => Opened::Text(Box::new(text)),
+        // A container without a usable index: every frame, in turn.
+        _ => Opened::Stream(Box::new(
+            zstd::stream::read::Decoder::new(file).map_err(|e| error(path, e))?,
+        )),
+    }))
+}
+
+/// A `.gz` file's text through its index (`None`: it has none); a stale
+/// or unusable index means it is decompressed whole.
+fn open_gz(path: &Path, base: &Path) -> Result<Option<Opened>> {
+    let trust = GzipText::open(base, path, open_file(path)?);
+    Ok(match usable(path, trust, never)? {
+        Some(Trust::Trusted(text)) => Some(Opened::Text(Box::new(text))),
+        Some(Trust::Missing) => None,
+        Some(Trust::Stale) | None => {
+            let file = std::io::BufReader::new(open_file(path)?);
+            Some(Opened::Stream(Box::new(flate2::read::MultiGzDecoder::new(file))))
+        }
+    })
+}
+
+/// What opening through an index found; `None` when the index cannot be
+/// read (the text is read without it, with a warning unless the cause
+/// was I/O); an error when `fatal` says so.
+fn usable<T, E: std::fmt::Display>(
+    path: &Path,
+    opened: std::result::Result<Trust<T>, E>,
+    fatal: impl Fn(&E) -> bool,
+) -> Result<Option<Trust<T>>> {
+    match opened {
+        Ok(trust) => Ok(Some(trust)),
+        Err(e) if fatal(&e) => Err(error(path, e)),
+        Err(e) => {
+            log::warn!("{}: the index is unusable ({e}); reading it whole", path.display());
+            Ok(None)
+        }
+    }
+}
+
+/// No error of a block index or a `.gz` index stops a scan: the text is
+/// read without the index (as `tg` searches it).
+fn never(_: &IndexError) -> bool {
+    false
+}
+
+/// The spans of `text` that can hold a line satisfying `pred` (every
+/// block for `None`), in text order, each starting a line. A file that
+/// grew since its index was built ends with its last indexed block and
+/// the new bytes, read together (the new bytes may continue its last line).
+pub fn spans(text: &dyn BlockText, pred: Option<&Pred>) -> Result<Vec<Block>> {
+    let query = pred.map_or(Query::All, |p| p.query(text.has_edges()));
+    let mut spans =
+        text.candidates(&query, 0).map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let covered = text.covered();
+    if text.len() > covered.len {
+        let last =
+            text.blocks().last().copied().unwrap_or(Block { offset: 0, len: 0, first_line: 1 });
+        spans.retain(|s| s.offset < last.offset);
+        spans.push(Block {
+            offset: last.offset,
+            len: text.len() - last.offset,
+            first_line: last.first_line,
+        });
+    }
+    Ok(spans)
+}
+
+/// Reads `span`'s bytes into `buf` (replacing what it held).
+pub fn read(text: &dyn BlockText, span: &Block, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    buf.resize(span.len as usize, 0);
+    text.read_at(span.offset, buf)
+}
+
+/// Whether `text` holds a NUL byte: in the bytes its index covers, or in
+/// a grown file's new bytes.
+pub fn holds_nul(text: &dyn BlockText) -> std::io::Result<bool> {
+    let covered = text.covered();
+    if covered.has_nul || text.len() <= covered.len {
+        return Ok(covered.has_nul);
+    }
+    let tail = Block { offset: covered.len, len: text.len() - covered.len, first_line: 0 };
+    let mut buf = Vec::new();
+    read(text, &tail, &mut buf)?;
+    Ok(memchr::memchr(0, &buf).is_some())
+}
+
+/// The byte-order mark a text starts with, as `rg` reads it: a UTF-8 one
+/// is dropped (each line's byte offset counts from after it); a UTF-16 one
+/// makes rg transcode the whole text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bom {
+    /// None.
+    None,
+    /// `EF BB BF`, three bytes dropped.
+    Utf8,
+    /// `FF FE` or `FE FF`: the text is read as rg transcodes it.
+    Utf16,
+}
+
+impl Bom {
+    /// The mark `text` starts with.
+    pub fn of(text: &dyn BlockText) -> std::io::Result<Bom> {
+        let mut head = [0u8; 3];
+        let n = text.len().min(3) as usize;
+        text.read_at(0, &mut head[..n])?;
+        Ok(Bom::in_head(&head[..n]))
+    }
+
+    /// The mark `head`, a text's first bytes, starts with.
+    pub fn in_head(head: &[u8]) -> Bom {
+        if head.starts_with(b"\xEF\xBB\xBF") {
+            Bom::Utf8
+        } else if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+            Bom::Utf16
+        } else {
+            Bom::None
+        }
+    }
+
+    /// How many bytes of the text's start rg drops.
+    pub fn dropped(self) -> u64 {
+        match self {
+            Bom::Utf8 => 3,
+            Bom::None | Bom::Utf16 => 0,
+        }
+    }
+}
+
+/// Opens `path` for reading, naming it in the error.
+fn open_file(path: &Path) -> Result<File> {
+    File::open(path).map_err(|e| error(path, e))
+}
+
+/// An error about the file at `path`.
+pub(crate) fn error(path: &Path, e: impl std::fmt::Display) -> DataFusionError {
+    DataFusionError::Execution(format!("{}: {e}", path.display()))
+}
+
+/// The whole of `text` as one stream, from its start: what `rg` reads of
+/// the file. Each `read` fills the buffer it is given as a file's would,
+/// so that the searcher's buffers (and where it finds a NUL) are the ones
+/// it has reading the file itself.
+pub fn stream(text: Box<dyn BlockText>) -> Box<dyn Read> {
+    Box::new(TextStream { text, at: 0 })
+}
+
+/// See [`stream`].
+struct TextStream {
+    text: Box<dyn BlockText>,
+    /// Where the next read starts.
+    at: u64,
+}
+
+impl Read for TextStream {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = (self.text.len() - self.at).min(out.len() as u64) as usize;
+        self.text.read_at(self.at, &mut out[..n])?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_order_marks_are_told_apart() {
+        assert_eq!(Bom::in_head(b"\xEF\xBB\xBFab"), Bom::Utf8);
+        assert_eq!(Bom::in_head(b"\xEF\xBB"), Bom::None);
+        assert_eq!(Bom::in_head(b"\xFF\xFEa\0"), Bom::Utf16);
+        assert_eq!(Bom::in_head(b"\xFE\xFF\0a"), Bom::Utf16);
+        assert_eq!(Bom::in_head(b""), Bom::None);
+        assert_eq!(Bom::Utf8.dropped(), 3);
+        assert_eq!(Bom::Utf16.dropped(), 0);
+    }
+}
