@@ -253,8 +253,9 @@ mod tests {
         assert!(read_frame(&mut &[255u8, 255, 255, 255][..], MAX_FRAME).is_err());
         assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..], MAX_FRAME).is_err());
         assert!(decode_paths(&[0, 9, 0, 0, 0, b'a']).is_err());
-        assert!(decode_paths(&[7, 0, 0, 0, 0]).is_err());
+        assert!(decode_paths(&[9, 0, 0, 0, 0]).is_err());
         assert_eq!(decode_paths(&[6, 0, 0, 0, 0]).unwrap(), vec![(PathKind::KnownDir, vec![])]);
+        assert_eq!(decode_paths(&[8, 0, 0, 0, 0]).unwrap(), vec![(PathKind::OutsideDir, vec![])]);
         assert!(parse_json(b"[1]").is_err());
         assert!(read_json_line(&mut &b"{\"op\":1}"[..]).is_err());
     }
