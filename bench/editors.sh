@@ -6,12 +6,18 @@
 #
 #   bash bench/editors.sh TG RG OUTDIR [compare.py flags...]
 #
-# The server must already run: (cd $C/linux && $TG index . && $TG serve --daemon .)
+# TREE (default linux) names the corpus under $C. VS Code's clients need
+# TREE=linux-vscode: the kernel corpus's Debian .gitignore leaves every file
+# out of a --no-require-git walk; bench/vscode-corpus.sh makes the copy a
+# kernel user has (CLIENTS=vscode runs only that client). The server must
+# already run: (cd $C/$TREE && $TG index . && $TG serve --daemon .)
 set -euo pipefail
 TG=$1 RG=$2 OUT=$3
 shift 3
 C=${C:-$HOME/.cache/trigrep-corpora}
+TREE=${TREE:-linux}
 HERE=$(cd "$(dirname "$0")" && pwd)
+if [ "$TREE" = linux-vscode ]; then bash "$HERE/vscode-corpus.sh" "$C"; fi
 VSCODE_EXCLUDES="-g !**/.git -g !**/.svn -g !**/.hg -g !**/.DS_Store -g !**/Thumbs.db -g !**/node_modules -g !**/bower_components -g !**/*.code-search"
 declare -A FLAGS=(
   [telescope]="--color=never --no-heading --with-filename --line-number --column --smart-case"
@@ -24,14 +30,14 @@ mkdir -p "$OUT"
 for client in ${CLIENTS:-telescope fzf consult deadgrep vscode}; do
   extra=()
   [ "$client" = vscode ] && extra=(--json-blank)
-  python3 "$HERE/compare.py" --tg "$TG" --rg "$RG" --cwd "$C/linux" --corpus . \
+  python3 "$HERE/compare.py" --tg "$TG" --rg "$RG" --cwd "$C/$TREE" --corpus . \
     --queries "$HERE/queries/linux.txt" --mode hot --runs 3 \
     --tg-args "${FLAGS[$client]}" --rg-args "${FLAGS[$client]}" "${extra[@]}" \
-    --out "$OUT/editors-$client.json" --markdown "$OUT/editors-$client.md" "$@" || true
+    --out "$OUT/editors-$TREE-$client.json" --markdown "$OUT/editors-$TREE-$client.md" "$@" || true
 done
 # VS Code quick open: one `--files` query (the query file's format: a name, the arguments).
 printf 'files\t--files --hidden --case-sensitive --no-require-git %s --no-ignore-parent --follow --no-config --no-ignore-global\n' \
   "$VSCODE_EXCLUDES" > "$OUT/vscode-files.txt"
-python3 "$HERE/compare.py" --tg "$TG" --rg "$RG" --cwd "$C/linux" --corpus . \
+python3 "$HERE/compare.py" --tg "$TG" --rg "$RG" --cwd "$C/$TREE" --corpus . \
   --queries "$OUT/vscode-files.txt" --mode hot --runs 10 \
-  --out "$OUT/editors-vscode-files.json" --markdown "$OUT/editors-vscode-files.md" "$@" || true
+  --out "$OUT/editors-$TREE-vscode-files.json" --markdown "$OUT/editors-$TREE-vscode-files.md" "$@" || true

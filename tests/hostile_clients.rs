@@ -130,14 +130,14 @@ fn clients_that_never_read_hold_up_no_one() {
     for _ in 0..4 {
         let mut u = UnixStream::connect(&sock).unwrap();
         u.set_write_timeout(Some(Duration::from_secs(1))).unwrap();
-        let mut asks = frame(1, br#"{"protocol":3}"#);
+        let mut asks = frame(1, br#"{"protocol":4}"#);
         asks.extend(frame(2, br#"{"op":"status"}"#).repeat(200));
         assert!(write_until_stuck(&mut u, &asks, 64 << 20) > 0);
         stuck.push(u);
     }
     let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
     tcp.set_write_timeout(Some(Duration::from_secs(1))).unwrap();
-    tcp.write_all(format!("{{\"protocol\":3,\"token\":\"{token}\"}}\n").as_bytes()).unwrap();
+    tcp.write_all(format!("{{\"protocol\":4,\"token\":\"{token}\"}}\n").as_bytes()).unwrap();
     write_until_stuck(&mut tcp, &b"{\"op\":\"status\"}\n".repeat(200), 64 << 20);
     // Meanwhile every other client is answered, quickly and right.
     for (case, want) in expected(&t) {
@@ -297,10 +297,10 @@ fn refused_clients_leave_no_secret_behind() {
     let secret = "hunter2-SECRET-7f3a";
     let mut seen = Vec::new();
     for hello in [
-        format!(r#"{{"protocol":3,"token":"{secret}"}}"#),
+        format!(r#"{{"protocol":4,"token":"{secret}"}}"#),
         format!(r#"{{"protocol":"{secret}","token":"{token}"}}"#),
-        format!(r#"{{"protocol":3,"token":"{token}{secret}"}}"#),
-        format!(r#"{{"protocol":3,"token":"{}"}}"#, &token[..token.len() - 1]),
+        format!(r#"{{"protocol":4,"token":"{token}{secret}"}}"#),
+        format!(r#"{{"protocol":4,"token":"{}"}}"#, &token[..token.len() - 1]),
         format!("{{not json {secret} {token}"),
     ] {
         for reply in json_exchange(&addr, &[hello, r#"{"op":"status"}"#.into()]) {
@@ -310,7 +310,7 @@ fn refused_clients_leave_no_secret_behind() {
     }
     let ok = json_exchange(
         &addr,
-        &[format!(r#"{{"protocol":3,"token":"{token}"}}"#), r#"{"op":"status"}"#.into()],
+        &[format!(r#"{{"protocol":4,"token":"{token}"}}"#), r#"{"op":"status"}"#.into()],
     );
     assert_eq!(ok[1]["ok"], true, "{ok:?}");
     seen.push(ok[1].to_string());
@@ -337,7 +337,7 @@ fn refused_clients_leave_no_secret_behind() {
 #[test]
 fn malformed_candidate_requests_close_only_their_connection() {
     let (t, _s, _, _, sock) = served_on_tcp("bad_candidates");
-    let hello = frame(1, br#"{"protocol": 3}"#);
+    let hello = frame(1, br#"{"protocol": 4}"#);
     let request = frame(2, br#"{"op": "candidates"}"#);
     let root_scope = frame(4, &[0, 0, 0, 0, 0]);
     // Reads frames until the connection ends or stays silent for 5 s.

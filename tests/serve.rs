@@ -279,12 +279,12 @@ fn tcp_clients_need_the_token_and_garbage_closes_only_its_connection() {
     let token_mode = std::fs::metadata(sock.with_extension("token")).unwrap().permissions().mode();
     assert_eq!(token_mode & 0o777, 0o600, "token file mode");
 
-    let none = json_exchange(&addr, &[r#"{"protocol":3}"#.into(), r#"{"op":"status"}"#.into()]);
+    let none = json_exchange(&addr, &[r#"{"protocol":4}"#.into(), r#"{"op":"status"}"#.into()]);
     assert_eq!(none[0]["ok"], false, "{none:?}");
     assert_eq!(none.len(), 1, "the connection closes after a refusal");
-    let wrong = json_exchange(&addr, &[r#"{"protocol":3,"token":"00ff"}"#.into()]);
+    let wrong = json_exchange(&addr, &[r#"{"protocol":4,"token":"00ff"}"#.into()]);
     assert_eq!(wrong[0]["ok"], false);
-    let hello = format!(r#"{{"protocol":3,"token":"{token}"}}"#);
+    let hello = format!(r#"{{"protocol":4,"token":"{token}"}}"#);
     let ok = json_exchange(
         &addr,
         &[hello.clone(), r#"{"op":"sync"}"#.into(), r#"{"op":"nope"}"#.into()],

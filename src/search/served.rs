@@ -11,8 +11,9 @@ use super::listed::Listed;
 use crate::index::fresh::changes::{Changes, Touched};
 use crate::index::fresh::sweep::{self, Swept};
 use crate::index::fresh::verdict::Verdict;
-use crate::index::fresh::view::View;
+use crate::index::fresh::view::{View, any_admitted};
 use crate::index::fresh::{IndexReport, Located, Rules as FreshRules, roots_for};
+use crate::index::reader::IndexReader;
 use crate::query::wire;
 use crate::report::Messages;
 use crate::serve::auto_start;
@@ -54,30 +55,42 @@ pub fn list(
     // What changed, asked on the same connection when the server cannot list.
     let said_instead = |c: &mut Client| answer(c.sync().map(|s| (s, pid)), &found.dir);
     let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-    let rules = Rules { reads: search.reads, out: view.out, no_parent: view.no_parent };
+    let rules = Rules {
+        reads: search.reads,
+        out: view.out,
+        judged: view.judged,
+        includes: view.includes,
+        no_parent: view.no_parent,
+    };
     let served = match client.candidates(&query, &prefixes, rules) {
         Ok(Some(served)) => served,
         Ok(None) => return Err(said_instead(&mut client)),
         Err(why) => return Err(answer(Err(why), &found.dir)),
     };
-    if !view.excludes(&scopes, &served.stores) {
-        // Its walk would enter a repository's store, which the table leaves out.
+    if !view.answers(&scopes, &served.admitted, &served.outside_dirs) {
+        // Its walk would enter a repository's store or a directory the
+        // table does not describe, or its include globs what no walk holds.
         return Err(said_instead(&mut client));
     }
     let asked = started.elapsed();
     let started = Instant::now();
-    let entries: Vec<(&[u8], Verdict)> = served.entries.iter().map(|(p, v)| (&p[..], *v)).collect();
+    let entries: Vec<(&[u8], Verdict, bool)> =
+        served.entries.iter().map(|(p, v, o)| (&p[..], *v, *o)).collect();
     let known = |rel: &[u8]| served.known.get(rel).copied();
     let swept = sweep::list(search, msgs, &view, &scopes, &found.root, &entries, &known);
-    // Files the server did not list may all be ones the globs leave out;
-    // with none in the walk at all, nothing is to say.
-    let unsure = |f: &Vec<Swept>| f.is_empty() && view.has_globs() && served.counts.pruned > 0;
-    let Some((files, unknown)) = swept.filter(|(f, _)| !unsure(f)) else {
-        // An ignore file appeared in a changed directory (walk), or the
-        // globs may have left out every file (the index's own sweep says).
+    let Some((files, unknown)) = swept else {
+        // An ignore file appeared in a changed directory: the query walks.
         return Err(said_instead(&mut client));
     };
-    let any_file = !files.is_empty() || served.counts.pruned > 0;
+    // Files the server did not list may all be ones the filters leave
+    // out: the table says whether a walk would find any (rg says so).
+    let any_file = !files.is_empty()
+        || served.counts.pruned > 0
+            && (!view.has_filters()
+                || match IndexReader::open(&found.dir) {
+                    Ok(reader) => any_admitted(&reader, &found.root, &view, &scopes),
+                    Err(_) => return Err(said_instead(&mut client)),
+                });
     let report = IndexReport {
         dir: found.dir.clone(),
         files: served.files,

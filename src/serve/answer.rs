@@ -15,15 +15,16 @@ use crate::index::fresh::Reads;
 use crate::index::fresh::changes::{Changes, children};
 use crate::index::fresh::judge::{Judge, candidate_files};
 use crate::index::fresh::verdict::Verdict;
-use crate::index::fresh::view::table_admits;
+use crate::index::fresh::view::{follows, outside_dirs, standing, table_admits};
 use crate::index::table::flags;
 use crate::query::wire;
 
 /// What a query asks for: its planned trigram query, the table paths of
 /// its search paths, and the rules of its sweep.
 pub struct Ask<'a> {
-    /// The request: `binary_whole`, `misses`, `out`, `no_parent` and
-    /// `zip` (see [`Judge`] and [`table_admits`]).
+    /// The request: `binary_whole`, `misses`, `out`, `judged`,
+    /// `includes`, `no_parent` and `zip` (see [`Judge`], [`table_admits`]
+    /// and `fresh::view::View`).
     pub request: &'a Value,
     /// The query, as [`wire`] bytes.
     pub query: &'a [u8],
@@ -50,12 +51,14 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
     };
     let out = ask.request["out"].as_u64().and_then(|n| u32::try_from(n).ok());
     let (out, no_parent) = (out.unwrap_or(flags::OUT_OF_PLAIN), ask.request["no_parent"] == true);
+    let judged_out =
+        ask.request["judged"].as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or(out);
     let Some((touched, reader)) = server.sync() else {
         protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": false}))?;
         return Ok(());
     };
     let started = Instant::now();
-    let Some(stores) = table_admits(&reader, &scopes, out, no_parent) else {
+    let Some(admitted) = table_admits(&reader, &scopes, out, no_parent) else {
         // The table does not hold what this walk yields: the query walks.
         protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": true, "walk": true}))?;
         return Ok(());
@@ -76,7 +79,7 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
             misses: ask.request["misses"] == true,
             zip: ask.request["zip"] == true,
         },
-        out,
+        out: judged_out,
         summary: Some(&server.table_summary(&reader)),
     };
     let judged = judge.table(&scopes, &may_differ);
@@ -86,8 +89,17 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         return Ok(());
     };
     let mut entries = Vec::with_capacity(judged.kept.len());
+    if ask.request["includes"] == true {
+        let dirs = outside_dirs(&reader, &scopes, out, judged_out);
+        entries.extend(dirs.into_iter().map(|d| (PathKind::OutsideDir, d)));
+    }
     for (id, v) in &judged.kept {
         let Some(f) = reader.file(*id) else { continue };
+        match standing(&reader, &f, out, follows(out)) {
+            None => continue,
+            Some(true) => entries.push((PathKind::Outside, &f.path[..0])),
+            Some(false) => {}
+        }
         match v {
             Verdict::Candidate | Verdict::Changed => entries.push((PathKind::Read, f.path)),
             Verdict::Skip => entries.push((PathKind::Unread, f.path)),
@@ -110,10 +122,12 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
         "documents": st.documents, "candidate_documents": found.len(),
         "candidates": judged.counts.candidates, "changed": judged.counts.changed,
         "pruned": judged.counts.pruned, "micros": started.elapsed().as_micros() as u64,
-        "frames": frames.len(), "stores": stores,
+        "frames": frames.len(), "stores": admitted.stores, "ignores": admitted.ignores,
     });
-    // One write for the whole answer: one system call, one wake-up.
-    let mut out = Vec::new();
+    // One write for the whole answer: one system call, one wake-up; its
+    // buffer made once (grown, a `--files` answer of the kernel's 83k
+    // paths was copied and faulted in again at each doubling).
+    let mut out = Vec::with_capacity(frames.iter().map(|f| f.len() + 16).sum::<usize>() + 4096);
     protocol::write_json(&mut out, Kind::Reply, &head)?;
     for f in frames {
         protocol::write_frame(&mut out, Kind::Paths, &f)?;

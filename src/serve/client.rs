@@ -15,6 +15,7 @@ use crate::index::fresh::Reads;
 use crate::index::fresh::changes::Touched;
 use crate::index::fresh::judge::Counts;
 use crate::index::fresh::verdict::Verdict;
+use crate::index::fresh::view::Admitted;
 use crate::sys::door;
 
 /// How long a client waits for any reply (a sync waits for the watcher
@@ -165,7 +166,7 @@ impl Client {
         let request = json!({
             "op": "candidates", "binary_whole": rules.reads.binary_whole,
             "misses": rules.reads.misses, "out": rules.out, "no_parent": rules.no_parent,
-            "zip": rules.reads.zip,
+            "zip": rules.reads.zip, "judged": rules.judged, "includes": rules.includes,
         });
         let mut out = Vec::new();
         protocol::write_json(&mut out, Kind::Request, &request)?;
@@ -184,7 +185,8 @@ impl Client {
         let num = |k: &str| head[k].as_u64().ok_or_else(|| NoServer::Failed(format!("no {k}")));
         let stores = serde_json::from_value(head["stores"].clone()).unwrap_or_default();
         let mut served = Served {
-            stores,
+            admitted: Admitted { stores, ignores: head["ignores"] != false },
+            outside_dirs: Vec::new(),
             entries: Vec::new(),
             known: HashMap::new(),
             counts: Counts {
@@ -198,6 +200,7 @@ impl Client {
             server_time: Duration::from_micros(num("micros")?),
         };
         let (entries, known) = (&mut served.entries, &mut served.known);
+        let (outside_dirs, mut outside) = (&mut served.outside_dirs, false);
         self.paths(num("frames")?, |kind, p| {
             let verdict = match kind {
                 PathKind::Read => Verdict::Candidate,
@@ -207,11 +210,19 @@ impl Client {
                     known.insert(p, kind == PathKind::KnownDir);
                     return Ok(());
                 }
+                PathKind::Outside => {
+                    outside = true;
+                    return Ok(());
+                }
+                PathKind::OutsideDir => {
+                    outside_dirs.push(p);
+                    return Ok(());
+                }
                 PathKind::Path | PathKind::Subtree => {
                     return Err(NoServer::Failed("candidates listed a touched path".into()));
                 }
             };
-            entries.push((p, verdict));
+            entries.push((p, verdict, std::mem::take(&mut outside)));
             Ok(())
         })?;
         Ok(Some(served))
@@ -238,6 +249,12 @@ pub struct Rules {
     pub reads: Reads,
     /// Entries flagged with any of these are left out by the search's walk.
     pub out: u32,
+    /// The wider walk judged (`fresh::view::View::judged`): its entries
+    /// outside the search's walk are marked [`PathKind::Outside`].
+    pub judged: u32,
+    /// The search has include globs: the directories outside its walk
+    /// by their own name are listed too ([`PathKind::OutsideDir`]).
+    pub includes: bool,
     /// `--no-ignore-parent`: the server declines when ignore files lie
     /// above the tree, or a search path is not the tree's root.
     pub no_parent: bool,
@@ -248,8 +265,13 @@ pub struct Rules {
 pub struct Served {
     /// The table paths to list, in table order: [`Verdict::Candidate`] to
     /// read (a candidate or a changed file), [`Verdict::Skip`] listed
-    /// without a match, [`Verdict::DirChanged`] to walk one level deep.
-    pub entries: Vec<(Vec<u8>, Verdict)>,
+    /// without a match, [`Verdict::DirChanged`] to walk one level deep;
+    /// each with whether it stands outside the search's own walk by its
+    /// own name (`fresh::view::standing`).
+    pub entries: Vec<(Vec<u8>, Verdict, bool)>,
+    /// The directories outside the search's own walk by their own name
+    /// (asked with [`Rules::includes`]).
+    pub outside_dirs: Vec<Vec<u8>>,
     /// The table's entries directly below each changed directory, with
     /// whether each is a directory.
     pub known: HashMap<Vec<u8>, bool>,
@@ -263,9 +285,10 @@ pub struct Served {
     pub candidate_documents: u64,
     /// The server's time to find the candidates and judge the table.
     pub server_time: Duration,
-    /// The repository stores below the search paths that a walk of hidden
-    /// files would enter ([`crate::index::fresh::view::table_admits`]).
-    pub stores: Vec<Vec<u8>>,
+    /// The repository stores below the search paths and whether ignore
+    /// rules leave entries out of every recorded walk
+    /// ([`crate::index::fresh::view::table_admits`]).
+    pub admitted: Admitted,
 }
 
 /// The pid of the live server of the index in `index_dir`, if one answers.

@@ -22,7 +22,13 @@ use serde_json::Value;
 /// - 3: `candidates` asks for the entries of a recorded walk (`out`,
 ///   `no_parent`) and for `-z` (`zip`), which only an index of feature
 ///   version 4 holds; a server of version 2 would list the default walk's.
-pub const VERSION: u64 = 3;
+/// - 4: `candidates` judges a wider recorded walk (`judged`) for a
+///   search whose globs or types may admit entries its own walk leaves
+///   out, marks those ([`PathKind::Outside`]), lists the directories
+///   outside it (`includes`, [`PathKind::OutsideDir`]) and says whether
+///   ignore rules leave entries out of every walk (`ignores`); a server
+///   of version 3 would list them as in the walk.
+pub const VERSION: u64 = 4;
 
 /// The largest frame a client accepts (a path list is split into frames
 /// below it).
@@ -147,12 +153,21 @@ pub enum PathKind {
     KnownFile = 5,
     /// A table entry below the last [`PathKind::ChangedDir`]: a directory.
     KnownDir = 6,
+    /// A `candidates` answer: the next entry listed stands outside the
+    /// search's own walk by its own name (its filters may admit it;
+    /// `fresh::view::standing`).
+    Outside = 7,
+    /// A `candidates` answer asked with `includes`: a directory below the
+    /// search paths outside the search's own walk by its own name.
+    OutsideDir = 8,
 }
 
 impl PathKind {
     fn from_byte(b: u8) -> Option<PathKind> {
         use PathKind::*;
-        [Path, Subtree, Read, Unread, ChangedDir, KnownFile, KnownDir].get(usize::from(b)).copied()
+        [Path, Subtree, Read, Unread, ChangedDir, KnownFile, KnownDir, Outside, OutsideDir]
+            .get(usize::from(b))
+            .copied()
     }
 }
 
@@ -238,8 +253,9 @@ mod tests {
         assert!(read_frame(&mut &[255u8, 255, 255, 255][..], MAX_FRAME).is_err());
         assert!(read_frame(&mut &[5u8, 0, 0, 0, 2][..], MAX_FRAME).is_err());
         assert!(decode_paths(&[0, 9, 0, 0, 0, b'a']).is_err());
-        assert!(decode_paths(&[7, 0, 0, 0, 0]).is_err());
+        assert!(decode_paths(&[9, 0, 0, 0, 0]).is_err());
         assert_eq!(decode_paths(&[6, 0, 0, 0, 0]).unwrap(), vec![(PathKind::KnownDir, vec![])]);
+        assert_eq!(decode_paths(&[8, 0, 0, 0, 0]).unwrap(), vec![(PathKind::OutsideDir, vec![])]);
         assert!(parse_json(b"[1]").is_err());
         assert!(read_json_line(&mut &b"{\"op\":1}"[..]).is_err());
     }

@@ -245,7 +245,7 @@ impl Judge<'_> {
         } else if linked {
             // A watcher sees a change under the link's target only: stat
             // through the link, as the walk that follows it does.
-            match Meta::followed(&self.root.join(crate::sys::rel_path(f.path))) {
+            match stat.stat_followed(f.path) {
                 Ok(m) => m,
                 Err(_) => return Some(Verdict::GiveUp),
             }

@@ -35,7 +35,9 @@ use super::changes::Changes;
 use super::judge::Counts;
 use super::rules::Rules;
 use super::verdict::Verdict;
-use super::view::{View, display, table_admits};
+use super::view::{
+    Decided, View, any_admitted, display, follows, outside_dirs, standing, table_admits,
+};
 use crate::index::table::flags;
 use crate::index::tree::{WATCHED_NAMES, child_rel, under};
 use crate::report::Messages;
@@ -66,18 +68,29 @@ impl IndexFilter {
         let scopes = scopes_for(rules, &self.roots)?;
         let view = View::of(rules.filters())?;
         let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-        let stores = table_admits(&self.reader, &prefixes, view.out, view.no_parent)?;
-        if !view.excludes(&scopes, &stores) {
+        let admitted = table_admits(&self.reader, &prefixes, view.out, view.no_parent)?;
+        let outside: Vec<Vec<u8>> = match view.includes {
+            true => outside_dirs(&self.reader, &prefixes, view.out, view.judged)
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect(),
+            false => Vec::new(),
+        };
+        if !view.answers(&scopes, &admitted, &outside) {
             return None;
         }
         let n = self.reader.stats().files;
         let may_differ = changes.may_differ(n, |id| self.reader.path(id));
-        let judged = self.judge(view.out).table(&prefixes, &may_differ)?;
+        let judged = self.judge(view.judged).table(&prefixes, &may_differ)?;
         self.count(&judged.counts);
-        let entries: Vec<(&[u8], Verdict)> = judged
+        let follow = follows(view.out);
+        let entries: Vec<(&[u8], Verdict, bool)> = judged
             .kept
             .iter()
-            .filter_map(|(id, v)| Some((self.reader.file(*id)?.path, *v)))
+            .filter_map(|(id, v)| {
+                let f = self.reader.file(*id)?;
+                Some((f.path, *v, standing(&self.reader, &f, view.out, follow)?))
+            })
             .collect();
         let known = |rel: &[u8]| {
             let f = self.reader.file(self.lookup(rel)?)?;
@@ -86,28 +99,14 @@ impl IndexFilter {
         let (out, unknown) = list(rules, msgs, &view, &scopes, &self.root, &entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
         let any_file = !out.is_empty()
-            || if view.has_globs() && judged.counts.pruned > 0 {
-                // The files not read may all be ones the globs leave out.
-                self.any_admitted(&view, &scopes)
+            || if view.has_filters() && judged.counts.pruned > 0 {
+                // The files not read may all be ones the filters leave out.
+                any_admitted(&self.reader, &self.root, &view, &scopes)
             } else {
                 judged.counts.pruned > 0
             };
         *self.sweep_time.lock().unwrap() = Some(started.elapsed());
         Some((out, any_file))
-    }
-
-    /// Whether a file of the table in `view` below `scopes` is still
-    /// there, and the globs admit it.
-    fn any_admitted(&self, view: &View, scopes: &[(PathBuf, Vec<u8>)]) -> bool {
-        let mut dirs = std::collections::HashMap::new();
-        self.reader.files().any(|f| {
-            f.flags & (flags::NOT_A_FILE | view.out) == 0
-                && scopes.iter().any(|scope| {
-                    under(f.path, &scope.1)
-                        && view.admits(scope, f.path, false, &mut dirs)
-                        && self.root.join(crate::sys::rel_path(f.path)).is_file()
-                })
-        })
     }
 
     /// Adds a pass's counts to the filter's.
@@ -154,7 +153,8 @@ pub fn scopes_for(
 }
 
 /// The files to search, in the walker's order, from the judged table
-/// `entries` (table path and verdict, in table order) of the tree at
+/// `entries` (table path, verdict and whether it stands outside the base
+/// walk, [`super::view::standing`]; in table order) of the tree at
 /// `root`, and how many of them the table does not know; `None` when the
 /// table cannot stand in for a walk (a watched path changed, or an ignore
 /// file or repository marker appeared). `view` says which entries the
@@ -166,21 +166,21 @@ pub fn list(
     view: &View,
     scopes: &[(PathBuf, Vec<u8>)],
     root: &Path,
-    entries: &[(&[u8], Verdict)],
+    entries: &[(&[u8], Verdict, bool)],
     known: &dyn Fn(&[u8]) -> Option<bool>,
 ) -> Option<(Vec<Swept>, u64)> {
-    if entries.iter().any(|(_, v)| *v == Verdict::GiveUp) {
+    if entries.iter().any(|(_, v, _)| *v == Verdict::GiveUp) {
         return None;
     }
     let strip = rules.walk.implicit_path;
     let mut unknown = 0;
     // (search path index, file): the walker visits the search paths in
     // the order given, each in path order.
-    let mut out: Vec<(usize, Swept)> = Vec::new();
-    let mut dirs = std::collections::HashMap::new();
-    for &(path, v) in entries {
+    let mut out: Vec<(usize, Swept)> = Vec::with_capacity(entries.len());
+    let mut dirs = Decided::default();
+    for &(path, v, outside) in entries {
         let Some(scope) = scopes.iter().position(|(_, p)| under(path, p)) else { continue };
-        if !view.admits(&scopes[scope], path, v == Verdict::DirChanged, &mut dirs) {
+        if !view.admits(&scopes[scope], path, v == Verdict::DirChanged, outside, &mut dirs) {
             continue;
         }
         let listed = |without_match| Swept {

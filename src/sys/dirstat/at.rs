@@ -32,6 +32,8 @@ pub struct DirStat {
     root: CString,
     /// (directory relative path, open `O_PATH` descriptor), most recent last.
     open: Vec<(Vec<u8>, libc::c_int)>,
+    /// The same, opened following links ([`DirStat::stat_followed`]).
+    followed: Vec<(Vec<u8>, libc::c_int)>,
 }
 
 /// How many directories stay open per thread.
@@ -41,26 +43,43 @@ impl DirStat {
     /// A stat cache for paths below `root`.
     pub fn new(root: &Path) -> Option<DirStat> {
         let root = CString::new(root.as_os_str().as_bytes()).ok()?;
-        Some(DirStat { root, open: Vec::new() })
+        Some(DirStat { root, open: Vec::new(), followed: Vec::new() })
     }
 
     /// `lstat` of `rel` (relative to the root, `/`-separated): `Ok(None)`
     /// when it (or a parent) does not exist, `Err` when it cannot be stat-ed
     /// for another reason (permissions, ...).
     pub fn lstat(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        self.stat_at(rel, false)
+    }
+
+    /// `stat` of `rel`, following links wherever they are (as a walk with
+    /// `--follow` does, and `std::fs::metadata` of the joined path):
+    /// `Ok(None)` when it (or a parent) does not exist, `Err` for anything
+    /// else (a loop, a parent that is no directory, permissions, ...).
+    pub fn stat_followed(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        self.stat_at(rel, true)
+    }
+
+    /// [`DirStat::lstat`], or with `follow` [`DirStat::stat_followed`].
+    fn stat_at(&mut self, rel: &[u8], follow: bool) -> std::io::Result<Option<Meta>> {
+        let missing = |e: &std::io::Error| {
+            if follow { e.raw_os_error() == Some(libc::ENOENT) } else { is_missing(e) }
+        };
         let (parent, name) = split(rel);
-        let dirfd = match self.dir(parent) {
+        let dirfd = match self.dir(parent, follow) {
             Ok(fd) => fd,
-            Err(e) if is_missing(&e) => return Ok(None),
+            Err(e) if missing(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
         let name = if name.is_empty() { &b"."[..] } else { name };
+        let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
         let result = with_c_name(name, |name| {
             // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
             // open descriptor owned by `self`, `name` a NUL-terminated string.
             unsafe {
                 let mut st: libc::stat = std::mem::zeroed();
-                if libc::fstatat(dirfd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
+                if libc::fstatat(dirfd, name.as_ptr(), &mut st, at_flags) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(st)
@@ -68,7 +87,7 @@ impl DirStat {
         });
         match result {
             Ok(st) => Ok(Some(from_stat(&st))),
-            Err(e) if is_missing(&e) => Ok(None),
+            Err(e) if missing(&e) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -77,7 +96,7 @@ impl DirStat {
     /// stat-ed with; the same answers as [`DirStat::lstat`], also when `rel`
     /// is no longer a directory.
     pub fn lstat_dir(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
-        let fd = match self.dir(rel) {
+        let fd = match self.dir(rel, false) {
             Ok(fd) => fd,
             // Gone, or now a file or a symbolic link: say what it is now.
             Err(_) => return self.lstat(rel),
@@ -96,12 +115,13 @@ impl DirStat {
     /// An open descriptor of the directory `rel` (relative to the root),
     /// opened relative to its parent (itself opened the same way), so no
     /// symbolic link below the root is followed: a walk does not enter
-    /// those either.
-    fn dir(&mut self, rel: &[u8]) -> std::io::Result<libc::c_int> {
-        if let Some(i) = self.open.iter().position(|(p, _)| p == rel) {
-            let entry = self.open.remove(i);
+    /// those either; with `follow`, every link is followed.
+    fn dir(&mut self, rel: &[u8], follow: bool) -> std::io::Result<libc::c_int> {
+        let open = if follow { &mut self.followed } else { &mut self.open };
+        if let Some(i) = open.iter().position(|(p, _)| p == rel) {
+            let entry = open.remove(i);
             let fd = entry.1;
-            self.open.push(entry);
+            open.push(entry);
             return Ok(fd);
         }
         let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
@@ -111,22 +131,24 @@ impl DirStat {
             unsafe { libc::open(self.root.as_ptr(), flags) }
         } else {
             let (parent, name) = split(rel);
-            let at = self.dir(parent)?;
+            let at = self.dir(parent, follow)?;
+            let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
             with_c_name(name, |name| {
                 // SAFETY: `at` is an open descriptor owned by `self`, `name`
                 // NUL-terminated; the new descriptor is closed as above.
-                Ok(unsafe { libc::openat(at, name.as_ptr(), flags | libc::O_NOFOLLOW) })
+                Ok(unsafe { libc::openat(at, name.as_ptr(), flags | nofollow) })
             })?
         };
         if fd < 0 {
             return Err(std::io::Error::last_os_error());
         }
-        if self.open.len() == CACHED_DIRS {
-            let (_, old) = self.open.remove(0);
+        let open = if follow { &mut self.followed } else { &mut self.open };
+        if open.len() == CACHED_DIRS {
+            let (_, old) = open.remove(0);
             // SAFETY: `old` was opened above and is no longer referenced.
             unsafe { libc::close(old) };
         }
-        self.open.push((rel.to_vec(), fd));
+        open.push((rel.to_vec(), fd));
         Ok(fd)
     }
 }
@@ -155,7 +177,7 @@ fn is_missing(e: &std::io::Error) -> bool {
 
 impl Drop for DirStat {
     fn drop(&mut self) {
-        for (_, fd) in self.open.drain(..) {
+        for (_, fd) in self.open.drain(..).chain(self.followed.drain(..)) {
             // SAFETY: every cached descriptor was opened by `dir` and is closed once.
             unsafe { libc::close(fd) };
         }

@@ -49,6 +49,12 @@ impl DirStat {
         }
     }
 
+    /// `stat` of `rel`, following links wherever they are: `Ok(None)` when
+    /// it (or a parent) does not exist, `Err` for anything else.
+    pub fn stat_followed(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        Meta::followed(&self.root.join(crate::sys::rel_path(rel)))
+    }
+
     /// `lstat` of the directory `rel` (the same as [`DirStat::lstat`] here).
     pub fn lstat_dir(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
         self.lstat(rel)

@@ -58,4 +58,32 @@ mod tests {
         assert_eq!(s.lstat(b"link/f.txt").unwrap(), None);
         assert!(s.lstat(b"real/f.txt").unwrap().unwrap().is_file);
     }
+
+    /// `stat_followed` answers as `Meta::followed` of the joined path
+    /// (what the sweep used before): through links, `None` only when
+    /// missing, an error for a loop or a file taken for a directory.
+    #[cfg(unix)]
+    #[test]
+    fn followed_stats_answer_as_metadata_through_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("real/sub")).unwrap();
+        std::fs::write(dir.path().join("real/sub/f.txt"), b"hello").unwrap();
+        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+        std::os::unix::fs::symlink("sub/f.txt", dir.path().join("real/lf")).unwrap();
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        let mut s = DirStat::new(dir.path()).unwrap();
+        let by_path = |rel: &str| Meta::followed(&dir.path().join(rel));
+        for rel in ["link/sub/f.txt", "link/lf", "link/sub", "link", "link/missing", "gone/x"] {
+            let got = s.stat_followed(rel.as_bytes()).unwrap();
+            assert_eq!(got, by_path(rel).unwrap(), "{rel}");
+        }
+        assert!(s.stat_followed(b"link/sub/f.txt").unwrap().unwrap().is_file);
+        assert_eq!(s.stat_followed(b"link/missing").unwrap(), None);
+        for rel in ["loop", "loop/x", "link/lf/x"] {
+            assert!(by_path(rel).is_err(), "{rel}");
+            assert!(s.stat_followed(rel.as_bytes()).is_err(), "{rel}");
+        }
+        // The link-free cache is not confused with the following one.
+        assert_eq!(s.lstat(b"link/sub/f.txt").unwrap(), None);
+    }
 }
