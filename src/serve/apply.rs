@@ -73,10 +73,10 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
         // A cookie inside the tree (macOS, Windows) that a rebuild's walk
         // listed is stat-ed like any file the index knows.
         let dir = st.tree().1.dir_of(&wd).map(<[u8]>::to_vec);
-        if let Some(rel) = dir.zip(name).map(|(d, n)| child_rel(&d, &n)) {
-            if lookup(st.reader(), &rel).is_some() {
-                st.tree().0.touch(rel, seq);
-            }
+        if let Some(rel) = dir.zip(name).map(|(d, n)| child_rel(&d, &n))
+            && lookup(st.reader(), &rel).is_some()
+        {
+            st.tree().0.touch(rel, seq);
         }
         return None;
     }
