@@ -68,9 +68,15 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
         }
         Raw::Event(wd, change, name) => (wd, change, name),
     };
-    if st.tree().1.is_cookie(&wd) {
-        if let Some(n) = name.and_then(|n| std::str::from_utf8(&n).ok()?.parse::<u64>().ok()) {
-            st.cookie_applied(n);
+    if let Some(n) = st.tree().1.cookie_of(&wd, name.as_deref()) {
+        st.cookie_applied(n);
+        // A cookie inside the tree (macOS, Windows) that a rebuild's walk
+        // listed is stat-ed like any file the index knows.
+        let dir = st.tree().1.dir_of(&wd).map(<[u8]>::to_vec);
+        if let Some(rel) = dir.zip(name).map(|(d, n)| child_rel(&d, &n))
+            && lookup(st.reader(), &rel).is_some()
+        {
+            st.tree().0.touch(rel, seq);
         }
         return None;
     }
@@ -100,7 +106,8 @@ fn apply(server: &Server, st: &mut State, raw: Raw) -> Option<u64> {
     } else if change.created {
         st.created_unknown();
     }
-    if change.is_dir {
+    // (Not every backend tells a removed directory from a file.)
+    if change.is_dir || (change.removed && st.tree().1.watches_dir(&rel)) {
         if change.removed {
             let (overlay, watches) = st.tree();
             watches.remove_below(&rel);

@@ -4,8 +4,8 @@
 //! A standalone query proves its index fresh by stat-ing every file of the
 //! table (the sweep, [`crate::index::fresh`]). A server watches the tree
 //! instead ([`crate::sys::watch`]: on Linux inotify, one watch per walked
-//! directory, a thread that only drains events; elsewhere every directory
-//! is left to the queries' stat, see there), keeps the paths touched since the build in an
+//! directory, a thread that only drains events; elsewhere one recursive
+//! watch through `notify`, see there), keeps the paths touched since the build in an
 //! `overlay` (`apply` turns events into touches), and tells each query
 //! what may have changed ([`crate::index::fresh::changes::Touched`]); the
 //! query then stats only those and reads everything else from the index, as
@@ -94,7 +94,7 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     let reader = Arc::new(reader);
     let _ = std::fs::remove_dir_all(&rendezvous.cookies);
     let (watches, watcher) = watch::start(&opts.root, &rendezvous.cookies)?;
-    let drained = Arc::new(watch::Drained::of(&watcher));
+    let drained = Arc::new(watch::Drained::of(&watcher, &rendezvous.cookies));
     let mut state = State::new(reader, watches);
     state.watch_table();
     let server = Arc::new(Server::new(opts, index_dir, rendezvous, state, Arc::clone(&drained)));

@@ -148,7 +148,7 @@ impl Server {
             return self.wait_applied(deadline, |p| p.seq >= handed).and_then(|st| st.answer());
         }
         let n = self.next_cookie.fetch_add(1, Ordering::SeqCst) + 1;
-        let cookie = self.rendezvous.cookies.join(n.to_string());
+        let cookie = self.drained.cookie(n);
         let overflows = self.state().progress().overflows;
         std::fs::File::create(&cookie).ok()?;
         let applied =

@@ -1,19 +1,20 @@
 //! What the server is told of a change, the same on every system.
 
-/// What names one watched directory: an inotify watch descriptor on Linux;
-/// elsewhere nothing is watched.
+/// What names one watched directory: an inotify watch descriptor on Linux.
 #[cfg(target_os = "linux")]
 pub type WatchId = inotify::WatchDescriptor;
 
-/// What names one watched directory: nothing is watched on this system.
+/// What names the directory of an event: its path below the root, as the
+/// index stores it (one watch covers the tree on this system).
 #[cfg(not(target_os = "linux"))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct WatchId;
+pub struct WatchId(pub(super) Vec<u8>);
 
 /// One event, as the drain thread queues it.
 #[derive(Debug)]
 pub enum Raw {
-    /// The kernel's queue overflowed: events were lost.
+    /// The kernel's queue overflowed (elsewhere: the backend asked for a
+    /// rescan): events were lost.
     Overflow,
     /// An event on a watched directory: its watch, what happened, and the
     /// name of the entry it concerns (`None`: the directory itself).
@@ -35,4 +36,10 @@ pub struct Change {
     pub forgotten: bool,
     /// The entry is a directory.
     pub is_dir: bool,
+}
+
+/// Whether table path `rel` is `prefix` or below it (`prefix` empty: the root).
+pub(super) fn under(rel: &[u8], prefix: &[u8]) -> bool {
+    prefix.is_empty()
+        || (rel.starts_with(prefix) && (rel.len() == prefix.len() || rel[prefix.len()] == b'/'))
 }

@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_channel::Sender;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 
-use super::event::{Change, Raw};
+use super::event::{Change, Raw, under};
 
 /// The watcher whose events [`drain`] reads.
 pub type Watcher = Inotify;
@@ -53,12 +53,6 @@ fn dir_mask() -> WatchMask {
         | WatchMask::ONLYDIR
         | WatchMask::DONT_FOLLOW
         | WatchMask::EXCL_UNLINK
-}
-
-/// Whether table path `rel` is `prefix` or below it (`prefix` empty: the root).
-fn under(rel: &[u8], prefix: &[u8]) -> bool {
-    prefix.is_empty()
-        || (rel.starts_with(prefix) && (rel.len() == prefix.len() || rel[prefix.len()] == b'/'))
 }
 
 /// What an event's mask says, in the terms the server applies.
@@ -160,9 +154,19 @@ impl DirWatches {
         self.dirs.get(wd).map(Vec::as_slice)
     }
 
-    /// Whether `wd` is the cookie directory's.
-    pub fn is_cookie(&self, wd: &WatchDescriptor) -> bool {
-        self.cookies.as_ref() == Some(wd)
+    /// Whether directory `rel` is watched.
+    pub fn watches_dir(&self, rel: &[u8]) -> bool {
+        self.by_dir.contains_key(rel)
+    }
+
+    /// The number of the sync cookie an event on entry `name` of `wd` is
+    /// about, if `wd` is the cookie directory's (whose entries are named
+    /// by their number).
+    pub fn cookie_of(&self, wd: &WatchDescriptor, name: Option<&[u8]>) -> Option<u64> {
+        if self.cookies.as_ref() != Some(wd) {
+            return None;
+        }
+        std::str::from_utf8(name?).ok()?.parse().ok()
     }
 
     /// How many directories are watched.
@@ -182,17 +186,26 @@ pub struct Drained {
     fd: RawFd,
     /// The descriptor is open (cleared, under `reading`, before it closes).
     open: AtomicBool,
+    /// The cookie directory.
+    cookies: PathBuf,
 }
 
 impl Drained {
-    /// The bookkeeping of the drain thread of `inotify`.
-    pub fn of(inotify: &Inotify) -> Drained {
+    /// The bookkeeping of the drain thread of `inotify`, whose cookies go
+    /// in `cookies` (the directory [`start`] was given).
+    pub fn of(inotify: &Inotify, cookies: &Path) -> Drained {
         Drained {
             reading: Mutex::new(()),
             handed: AtomicU64::new(0),
             fd: inotify.as_raw_fd(),
             open: AtomicBool::new(true),
+            cookies: cookies.to_path_buf(),
         }
+    }
+
+    /// The path of sync cookie `n`.
+    pub fn cookie(&self, n: u64) -> PathBuf {
+        self.cookies.join(n.to_string())
     }
 
     /// How many events the drain thread had handed on when the kernel's
@@ -277,7 +290,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let inotify = Inotify::init().unwrap();
         inotify.watches().add(dir.path(), WatchMask::CREATE).unwrap();
-        let drained = Arc::new(Drained::of(&inotify));
+        let drained = Arc::new(Drained::of(&inotify, dir.path()));
         assert_eq!(drained.quiet(), Some(0), "nothing happened yet");
         std::fs::write(dir.path().join("new"), b"x").unwrap();
         assert_eq!(drained.quiet(), None, "the creation's event is queued");

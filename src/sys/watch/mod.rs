@@ -3,16 +3,13 @@
 //! - **Linux** (`inotify`): one watch per directory the index's walk
 //!   entered, a drain thread, sync cookies and the quiet check: every change
 //!   made before a question is applied before it is answered.
-//! - **Elsewhere** (`sweep`): no directory is watched. Each directory is
-//!   reported as not watched, which the server treats as it treats a
-//!   directory past Linux's watch limit: touched for good, so every query
-//!   stats everything below it (the stat sweep a query without a server
-//!   makes). The same guarantee holds (nothing changed before a question
-//!   is missed), without the watcher's saving. macOS's FSEvents and
-//!   Windows' ReadDirectoryChangesW (through the `notify` crate) coalesce
-//!   events and can drop them without a sync point the server could wait
-//!   for; until a backend with cookies is written and measured there, the
-//!   sweep is what is promised.
+//! - **Elsewhere** (`notify`: FSEvents on macOS, ReadDirectoryChangesW on
+//!   Windows): one recursive watch of the root, sync cookies written inside
+//!   the tree, no quiet check; a backend's lost-event signal becomes an
+//!   overflow (the tree is reconciled). The same guarantee, as far as each
+//!   backend keeps its own order (see there and docs/PLATFORMS.md); where
+//!   the watch cannot be set, every directory is reported unwatched and
+//!   every query stats the tree.
 //!
 //! The server sees events in the terms of [`Raw`] and [`Change`] only.
 
@@ -20,10 +17,10 @@ mod event;
 #[cfg(target_os = "linux")]
 mod inotify;
 #[cfg(not(target_os = "linux"))]
-mod sweep;
+mod notify;
 
 pub use event::{Change, Raw, WatchId};
 #[cfg(target_os = "linux")]
 pub use inotify::{DirWatches, Drained, Watcher, drain, start};
 #[cfg(not(target_os = "linux"))]
-pub use sweep::{DirWatches, Drained, Watcher, drain, start};
+pub use notify::{DirWatches, Drained, Watcher, drain, start};
