@@ -67,12 +67,15 @@ pub fn engine_of(opts: &SearchOptions) -> Result<Engine> {
 /// Runs `opts` to the end, printing results to stdout and per-file errors
 /// through `msgs`.
 pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
+    // The trigram queries of this search, planned (on first use) once for
+    // every index it reads.
+    let plans = Plans::new(&opts.matcher);
     let mode = match opts.mode {
         Mode::Types => {
             return Ok(Summary { matched: listing::type_list(opts)?, ..Summary::default() });
         }
         Mode::Files => {
-            let matched = match listed_files(opts, msgs) {
+            let matched = match listed_files(opts, &plans, msgs) {
                 Some(listed) => listing::files_of(opts, &listed)?,
                 None => listing::files(opts, msgs)?,
             };
@@ -81,8 +84,6 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         Mode::Search(_) if !opts.matches_possible() => return Ok(Summary::default()),
         Mode::Search(mode) => mode,
     };
-    // The trigram queries of this search, planned once for every index it reads.
-    let plans = Plans::new(&opts.matcher);
     let rules = fresh_rules(opts);
     let located = match unusable_for(opts) {
         Some(why) => Err(why),
@@ -119,7 +120,11 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
 /// The files a walk would list (`--files`), from the index's table when
 /// it can stand in for the walk (told by a server when one runs), else
 /// `None`.
-fn listed_files(opts: &SearchOptions, msgs: &Messages) -> Option<listed::Listed> {
+fn listed_files(
+    opts: &SearchOptions,
+    plans: &Plans<'_>,
+    msgs: &Messages,
+) -> Option<listed::Listed> {
     if !opts.index.enabled {
         return None;
     }
@@ -133,7 +138,7 @@ fn listed_files(opts: &SearchOptions, msgs: &Messages) -> Option<listed::Listed>
     } else {
         None
     };
-    let filter = IndexFilter::open_at(&rules, &Plans::new(&opts.matcher), msgs, found).ok()?;
+    let filter = IndexFilter::open_at(&rules, plans, msgs, found).ok()?;
     let changes = match answer {
         Some(answer) => answer.for_table(filter.table_id()).changes,
         None => Changes::Unknown,
