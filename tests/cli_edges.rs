@@ -373,3 +373,35 @@ fn status_all_lists_every_kind_of_index_alike() {
     let gone = format!("{} (gone)", root.join("repo").display());
     assert!(text.lines().any(|l| l.ends_with(&gone)), "the gone tree is not marked:\n{text}");
 }
+
+/// When no file at all was searched, tg says both of rg's lines (the second
+/// points at `--debug`), with rg's exit code and output, with and without
+/// an index.
+#[test]
+fn nothing_searched_is_said_in_rgs_two_lines() {
+    let t = ten_files("nothing_searched");
+    let cases: [&[&str]; 4] = [
+        &["needle", "-g", "nothing"],
+        &["--files", "-g", "nothing"],
+        &["-c", "needle", "-t", "rust"],
+        &["needle", "--no-messages", "-g", "nothing"],
+    ];
+    for indexed in [false, true] {
+        if indexed {
+            util::tg_index(&t, "repo");
+        }
+        for args in cases {
+            let got = tg(&t, "repo", args);
+            let want = util::rg_command(&t, t.path("repo")).args(args).output().unwrap();
+            let said = String::from_utf8_lossy(&util::normalize_rg_stderr(&want.stderr))
+                .replace("ripgrep", "trigrep");
+            let what = format!("tg {args:?} (indexed: {indexed})");
+            assert_eq!(
+                (&got.stdout, got.status.code()),
+                (&want.stdout, want.status.code()),
+                "{what}"
+            );
+            assert_eq!(err(&got), said, "{what}");
+        }
+    }
+}

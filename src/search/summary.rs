@@ -9,10 +9,11 @@ use grep_printer::Stats;
 use crate::options::OutputMode;
 use crate::report::Messages;
 
-/// Reports that the walk found no file at all, as ripgrep does.
+/// Reports that the walk found no file at all, in ripgrep's two lines.
 pub fn nothing_searched(msgs: &Messages) {
     msgs.error(
-        "No files were searched, which means trigrep probably applied a filter you didn't expect.",
+        "No files were searched, which means trigrep probably applied a filter you didn't expect.\n\
+         Running with --debug will show why files are being skipped.",
     );
 }
 
