@@ -221,7 +221,7 @@ def replay(tg, log, keys, env, timeout=600, at_wait=None):
     steps = []
     for line in out:
         parts = line.rstrip("\n").split("\t")
-        if len(parts) == 3:
+        if len(parts) >= 3:  # key, ms, RssAnon KiB[, ms until the UI thread was free]
             steps.append((parts[0], float(parts[1]), int(parts[2])))
     return steps, wall, "".join(out)
 

@@ -15,6 +15,7 @@ use super::nav;
 use super::screen::{Frame, Row};
 use super::search::{Finder, Progress};
 use super::text::{Change, Text};
+use super::work::Busy;
 
 /// The viewer's state. A scan runs on a copy (see [`super::work`]):
 /// cloning shares the text, the line map, the finders and the density.
@@ -50,8 +51,8 @@ pub struct App {
     pub help: bool,
     /// A message for the status line, until the next key.
     pub message: Option<String>,
-    /// A scan runs off the UI thread: how far it got, in percent.
-    pub busy: Option<u64>,
+    /// A job runs off the UI thread: what it does, how far it got.
+    pub busy: Option<Busy>,
     /// A line to jump to once it is counted.
     pub pending_line: Option<u64>,
     /// Keys typed so far.
@@ -392,8 +393,8 @@ impl App {
 
     /// What changed since the last tick: growth (followed), truncation,
     /// a file replaced or deleted, a pending line now counted. Whether the
-    /// screen must be drawn again, and an action that moves by scanning
-    /// (following or jumping while filtered), to run off the UI thread.
+    /// screen must be drawn again, and the move to make (following, or
+    /// the pending line), through [`super::work::Work`]: it may scan.
     pub fn tick(&mut self) -> (bool, Option<Action>) {
         let len = self.text.len();
         let (mut dirty, mut scan) = (false, None);
@@ -406,10 +407,8 @@ impl App {
         if len != self.last_len {
             self.last_len = len;
             dirty = true;
-            if self.follow && self.filter.is_some() {
+            if self.follow {
                 scan = Some(Action::Follow);
-            } else if self.follow {
-                self.top = self.bottom_top();
             }
         }
         let change = self.text.check();
@@ -430,10 +429,7 @@ impl App {
             && self.lines.offset_of_line(&*self.text, n).is_some_and(|at| at < len) | self.counted()
         {
             dirty = true;
-            match self.filter {
-                Some(_) => scan = Some(Action::Line(n)),
-                None => self.goto_line(n, &mut |_| true),
-            }
+            scan = Some(Action::Line(n));
         }
         (dirty, scan)
     }

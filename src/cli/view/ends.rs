@@ -42,6 +42,19 @@ struct Known {
     epoch: u64,
 }
 
+impl Known {
+    /// Remembers that the line starting at `start` ends before `next`.
+    fn put(&mut self, start: u64, next: u64) {
+        if self.ends.iter().any(|e| e.0 == start) {
+            return;
+        }
+        if self.ends.len() == LineEnds::KEEP {
+            self.ends.pop_front();
+        }
+        self.ends.push_back((start, next));
+    }
+}
+
 /// What the screen learns about a line's end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
@@ -77,23 +90,16 @@ impl LineEnds {
 
     /// Remembers that the line starting at `start` ends before `next`.
     pub fn put(&self, start: u64, next: u64) {
-        let mut k = self.known();
-        if k.ends.iter().any(|e| e.0 == start) {
-            return;
-        }
-        if k.ends.len() == Self::KEEP {
-            k.ends.pop_front();
-        }
-        k.ends.push_back((start, next));
+        self.known().put(start, next);
     }
 
     /// Looks for the end of the line starting at `start` on a thread of
     /// its own, from `from` on (no newline before it); does nothing when
-    /// a thread already does.
+    /// a thread already does, or the end is known.
     pub fn look_for(self: &Arc<Self>, text: &Arc<dyn Text>, start: u64, from: u64) {
         let epoch = {
             let mut k = self.known();
-            if k.looking.contains(&start) {
+            if k.looking.contains(&start) || k.ends.iter().any(|e| e.0 == start) {
                 return;
             }
             k.looking.push(start);
@@ -113,7 +119,9 @@ impl LineEnds {
                     return false;
                 }
                 at += bytes.len() as u64;
-                ends.known().epoch == epoch
+                // A move that read over the line may have found its end first.
+                let k = ends.known();
+                k.epoch == epoch && !k.ends.iter().any(|e| e.0 == start)
             });
             let mut k = ends.known();
             k.looking.retain(|&s| s != start);
@@ -121,10 +129,8 @@ impl LineEnds {
                 return;
             }
             match next {
-                Some(next) => {
-                    drop(k);
-                    ends.put(start, next);
-                }
+                Some(next) => k.put(start, next),
+                None if k.ends.iter().any(|e| e.0 == start) => {}
                 None => k.open = Some((start, at)),
             }
             ends.found.fetch_add(1, Ordering::Release);
@@ -143,7 +149,7 @@ impl LineEnds {
 
     /// Where the line `n` lines after the one starting at `from` starts
     /// (`None`: there are fewer), stepping over remembered long lines
-    /// without reading them again.
+    /// without reading them again, and remembering those it reads over.
     pub fn skip(&self, text: &dyn Text, mut from: u64, mut n: u64) -> Option<u64> {
         let len = text.len();
         while n > 0 {
@@ -155,20 +161,44 @@ impl LineEnds {
                 None => break,
             }
         }
-        nav::skip_lines(text, from, n)
+        nav::skip_lines_noting(text, from, n, &mut |start, next| self.note(start, next))
     }
 
     /// Where the line `n` lines before the one starting at `at` starts,
-    /// stepping back over remembered long lines without reading them again.
+    /// stepping back over remembered long lines without reading them
+    /// again, and remembering those it reads over.
     pub fn back(&self, text: &dyn Text, mut at: u64, mut n: u64) -> u64 {
+        // Where remembered lines end: a walk back stops there and steps over.
+        let mut nexts: Vec<u64> = self.known().ends.iter().map(|e| e.1).collect();
+        nexts.sort_unstable();
         while n > 0 {
             let before = self.known().ends.iter().find(|e| e.1 == at).map(|e| e.0);
-            match before {
-                Some(start) => (at, n) = (start, n - 1),
-                None => return nav::lines_back(text, at, n),
+            if let Some(start) = before {
+                (at, n) = (start, n - 1);
+                continue;
             }
+            let (mut crossed, mut stop) = (0, false);
+            let start = nav::lines_back(text, at, n, &mut |s, next| {
+                self.note(s, next);
+                crossed += 1;
+                stop = crossed < n && nexts.binary_search(&s).is_ok();
+                !stop
+            });
+            if !stop {
+                return start;
+            }
+            (at, n) = (start, n - crossed);
         }
         at
+    }
+
+    /// Remembers the end of the line from `start` to `next` if it is long
+    /// (a move read over it: the screen need not look for its end again).
+    fn note(&self, start: u64, next: u64) {
+        if next - start >= LONG {
+            self.put(start, next);
+            self.found.fetch_add(1, Ordering::Release);
+        }
     }
 
     /// Forgets every line (the text was truncated or replaced); threads

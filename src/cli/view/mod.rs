@@ -11,19 +11,24 @@
 //! lines end (found in the background); [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
 //! sets up and always restores the terminal; [`event_loop`] reads keys
-//! and ticks; [`work`] runs scans off the UI thread. [`replay`] runs keys without
-//! a terminal and times them (`--replay`, for bench/view.py).
+//! and ticks; [`work`] runs scans off the UI thread as [`job`]s, in the
+//! order typed, [`route`] saying which actions do (a move tried within a
+//! read budget, [`metered`]). [`replay`] runs keys without a terminal and
+//! times them (`--replay`, for bench/view.py).
 
 pub mod app;
 pub mod density;
 pub mod ends;
 pub mod escape;
 pub mod event_loop;
+pub mod job;
 pub mod keys;
 pub mod lines;
+pub mod metered;
 pub mod nav;
 pub mod render;
 pub mod replay;
+pub mod route;
 pub mod screen;
 pub mod search;
 pub mod terminal;

@@ -58,20 +58,40 @@ pub fn each_chunk_back(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64
 /// The offset just past the `k`-th newline at or after `from` (`None`:
 /// there are fewer; `k` = 0: `from`).
 pub fn skip_lines(text: &dyn Text, from: u64, k: u64) -> Option<u64> {
+    skip_lines_noting(text, from, k, &mut |_, _| {})
+}
+
+/// [`skip_lines`], telling `crossed` of every line longer than a chunk
+/// it read over: `(its start, the next line's start)`, both seen.
+pub fn skip_lines_noting(
+    text: &dyn Text,
+    from: u64,
+    k: u64,
+    crossed: &mut dyn FnMut(u64, u64),
+) -> Option<u64> {
     if k == 0 {
         return Some(from);
     }
-    let (mut left, mut at, mut found) = (k, from, None);
+    // Where the line being read starts: a line longer than a chunk ends
+    // at the first newline of a later chunk.
+    let (mut left, mut at, mut found, mut line) = (k, from, None, from);
     each_chunk(text, from..text.len(), &mut |bytes| {
-        let mut it = memchr::memchr_iter(b'\n', bytes);
+        let Some(first) = memchr::memchr(b'\n', bytes) else {
+            at += bytes.len() as u64;
+            return true;
+        };
+        if at + first as u64 + 1 - line > bytes.len() as u64 {
+            crossed(line, at + first as u64 + 1);
+        }
         // Count whole chunks fast; find the position only in the last one.
         let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
         if n < left {
             left -= n;
+            line = at + memchr::memrchr(b'\n', bytes).unwrap_or(first) as u64 + 1;
             at += bytes.len() as u64;
             return true;
         }
-        let i = it.nth((left - 1) as usize).unwrap_or(0);
+        let i = memchr::memchr_iter(b'\n', bytes).nth((left - 1) as usize).unwrap_or(0);
         found = Some(at + i as u64 + 1);
         false
     });
@@ -97,20 +117,31 @@ pub fn line_start(text: &dyn Text, at: u64) -> u64 {
     start
 }
 
-/// Where the `k`-th line before the line starting at `at` starts (0 at the top).
-pub fn lines_back(text: &dyn Text, at: u64, k: u64) -> u64 {
+/// Where the `k`-th line before the line starting at `at` starts (0 at
+/// the top), telling `crossed` of every line it reads over whole: `(its
+/// start, the next line's start)`, both seen (the first line, whose start
+/// no newline shows, is not told). `crossed` saying no stops the walk at
+/// that line's start.
+pub fn lines_back(
+    text: &dyn Text,
+    at: u64,
+    k: u64,
+    crossed: &mut dyn FnMut(u64, u64) -> bool,
+) -> u64 {
     if k == 0 || at == 0 {
         return at;
     }
     // The newline just before `at` ends the line before; skip it.
-    let (mut left, mut start) = (k, 0);
+    let (mut left, mut start, mut next) = (k, 0, at);
     each_chunk_back(text, 0..at - 1, &mut |offset, bytes| {
         for i in memchr::memrchr_iter(b'\n', bytes) {
+            let line = offset + i as u64 + 1;
             left -= 1;
-            if left == 0 {
-                start = offset + i as u64 + 1;
+            if !crossed(line, next) || left == 0 {
+                start = line;
                 return false;
             }
+            next = line;
         }
         true
     });
@@ -191,9 +222,10 @@ mod tests {
         assert_eq!(line_start(&t, 8), 6);
         assert_eq!(line_start(&t, 6), 6);
         assert_eq!(line_start(&t, 1), 0);
-        assert_eq!(lines_back(&t, 10, 1), 6);
-        assert_eq!(lines_back(&t, 10, 2), 5);
-        assert_eq!(lines_back(&t, 10, 9), 0);
+        let none = &mut |_, _| true;
+        assert_eq!(lines_back(&t, 10, 1, none), 6);
+        assert_eq!(lines_back(&t, 10, 2, none), 5);
+        assert_eq!(lines_back(&t, 10, 9, none), 0);
         assert_eq!(read_line(&t, 2, 0, 10, 99), (b"bb".to_vec(), Reach::Next(5)));
         assert_eq!(read_line(&t, 6, 1, 1, 99), (b"c".to_vec(), Reach::Next(10)));
         assert_eq!(read_line(&t, 10, 0, 9, 99), (b"d".to_vec(), Reach::Last));
@@ -211,6 +243,40 @@ mod tests {
         assert_eq!(shown, b"xxxxx");
         assert!(matches!(next, Reach::Beyond(n) if (300_000..700_000).contains(&n)), "{next:?}");
         assert_eq!(line_start(&t, 699_000), 0);
-        assert_eq!(lines_back(&t, 700_001, 1), 0);
+        let mut seen = Vec::new();
+        assert_eq!(
+            lines_back(&t, 700_001, 1, &mut |s, n| {
+                seen.push((s, n));
+                true
+            }),
+            0
+        );
+        assert!(seen.is_empty(), "the first line's start is not seen: {seen:?}");
+        assert_eq!(
+            lines_back(&t, 700_005, 2, &mut |s, n| {
+                seen.push((s, n));
+                true
+            }),
+            0
+        );
+        assert_eq!(seen, vec![(700_001, 700_005)]);
+        let mut long = Vec::new();
+        let mut data = b"a\n".to_vec();
+        data.extend(vec![b'y'; 600_000]);
+        data.extend_from_slice(b"\nb\nc\n");
+        let t = Memory(data);
+        assert_eq!(skip_lines_noting(&t, 2, 2, &mut |s, n| long.push((s, n))), Some(600_005));
+        assert_eq!(long, vec![(2, 600_003)], "the long line crossed");
+        long.clear();
+        assert_eq!(
+            lines_back(&t, 600_005, 2, &mut |s, n| {
+                long.push((s, n));
+                true
+            }),
+            2
+        );
+        assert_eq!(long, vec![(600_003, 600_005), (2, 600_003)]);
+        // Told to stop at the long line's end: its start is not looked for.
+        assert_eq!(lines_back(&t, 600_005, 2, &mut |s, _| s != 600_003), 600_003);
     }
 }

@@ -38,7 +38,9 @@ tg view: keys as in less                         (q, Esc or h closes this)
 
 The bar on the right shows where the matches of the search (or filter)
 are in the whole text: light dots are candidate blocks not checked yet.
-Searches run in the background: keys still move the screen meanwhile.";
+Searches, and moves over lines too long to read at once, run in the
+background: keys typed meanwhile wait and are done after, in order
+(q leaves at once, Ctrl-C stops the search or move).";
 
 /// Draws `app` with `rows` on `f`; `color`: colours allowed.
 pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], color: bool) {
@@ -162,11 +164,15 @@ pub fn status_line(app: &App, rows: &[Row]) -> String {
     if let Some(n) = app.keys.count() {
         parts.push(n.to_string());
     }
-    if app.ends.looking() {
-        parts.push("finding where a long line ends…".into());
+    let looking = "finding where a long line ends…";
+    if app.ends.looking() && app.busy.is_none_or(|b| b.what != looking) {
+        parts.push(looking.into());
     }
-    if let Some(pct) = app.busy {
-        parts.push(format!("searching… {pct}% (Ctrl-C stops)"));
+    if let Some(b) = app.busy {
+        parts.push(format!("{} {}% (Ctrl-C stops)", b.what, b.percent));
+        if b.waiting > 0 {
+            parts.push(format!("{} waiting", b.waiting));
+        }
     }
     if let Some(m) = &app.message {
         parts.push(m.clone());

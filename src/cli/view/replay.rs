@@ -2,8 +2,12 @@
 //! Each key is fed to the [`App`] through [`Work`], as on a terminal
 //! (a scan on a worker thread, waited for), and the screen drawn on ratatui's
 //! in-memory backend; the time from key to drawn screen is printed, one
-//! line per key (`key<TAB>ms<TAB>RssAnon KiB`), then the last screen.
+//! line per key (`key<TAB>ms<TAB>RssAnon KiB<TAB>ui ms`), then the last
+//! screen. The last figure is the time until the UI thread was free for
+//! the next key: the first screen drawn, a job still running (the
+//! same as the first without a job).
 //! `{count}` waits for the line count, `{density}` for the density bar,
+//! `{right}` and `{left}` are the arrows,
 //! `{wait}` prints `{wait}` and waits for a line on stdin (the bench drops
 //! the page cache meanwhile, so that the next key is timed cold), `\n` is
 //! Enter. bench/view.py reads this.
@@ -45,15 +49,21 @@ pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> an
     let mut out = std::io::stdout().lock();
     let mut work = Work::default();
     let started = Instant::now();
-    draw(&mut terminal, app, &mut work)?;
-    writeln!(out, "open\t{:.3}\t{}", ms(started.elapsed()), rss_anon_kib())?;
+    draw(&mut terminal, app, &mut work, true)?;
+    let open = ms(started.elapsed());
+    writeln!(out, "open\t{open:.3}\t{}\t{open:.3}", rss_anon_kib())?;
     drawn();
     for (label, step) in parse(keys) {
         let t = Instant::now();
+        let mut ui = None;
         match step {
             Step::Key(code) => {
                 if let Some(action) = app.keys.feed(KeyEvent::new(code, KeyModifiers::NONE)) {
                     work.act(app, action);
+                    if work.busy().is_some() {
+                        draw(&mut terminal, app, &mut work, false)?;
+                        ui = Some(ms(t.elapsed()));
+                    }
                     work.finish(app);
                 }
             }
@@ -78,8 +88,9 @@ pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> an
                 continue;
             }
         }
-        draw(&mut terminal, app, &mut work)?;
-        writeln!(out, "{label}\t{:.3}\t{}", ms(t.elapsed()), rss_anon_kib())?;
+        draw(&mut terminal, app, &mut work, true)?;
+        let all = ms(t.elapsed());
+        writeln!(out, "{label}\t{all:.3}\t{}\t{:.3}", rss_anon_kib(), ui.unwrap_or(all))?;
     }
     let buffer = terminal.backend().buffer();
     for y in 0..buffer.area.height {
@@ -90,17 +101,20 @@ pub fn run(app: &mut App, keys: &str, size: &str, drawn: &mut dyn FnMut()) -> an
     Ok(())
 }
 
-/// Draws `app` on the in-memory terminal.
+/// Draws `app` on the in-memory terminal, once its jobs end (`settled`)
+/// or as it is.
 fn draw(
     terminal: &mut Terminal<TestBackend>,
     app: &mut App,
     work: &mut Work,
+    settled: bool,
 ) -> anyhow::Result<()> {
     let mut rows = work.rows(app);
-    if work.busy().is_some() {
+    if settled && work.busy().is_some() {
         work.finish(app);
         rows = work.rows(app);
     }
+    app.busy = work.busy();
     terminal.draw(|f| render::draw(f, app, &rows, false))?;
     Ok(())
 }
@@ -126,6 +140,10 @@ fn parse(keys: &str) -> Vec<(String, Step)> {
             ("{density}".len(), Step::Density)
         } else if rest.starts_with("{wait}") {
             ("{wait}".len(), Step::Wait)
+        } else if rest.starts_with("{right}") {
+            ("{right}".len(), Step::Key(KeyCode::Right))
+        } else if rest.starts_with("{left}") {
+            ("{left}".len(), Step::Key(KeyCode::Left))
         } else if c == '\n' {
             (1, Step::Key(KeyCode::Enter))
         } else {
@@ -143,7 +161,8 @@ mod tests {
 
     #[test]
     fn tokens_and_keys() {
-        let steps: Vec<Step> = parse("12G{count}/a\n{wait}").into_iter().map(|s| s.1).collect();
+        let steps: Vec<Step> =
+            parse("12G{count}/a\n{wait}{right}").into_iter().map(|s| s.1).collect();
         assert_eq!(
             steps,
             vec![
@@ -155,6 +174,7 @@ mod tests {
                 Step::Key(KeyCode::Char('a')),
                 Step::Key(KeyCode::Enter),
                 Step::Wait,
+                Step::Key(KeyCode::Right),
             ]
         );
     }

@@ -1,111 +1,46 @@
 //! Scans off the UI thread. An action that may read much of the text (a
 //! search, `n`/`N`, a filter, any move or jump while filtered, a case
-//! toggle that plans patterns again) runs as a [`Job`]: on a worker
-//! thread, on a copy of the [`App`], which also computes a filtered
-//! screen's rows.
-//! Meanwhile the UI thread keeps answering keys: moves on the screen as it
-//! is, `q`, Ctrl-C or Esc (which cancel the job), and the status line
-//! says how far the job got. A new search or filter supersedes a running
-//! job; other scanning keys wait in order behind it. When the job ends,
-//! the UI takes its position, patterns and message, and its rows.
+//! toggle that plans patterns again, a move over a long line whose ends
+//! are not known) runs as a [`Job`] ([`super::route`] says which): on a
+//! worker thread, on a copy of the [`App`], which also computes a
+//! filtered screen's rows.
+//! Meanwhile the UI thread keeps answering keys, and the status line says
+//! what the job does and how far it got. Keys typed during a job wait
+//! behind it and are applied in order, after it, to its outcome; `q` acts
+//! at once, Ctrl-C or Esc cancels the job and what waits. A new search or
+//! filter supersedes a running search; a move supersedes the filling of a
+//! filtered screen (filled again after it). When the job ends, the UI
+//! takes its position, patterns and message, and its rows.
 //!
-//! [`Work`] holds the job, the keys waiting behind it and the filtered
+//! [`Work`] holds the job, the actions waiting behind it and the filtered
 //! screen last computed; the event loop and `--replay` both go through it.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::app::App;
+use super::job::{Doing, Job, Outcome, RowsKey};
 use super::keys::Action;
+use super::route::{self, BUDGET, Route};
 use super::screen::Row;
 
 /// How long a new job is waited for before the screen is drawn without
 /// it: a search through the index ends well within this.
 const QUICK: Duration = Duration::from_millis(40);
 
-/// What a filtered screen's rows were computed for: the top, the left
-/// offset, the rows, the filter and marks (by address) and the length.
+/// The same for a move over a long line: the screen says what it does
+/// within this, and keys are read again.
+const QUICK_MOVE: Duration = Duration::from_millis(10);
+
+/// What the status line says of a running job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowsKey(u64, u64, usize, usize, usize, u64);
-
-impl RowsKey {
-    /// The key of `app`'s screen now.
-    pub fn of(app: &App) -> RowsKey {
-        let addr =
-            |f: Option<&Arc<super::search::Finder>>| f.map_or(0, |f| Arc::as_ptr(f) as usize);
-        let marks = app.search.as_ref().map(|s| &s.0).or(app.filter.as_ref());
-        RowsKey(app.top, app.left, app.rows, addr(app.filter.as_ref()), addr(marks), app.text.len())
-    }
-}
-
-/// What a finished job hands back: the copy, and its rows with their key.
-struct Done {
-    app: App,
-    key: RowsKey,
-    rows: Vec<Row>,
-}
-
-/// Actions applied on a worker thread.
-struct Job {
-    cancel: Arc<AtomicBool>,
-    read: Arc<AtomicU64>,
-    total: u64,
-    /// The job moves the screen (else it only computes rows).
-    moves: bool,
-    rx: Receiver<Done>,
-}
-
-impl Job {
-    /// Applies `actions` to a copy of `app`, then computes its rows.
-    fn start(app: &App, actions: Vec<Action>) -> Job {
-        let (tx, rx) = mpsc::channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let read = Arc::new(AtomicU64::new(0));
-        let mut copy = app.clone();
-        let moves = !actions.is_empty();
-        let (stop, counter) = (Arc::clone(&cancel), Arc::clone(&read));
-        // Test hooks (tests/view_work.rs): a panic in the worker, and a
-        // scan slowed to 200 ms per piece read, to type keys during it.
-        let test = std::env::var("TG_VIEW_TEST_PANIC").ok();
-        let slow = std::env::var_os("TG_VIEW_TEST_SLOW").is_some();
-        std::thread::spawn(move || {
-            assert!(test.as_deref() != Some("job"), "TG_VIEW_TEST_PANIC=job: a panic in a search");
-            let mut progress = |n: u64| {
-                if slow && n > 0 {
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                counter.fetch_add(n, Ordering::Relaxed);
-                !stop.load(Ordering::Relaxed)
-            };
-            for action in actions {
-                copy.apply(action, &mut progress);
-            }
-            // Rows are kept for a filtered screen only: the UI computes
-            // any other screen itself, reading no more than it shows.
-            let key = RowsKey::of(&copy);
-            let rows = match copy.filter {
-                Some(_) => copy.screen(&mut progress),
-                None => Vec::new(),
-            };
-            if !stop.load(Ordering::Relaxed) {
-                let _ = tx.send(Done { app: copy, key, rows });
-            }
-        });
-        Job { cancel, read, total: app.text.len().max(1), moves, rx }
-    }
-
-    /// How much of the text it read, in percent (at most 99).
-    fn percent(&self) -> u64 {
-        (self.read.load(Ordering::Relaxed).saturating_mul(100) / self.total).min(99)
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
+pub struct Busy {
+    /// What it does.
+    pub what: &'static str,
+    /// How much of the text it read, in percent.
+    pub percent: u64,
+    /// Actions typed since, waiting behind it.
+    pub waiting: usize,
 }
 
 /// The UI's side of scanning: the running job, what waits behind it, the
@@ -113,66 +48,90 @@ impl Drop for Job {
 #[derive(Default)]
 pub struct Work {
     job: Option<Job>,
-    queue: Vec<Action>,
+    queue: VecDeque<Action>,
     rows: Option<(RowsKey, Vec<Row>)>,
 }
 
 impl Work {
-    /// Does what `action` asks: on the UI thread when it reads little,
-    /// else as a job (superseding the running one for a new search or
-    /// filter, behind it otherwise). Ctrl-C or Esc cancels a running job.
+    /// Does what `action` asks, or queues it behind the running job.
     pub fn act(&mut self, app: &mut App, action: Action) {
-        if self.job.is_some() && action == Action::Cancel {
-            self.job = None;
-            self.queue.clear();
-            app.message = Some("search stopped".into());
-            // A filtered screen being filled stays as it is, not filled again.
-            if let Some(rows) = &mut self.rows {
-                rows.0 = RowsKey::of(app);
-            } else if app.filter.is_some() {
-                self.rows = Some((RowsKey::of(app), Vec::new()));
+        if let Some(job) = &self.job {
+            let search = job.doing == Doing::Search;
+            match action {
+                Action::Cancel => return self.cancel(app),
+                // q leaves at once (or closes the help).
+                Action::Quit => return app.apply(action, &mut |_| true),
+                // A move of a screen whose rows are being filled
+                // supersedes the filling: its own job fills them again.
+                _ if job.doing == Doing::Fill => self.job = None,
+                // A new search supersedes one that runs, with what waits behind it.
+                Action::Search { .. } | Action::Filter(_) if search => {
+                    self.job = None;
+                    self.queue.clear();
+                }
+                _ => return self.queue.push_back(action),
             }
-            return;
         }
-        // What the job takes over when it ends must not change meanwhile:
-        // a toggle typed during a search waits behind it.
-        let toggle = matches!(action, Action::Follow | Action::IgnoreCase | Action::SmartCase);
-        let waits = toggle && self.job.is_some();
-        if !waits && !scans(app, &action) {
-            app.apply(action, &mut |_| true);
-            app.sync_density();
-            return;
+        self.run(app, action);
+        // A move over a long line is waited for less: it needs more than
+        // the budget the UI thread tried.
+        let wait = match self.job.as_ref().map(|j| j.doing) {
+            None => return,
+            Some(Doing::Move(_)) => QUICK_MOVE,
+            Some(_) => QUICK,
+        };
+        self.settle(app, wait);
+    }
+
+    /// Ctrl-C or Esc during a job: it stops, with what waits behind it.
+    fn cancel(&mut self, app: &mut App) {
+        let what = self.job.take().map_or("search", |j| match j.doing {
+            Doing::Move(_) => "move",
+            Doing::Search | Doing::Fill => "search",
+        });
+        self.queue.clear();
+        app.message = Some(format!("{what} stopped"));
+        // A filtered screen being filled stays as it is, not filled again.
+        if let Some(rows) = &mut self.rows {
+            rows.0 = RowsKey::of(app);
+        } else if app.filter.is_some() {
+            self.rows = Some((RowsKey::of(app), Vec::new()));
         }
-        // A new search supersedes what runs; so does any move of a screen
-        // whose rows are being filled (they are filled again after it).
-        let fill = self.job.as_ref().is_some_and(|j| !j.moves);
-        if fill || matches!(action, Action::Search { .. } | Action::Filter(_)) {
-            self.job = None;
-            self.queue.clear();
-        }
-        if self.job.is_some() {
-            self.queue.push(action);
-            return;
-        }
-        self.job = Some(Job::start(app, vec![action]));
-        self.settle(app, QUICK);
+    }
+
+    /// Applies `action` on this thread when it reads little, else starts its job.
+    fn run(&mut self, app: &mut App, action: Action) {
+        let doing = match route::route(app, &action) {
+            Route::Now => {
+                app.apply(action, &mut |_| true);
+                app.sync_density();
+                return;
+            }
+            Route::Try(_) if route::within(app, &action, BUDGET) => {
+                app.sync_density();
+                return;
+            }
+            Route::Try(doing) | Route::Job(doing) => doing,
+        };
+        self.job = Some(Job::start(app, vec![action], doing));
     }
 
     /// Takes a finished job's outcome into `app` (waiting at most
-    /// `wait`), and starts what waited behind it. Whether anything changed.
+    /// `wait`), then applies what waited behind it, in order, until one
+    /// starts a job of its own. Whether anything changed.
     pub fn settle(&mut self, app: &mut App, wait: Duration) -> bool {
         let Some(job) = &self.job else { return false };
-        let done = match job.rx.recv_timeout(wait) {
-            Ok(done) => done,
-            Err(RecvTimeoutError::Timeout) => return false,
-            Err(RecvTimeoutError::Disconnected) => {
+        let done = match job.outcome(wait) {
+            Outcome::Done(done) => done,
+            Outcome::Running => return false,
+            Outcome::Failed => {
                 self.job = None;
                 self.queue.clear();
                 app.message = Some("the search failed (an internal error)".into());
                 return true;
             }
         };
-        if job.moves {
+        if job.doing != Doing::Fill {
             let d = done.app;
             (app.top, app.search, app.filter, app.case) = (d.top, d.search, d.filter, d.case);
             (app.follow, app.pending_line, app.message) = (d.follow, d.pending_line, d.message);
@@ -182,8 +141,10 @@ impl Work {
             self.rows = Some((done.key, done.rows));
         }
         self.job = None;
-        if !self.queue.is_empty() {
-            self.job = Some(Job::start(app, std::mem::take(&mut self.queue)));
+        while self.job.is_none()
+            && let Some(action) = self.queue.pop_front()
+        {
+            self.run(app, action);
         }
         true
     }
@@ -197,7 +158,7 @@ impl Work {
         }
         let key = RowsKey::of(app);
         if self.rows.as_ref().is_none_or(|r| r.0 != key) && self.job.is_none() {
-            self.job = Some(Job::start(app, Vec::new()));
+            self.job = Some(Job::start(app, Vec::new(), Doing::Fill));
             self.settle(app, QUICK);
         }
         let Some((_, rows)) = &mut self.rows else { return Vec::new() };
@@ -207,9 +168,10 @@ impl Work {
         rows.clone()
     }
 
-    /// How far the running job got, in percent (`None`: no job).
-    pub fn busy(&self) -> Option<u64> {
-        self.job.as_ref().map(Job::percent)
+    /// What the running job does and how far it got (`None`: no job).
+    pub fn busy(&self) -> Option<Busy> {
+        let job = self.job.as_ref()?;
+        Some(Busy { what: job.doing.label(), percent: job.percent(), waiting: self.queue.len() })
     }
 
     /// Waits until no job runs (`--replay`).
@@ -220,25 +182,118 @@ impl Work {
     }
 }
 
-/// An `n` or `N` whose search reads at most this much (its candidate
-/// blocks, through the index) runs on the UI thread: a hand-over to a
-/// worker and back costs more (1–4 ms on a loaded machine).
-const INLINE: u64 = 4 << 20;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::view::lines::LineMap;
+    use crate::cli::view::text::{Memory, Text};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread::ThreadId;
 
-/// Whether `action` may read much of `app`'s text.
-fn scans(app: &App, action: &Action) -> bool {
-    use Action::*;
-    let filtered = app.filter.is_some();
-    let small = |f: &super::search::Finder| f.candidate_bytes().is_some_and(|n| n <= INLINE);
-    match action {
-        Next | Previous => filtered || !app.search.as_ref().is_some_and(|s| small(&s.0)),
-        Search { .. } | Filter(_) => true,
-        IgnoreCase | SmartCase => filtered || app.search.is_some(),
-        // A long line whose end is looked for: a move may read all of it.
-        Down(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp => {
-            filtered || app.ends.looking()
+    /// A text that other threads than its owner's (a job's worker) read
+    /// only once the gate is open: a job runs as long as a test wants.
+    struct Gated {
+        text: Memory,
+        owner: ThreadId,
+        open: AtomicBool,
+    }
+
+    impl Text for Gated {
+        fn len(&self) -> u64 {
+            self.text.len()
         }
-        Line(_) | Top | Bottom | Percent(_) | Follow | Region(_) => filtered || app.ends.looking(),
-        Right | Left | LineNumbers | Help | Redraw | Cancel | Quit => false,
+
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+            while std::thread::current().id() != self.owner && !self.open.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.text.read_at(offset, buf)
+        }
+
+        fn kind(&self) -> &str {
+            "gated"
+        }
+    }
+
+    /// 100 short lines, a 3 MiB line (line 101), 100 short lines; a
+    /// viewer of it, 5 rows high, and its gate.
+    fn viewer() -> (App, Arc<Gated>, u64) {
+        let mut data: Vec<u8> =
+            (1..=100).flat_map(|i| format!("before {i}\n").into_bytes()).collect();
+        let long = data.len() as u64;
+        data.extend(std::iter::repeat_n(b'x', 3 << 20));
+        data.push(b'\n');
+        data.extend((1..=100).flat_map(|i| format!("after {i}\n").into_bytes()));
+        let owner = std::thread::current().id();
+        let text = Arc::new(Gated { text: Memory(data), owner, open: AtomicBool::new(false) });
+        let lines = Arc::new(LineMap::new(&*text));
+        let mut app = App::new(Arc::clone(&text) as _, "t".into(), lines);
+        app.rows = 5;
+        (app, text, long)
+    }
+
+    /// `50%` lands in the long line: more than the UI thread may read,
+    /// so a job finds the line's start; `j`, `j` and Right typed during
+    /// it wait, then apply in order to where it went.
+    #[test]
+    fn keys_typed_during_a_move_apply_after_it_in_order() {
+        let (mut app, text, long) = viewer();
+        let mut work = Work::default();
+        work.act(&mut app, Action::Percent(50));
+        let busy = work.busy().expect("a job: the line's start is 1.5 MiB back");
+        assert_eq!(busy.what, "finding where a long line starts…");
+        for action in [Action::Down(1), Action::Right, Action::Down(1)] {
+            work.act(&mut app, action);
+        }
+        assert_eq!(work.busy().map(|b| b.waiting), Some(3));
+        assert_eq!((app.top, app.left), (0, 0), "nothing moved before the job ends");
+        text.open.store(true, Ordering::Relaxed);
+        work.finish(&mut app);
+        let after = long + (3 << 20) + 1;
+        assert_eq!(app.top, after + "after 1\n".len() as u64, "the long line, then two down");
+        assert_eq!(app.left, (app.width as u64 / 2).max(1));
+        assert!(work.busy().is_none());
+    }
+
+    /// `k` from the line after the long one, and `G`, cross it backward:
+    /// a job each; the moves behind it wait; Ctrl-C stops the job and
+    /// what waits; `q` leaves at once.
+    #[test]
+    fn cancel_and_quit_act_at_once() {
+        let (mut app, text, long) = viewer();
+        let mut work = Work::default();
+        let after = long + (3 << 20) + 1;
+        app.top = after;
+        work.act(&mut app, Action::Up(1));
+        assert_eq!(work.busy().map(|b| b.what), Some("reading back over a long line…"));
+        work.act(&mut app, Action::Down(3));
+        work.act(&mut app, Action::Cancel);
+        assert!(work.busy().is_none());
+        assert_eq!(app.top, after, "stopped where it was");
+        assert_eq!(app.message.as_deref(), Some("move stopped"));
+        app.rows = 120;
+        work.act(&mut app, Action::Bottom);
+        assert!(work.busy().is_some(), "G crosses the long line: a job");
+        app.rows = 5;
+        work.act(&mut app, Action::Quit);
+        assert!(app.quit, "q acts during the job");
+        text.open.store(true, Ordering::Relaxed);
+        work.act(&mut app, Action::Cancel);
+        // Once its end is known, the long line is crossed on the UI thread.
+        app.top = after;
+        app.quit = false;
+        text.open.store(true, Ordering::Relaxed);
+        work.act(&mut app, Action::Up(1));
+        work.finish(&mut app);
+        assert_eq!(app.top, long);
+        text.open.store(false, Ordering::Relaxed);
+        work.act(&mut app, Action::Down(1));
+        assert!(work.busy().is_none(), "remembered: no job");
+        assert_eq!(app.top, after);
+        app.rows = 120;
+        work.act(&mut app, Action::Bottom);
+        assert!(work.busy().is_none(), "G steps back over the remembered line: no job");
+        assert_eq!(app.top, crate::cli::view::nav::lines_back(&*text, long, 19, &mut |_, _| true));
     }
 }
