@@ -73,35 +73,16 @@ fn escapes_binary_and_long_lines() {
 #[test]
 fn a_first_line_of_a_gigabyte() {
     let tree = Tree::new("view-gigaline");
-    let unit = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let chunk: Vec<u8> = unit.iter().copied().cycle().take(unit.len() << 15).collect();
-    let mut f = std::io::BufWriter::new(std::fs::File::create(tree.path("long.log")).unwrap());
-    for _ in 0..(1u64 << 30) / chunk.len() as u64 {
-        f.write_all(&chunk).unwrap();
-    }
-    f.write_all(b"\n").unwrap();
-    for i in 1..=100 {
-        writeln!(f, "after {i}").unwrap();
-    }
-    drop(f);
+    long_line_file(&tree, "long.log", 0, 1 << 30, 100);
     let t = launch(&tree, "long.log", &[]);
-    let start: String = unit.iter().map(|&b| b as char).cycle().take(114).collect();
+    let start: String = LONG_UNIT.iter().map(|&b| b as char).cycle().take(114).collect();
     t.wait("the first screen: the line's start, its end looked for", |s| {
         rows(s, 120).first().is_some_and(|r| r == &(1, start.clone()))
             && s.last().is_some_and(|l| l.contains("finding where a long line ends"))
     });
-    // Lines 2-40 as sed prints them (past the long line, which sed
-    // would hold whole: tail skips it).
-    let out = Command::new("sh")
-        .args(["-c", "tail -n +2 long.log | sed -n 1,39p"])
-        .current_dir(tree.root())
-        .output();
-    let sed: Vec<(u64, String)> = String::from_utf8(out.unwrap().stdout)
-        .unwrap()
-        .lines()
-        .zip(2..)
-        .map(|(l, n)| (n, l.to_string()))
-        .collect();
+    // Lines 2-40 as tail and cut print them (past the long line, which
+    // sed would hold whole).
+    let sed = cut_lines(&tree, "long.log", 2, 40, 0);
     let screen = t.wait("the lines below, counted", |s| {
         rows(s, 120)[1..] == sed[..38] && s.last().is_some_and(|l| l.contains("lines 1-39/101"))
     });

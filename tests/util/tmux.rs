@@ -79,14 +79,24 @@ impl Tmux {
     /// Polls the screen until `ready` holds; the screen then. Fails the
     /// test with the last screen after [`WAIT`].
     pub fn wait(&self, what: &str, ready: impl Fn(&[String]) -> bool) -> Vec<String> {
+        self.wait_up_to(WAIT, what, ready)
+    }
+
+    /// [`Tmux::wait`], failing after `limit`.
+    pub fn wait_up_to(
+        &self,
+        limit: Duration,
+        what: &str,
+        ready: impl Fn(&[String]) -> bool,
+    ) -> Vec<String> {
         let start = Instant::now();
         loop {
             let screen = self.screen();
             if ready(&screen) {
                 return screen;
             }
-            if start.elapsed() > WAIT {
-                panic!("waited {WAIT:?} for {what}; the screen:\n{}", screen.join("\n"));
+            if start.elapsed() > limit {
+                panic!("waited {limit:?} for {what}; the screen:\n{}", screen.join("\n"));
             }
             std::thread::sleep(Duration::from_millis(30));
         }

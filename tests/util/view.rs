@@ -248,3 +248,49 @@ pub fn after_exit(tree: &Tree, t: &Tmux, file: &str, what: &str) -> (String, Str
     let err = std::fs::read_to_string(tree.path("tg.err")).unwrap();
     (rc.trim().to_string(), err)
 }
+
+/// Writes `name` in `tree`: `before` lines (`before N`), one line of
+/// `size` bytes (the letters and digits over and over: [`LONG_UNIT`]),
+/// then `after` lines (`after NNNNN` and 110 letters, so that a shift
+/// right shows some); the long line is line `before + 1`.
+pub fn long_line_file(tree: &Tree, name: &str, before: u64, size: u64, after: u64) {
+    let chunk: Vec<u8> = LONG_UNIT.iter().copied().cycle().take(LONG_UNIT.len() << 15).collect();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(tree.path(name)).unwrap());
+    for i in 1..=before {
+        writeln!(f, "before {i}").unwrap();
+    }
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64);
+        f.write_all(&chunk[..n as usize]).unwrap();
+        left -= n;
+    }
+    f.write_all(b"\n").unwrap();
+    let tail: String = ('a'..='z').cycle().take(110).collect();
+    for i in 1..=after {
+        writeln!(f, "after {i:05} {tail}").unwrap();
+    }
+}
+
+/// What the long line of [`long_line_file`] repeats.
+pub const LONG_UNIT: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+
+/// Lines `from..=to` (1-based) of `file` in `tree`, bytes `skip + 1` to
+/// `skip + 114` of each (what a 120-column screen with line numbers
+/// shows), as `tail -n +FROM | head | cut -c` print them: streamed, so
+/// that a line of gigabytes is never held whole (sed would hold it).
+pub fn cut_lines(tree: &Tree, file: &str, from: u64, to: u64, skip: u64) -> Vec<(u64, String)> {
+    let script = format!(
+        "tail -n +{from} {file} | head -n {} | cut -c{}-{}",
+        to + 1 - from,
+        skip + 1,
+        skip + 114
+    );
+    let out = Command::new("sh").args(["-c", &script]).current_dir(tree.root()).output();
+    String::from_utf8(out.unwrap().stdout)
+        .unwrap()
+        .lines()
+        .zip(from..)
+        .map(|(l, n)| (n, l.trim_end().to_string()))
+        .collect()
+}
