@@ -1,7 +1,7 @@
 //! `tg view` (issue 25) while it works, in a real terminal (tmux): a
-//! search runs off the UI thread (keys answered meanwhile, its progress
-//! shown, Ctrl-C stops it, a newer search supersedes it, `q` leaves at
-//! once); `]`, `[` and `}` go to the density bar's marked cells; a panic,
+//! search runs off the UI thread (keys typed meanwhile wait behind it,
+//! its progress shown, Ctrl-C stops it, a newer search supersedes it, `q`
+//! leaves at once); `]`, `[` and `}` go to the density bar's marked cells; a panic,
 //! on the UI thread or in a search, leaves the terminal restored with one
 //! `tg:` line and exit code 2. Test hooks: `TG_VIEW_TEST_SLOW` (a search
 //! sleeps 200 ms per 1 MiB piece) and `TG_VIEW_TEST_PANIC` (`1`: after the
@@ -32,9 +32,10 @@ fn searching(s: &[String]) -> bool {
     s.last().is_some_and(|l| l.contains("searching… ") && l.contains("% (Ctrl-C stops)"))
 }
 
-/// A search that reads the whole file: `j` moves the screen while it runs
-/// and its progress is shown; Ctrl-C stops it where the screen is; a newer
-/// search supersedes it; `q` during a search leaves at once, terminal restored.
+/// A search that reads the whole file: `j` typed while it runs waits
+/// behind it (said on the status line) and its progress is shown; Ctrl-C
+/// stops it, and what waits, where the screen is; a newer search
+/// supersedes it; `q` during a search leaves at once, terminal restored.
 #[test]
 fn keys_are_answered_while_a_search_runs() {
     let tree = Tree::new("view-work");
@@ -44,8 +45,10 @@ fn keys_are_answered_while_a_search_runs() {
     t.key("Enter");
     t.wait("a search running", searching);
     t.send("jj");
-    let screen = t.wait("jj during the search", |s| top(s) == Some(3));
-    assert!(searching(&screen), "the search still runs: {screen:?}");
+    let screen = t.wait("jj during the search, waiting behind it", |s| {
+        s.last().is_some_and(|l| l.contains("2 waiting"))
+    });
+    assert!(searching(&screen) && top(&screen) == Some(1), "the search still runs: {screen:?}");
     t.wait("its progress grows", |s| {
         s.last()
             .and_then(|l| l.split("searching… ").nth(1))
@@ -55,7 +58,8 @@ fn keys_are_answered_while_a_search_runs() {
     });
     t.key("C-c");
     let screen = t.wait("Ctrl-C", |s| s.last().is_some_and(|l| l.contains("search stopped")));
-    assert_eq!(top(&screen), Some(3), "the screen stays where it was");
+    assert_eq!(top(&screen), Some(1), "the screen stays where it was, the keys behind dropped");
+    assert!(!screen.last().unwrap().contains("waiting"), "{screen:?}");
     // A newer search supersedes an older one: line 10's pattern wins,
     // and stays after the older search would have ended.
     t.send("/NEEDLE");
@@ -77,7 +81,9 @@ fn keys_are_answered_while_a_search_runs() {
     assert_eq!((rc.as_str(), err.as_str()), ("0", ""));
 }
 
-/// The slow search, left to end, reaches the line rg finds.
+/// The slow search, left to end, reaches the line rg finds; `k` typed
+/// during it moves up from there (it moved the screen before the search
+/// ended, and the search's end undid it).
 #[test]
 fn a_background_search_ends_where_rg_finds() {
     let tree = Tree::new("view-work-end");
@@ -88,7 +94,9 @@ fn a_background_search_ends_where_rg_finds() {
     t.send("/NEEDLE");
     t.key("Enter");
     t.wait("a search running", searching);
-    t.wait("the match", |s| top(s) == Some(hits[0].0) && !searching(s));
+    // Typed during the search: applied after it, to where it went.
+    t.send("k");
+    t.wait("the match, then k", |s| top(s) == Some(hits[0].0 - 1) && !searching(s));
     t.send("q");
 }
 
