@@ -15,7 +15,6 @@ use super::nav;
 use super::screen::{Frame, Row};
 use super::search::{Finder, Progress};
 use super::text::{Change, Text};
-use super::work::Busy;
 
 /// The viewer's state. A scan runs on a copy (see [`super::work`]):
 /// cloning shares the text, the line map, the finders and the density.
@@ -51,8 +50,6 @@ pub struct App {
     pub help: bool,
     /// A message for the status line, until the next key.
     pub message: Option<String>,
-    /// A job runs off the UI thread: what it does, how far it got.
-    pub busy: Option<Busy>,
     /// A line to jump to once it is counted.
     pub pending_line: Option<u64>,
     /// Keys typed so far.
@@ -92,7 +89,6 @@ impl App {
             follow: false,
             help: false,
             message: None,
-            busy: None,
             pending_line: None,
             keys: Keys::default(),
             quit: false,

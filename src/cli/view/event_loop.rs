@@ -43,8 +43,8 @@ pub fn interactive(app: &mut App, color: bool, drawn: &mut dyn FnMut()) -> anyho
             app.rows = size.height.saturating_sub(1).max(1) as usize;
             app.width = size.width as usize;
             let rows = work.rows(app);
-            app.busy = work.busy();
-            screen.terminal.draw(|f| render::draw(f, app, &rows, color))?;
+            let busy = work.busy();
+            screen.terminal.draw(|f| render::draw(f, app, &rows, busy, color))?;
             drawn();
             assert!(!test_panic, "TG_VIEW_TEST_PANIC=1: a panic after drawing");
             last_draw = Instant::now();

@@ -13,6 +13,7 @@ use super::app::App;
 use super::density::Cell;
 use super::escape::{Kind, escape};
 use super::screen::Row;
+use super::work::Busy;
 
 /// The keys, as `h` shows them.
 const HELP: &str = "\
@@ -42,8 +43,9 @@ Searches, and moves over lines too long to read at once, run in the
 background: keys typed meanwhile wait and are done after, in order
 (q leaves at once, Ctrl-C stops the search or move).";
 
-/// Draws `app` with `rows` on `f`; `color`: colours allowed.
-pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], color: bool) {
+/// Draws `app` with `rows` on `f`, and what a job running does (`busy`);
+/// `color`: colours allowed.
+pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], busy: Option<Busy>, color: bool) {
     let area = f.area();
     if area.height == 0 || area.width == 0 {
         return;
@@ -64,7 +66,7 @@ pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], color: bool) {
     let bottom = Rect { y: area.y + area.height - 1, height: 1, ..area };
     let (text, style) = match app.keys.prompt() {
         Some(p) => (format!("{}{}", p.kind, p.text), Style::default()),
-        None => (status_line(app, rows), Style::default().add_modifier(Modifier::REVERSED)),
+        None => (status_line(app, rows, busy), Style::default().add_modifier(Modifier::REVERSED)),
     };
     f.render_widget(Paragraph::new(Line::from(Span::styled(text, style))), bottom);
     if app.help {
@@ -121,8 +123,8 @@ fn density_cell(cell: Cell, color: bool) -> Line<'static> {
     Line::from(Span::styled(s, style))
 }
 
-/// The status line: name, kind, position, modes, message.
-pub fn status_line(app: &App, rows: &[Row]) -> String {
+/// The status line: name, kind, position, modes, what a job does, message.
+pub fn status_line(app: &App, rows: &[Row], busy: Option<Busy>) -> String {
     let len = app.text.len();
     let mut parts = vec![format!("{} ({})", app.name, app.text.kind())];
     let (counted, _) = app.lines.progress();
@@ -165,10 +167,10 @@ pub fn status_line(app: &App, rows: &[Row]) -> String {
         parts.push(n.to_string());
     }
     let looking = "finding where a long line ends…";
-    if app.ends.looking() && app.busy.is_none_or(|b| b.what != looking) {
+    if app.ends.looking() && busy.is_none_or(|b| b.what != looking) {
         parts.push(looking.into());
     }
-    if let Some(b) = app.busy {
+    if let Some(b) = busy {
         parts.push(format!("{} {}% (Ctrl-C stops)", b.what, b.percent));
         if b.waiting > 0 {
             parts.push(format!("{} waiting", b.waiting));

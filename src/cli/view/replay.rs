@@ -114,8 +114,8 @@ fn draw(
         work.finish(app);
         rows = work.rows(app);
     }
-    app.busy = work.busy();
-    terminal.draw(|f| render::draw(f, app, &rows, false))?;
+    let busy = work.busy();
+    terminal.draw(|f| render::draw(f, app, &rows, busy, false))?;
     Ok(())
 }
 
