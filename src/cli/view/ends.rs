@@ -152,16 +152,28 @@ impl LineEnds {
     /// without reading them again, and remembering those it reads over.
     pub fn skip(&self, text: &dyn Text, mut from: u64, mut n: u64) -> Option<u64> {
         let len = text.len();
+        // Where remembered lines start: a walk stops there and steps over.
+        let mut starts: Vec<u64> = self.known().ends.iter().map(|e| e.0).collect();
+        starts.sort_unstable();
         while n > 0 {
             let k = self.known();
             match k.ends.iter().find(|e| e.0 == from) {
-                Some(&(_, next)) => (from, n) = (next, n - 1),
+                Some(&(_, next)) => {
+                    (from, n) = (next, n - 1);
+                    continue;
+                }
                 // A line with no newline up to the end: none to skip.
                 None if k.open.is_some_and(|o| o.0 == from && o.1 >= len) => return None,
-                None => break,
+                None => drop(k),
+            }
+            let end = starts.iter().copied().find(|&s| s > from).unwrap_or(len).min(len);
+            match nav::skip_within(text, from..end, n, &mut |s, next| self.note(s, next)) {
+                Ok(at) => return Some(at),
+                Err(_) if end == len => return None,
+                Err(counted) => (from, n) = (end, n - counted),
             }
         }
-        nav::skip_lines_noting(text, from, n, &mut |start, next| self.note(start, next))
+        Some(from)
     }
 
     /// Where the line `n` lines before the one starting at `at` starts,

@@ -58,24 +58,26 @@ pub fn each_chunk_back(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64
 /// The offset just past the `k`-th newline at or after `from` (`None`:
 /// there are fewer; `k` = 0: `from`).
 pub fn skip_lines(text: &dyn Text, from: u64, k: u64) -> Option<u64> {
-    skip_lines_noting(text, from, k, &mut |_, _| {})
+    skip_within(text, from..text.len(), k, &mut |_, _| {}).ok()
 }
 
-/// [`skip_lines`], telling `crossed` of every line longer than a chunk
-/// it read over: `(its start, the next line's start)`, both seen.
-pub fn skip_lines_noting(
+/// The offset just past the `k`-th newline in `range` (which starts a
+/// line; `k` = 0: its start), else how many newlines it holds; telling
+/// `crossed` of every line longer than a chunk it read over: `(its
+/// start, the next line's start)`, both seen.
+pub fn skip_within(
     text: &dyn Text,
-    from: u64,
+    range: Range<u64>,
     k: u64,
     crossed: &mut dyn FnMut(u64, u64),
-) -> Option<u64> {
+) -> Result<u64, u64> {
     if k == 0 {
-        return Some(from);
+        return Ok(range.start);
     }
     // Where the line being read starts: a line longer than a chunk ends
     // at the first newline of a later chunk.
-    let (mut left, mut at, mut found, mut line) = (k, from, None, from);
-    each_chunk(text, from..text.len(), &mut |bytes| {
+    let (mut left, mut at, mut found, mut line) = (k, range.start, None, range.start);
+    each_chunk(text, range, &mut |bytes| {
         let Some(first) = memchr::memchr(b'\n', bytes) else {
             at += bytes.len() as u64;
             return true;
@@ -95,7 +97,7 @@ pub fn skip_lines_noting(
         found = Some(at + i as u64 + 1);
         false
     });
-    found
+    found.ok_or(k - left)
 }
 
 /// Where the line after the one starting at `at` starts (`None`: that
@@ -265,7 +267,9 @@ mod tests {
         data.extend(vec![b'y'; 600_000]);
         data.extend_from_slice(b"\nb\nc\n");
         let t = Memory(data);
-        assert_eq!(skip_lines_noting(&t, 2, 2, &mut |s, n| long.push((s, n))), Some(600_005));
+        let end = t.len();
+        assert_eq!(skip_within(&t, 2..end, 2, &mut |s, n| long.push((s, n))), Ok(600_005));
+        assert_eq!(skip_within(&t, 2..600_004, 3, &mut |_, _| {}), Err(1));
         assert_eq!(long, vec![(2, 600_003)], "the long line crossed");
         long.clear();
         assert_eq!(

@@ -166,8 +166,9 @@ mod tests {
         }
     }
 
-    /// Once a long line is drawn, moving over it, either way, and to the
-    /// bottom reads no more of it (a 1 GiB line took 120-350 ms a key).
+    /// Once a long line is drawn, moving over it, either way, from it or
+    /// from a line before it, and to the bottom reads no more of it (a
+    /// 1 GiB line took 120-350 ms a key).
     #[test]
     fn moves_over_a_drawn_long_line_do_not_read_it_again() {
         use crate::cli::view::{app::App, keys::Action};
@@ -192,6 +193,10 @@ mod tests {
         app.apply(Action::Up(1), go);
         assert_eq!(app.top, 6);
         app.apply(Action::Bottom, go);
+        assert_eq!(app.top, 6 + (4 << 20) + 1);
+        // From the line above it: the walk stops at it and steps over.
+        app.top = 0;
+        app.apply(Action::Down(2), go);
         assert_eq!(app.top, 6 + (4 << 20) + 1);
         let n = read.1.load(Ordering::Relaxed);
         assert!(n < 1 << 20, "{n} bytes read to move over a remembered line");
