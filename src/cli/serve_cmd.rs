@@ -243,7 +243,12 @@ pub fn write_status(out: &mut impl Write, index_dir: &Path) -> anyhow::Result<()
         mib(&s["max_memory"])
     )?;
     writeln!(out, "pending:    {} changed paths since the index was built", s["pending"])?;
-    writeln!(out, "queries:    {} served, {} clients now", s["queries"], s["clients"])?;
+    let resent = s["listings_resent"].as_u64().unwrap_or(0);
+    writeln!(
+        out,
+        "queries:    {} served ({resent} listings sent again), {} clients now",
+        s["queries"], s["clients"]
+    )?;
     let unwatched = s["unwatched_dirs"].as_u64().unwrap_or(0);
     writeln!(out, "watching:   {} directories", s["watched_dirs"])?;
     if unwatched > 0 {

@@ -4,20 +4,19 @@
 //! or, when it cannot say that, what changed since the build ([`ask`]: the
 //! freshness sweep then stats only that, [`Changes::Watched`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::listed::Listed;
 use crate::index::fresh::changes::{Changes, Touched};
 use crate::index::fresh::sweep::{self, Swept};
-use crate::index::fresh::verdict::Verdict;
 use crate::index::fresh::view::{View, any_admitted};
 use crate::index::fresh::{IndexReport, Located, Rules as FreshRules, roots_for};
 use crate::index::reader::IndexReader;
 use crate::query::wire;
 use crate::report::Messages;
 use crate::serve::auto_start;
-use crate::serve::client::{Client, NoServer, Rules};
+use crate::serve::client::{Client, Globs, NoServer, Rules};
 use crate::serve::protocol::MAX_REQUEST;
 
 /// A server's answer, or why there was none.
@@ -55,12 +54,23 @@ pub fn list(
     // What changed, asked on the same connection when the server cannot list.
     let said_instead = |c: &mut Client| answer(c.sync().map(|s| (s, pid)), &found.dir);
     let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
+    // Globs the server can apply (the paths it matches are the walker's).
+    let dot = |(given, _): &(PathBuf, Vec<u8>)| {
+        matches!(given.as_os_str().as_encoded_bytes(), b"." | b"./")
+    };
+    let f = search.filters();
+    let globs = (view.globs_only() && scopes.iter().all(dot)).then_some(Globs {
+        globs: &f.globs,
+        iglobs: &f.iglobs,
+        case_insensitive: f.glob_case_insensitive,
+    });
     let rules = Rules {
         reads: search.reads,
         out: view.out,
         judged: view.judged,
         includes: view.includes,
         no_parent: view.no_parent,
+        globs,
     };
     let served = match client.candidates(&query, &prefixes, rules) {
         Ok(Some(served)) => served,
@@ -74,10 +84,10 @@ pub fn list(
     }
     let asked = started.elapsed();
     let started = Instant::now();
-    let entries: Vec<(&[u8], Verdict, bool)> =
-        served.entries.iter().map(|(p, v, o)| (&p[..], *v, *o)).collect();
+    let entries = served.entries();
     let known = |rel: &[u8]| served.known.get(rel).copied();
-    let swept = sweep::list(search, msgs, &view, &scopes, &found.root, &entries, &known);
+    let listing = sweep::Listing { view: &view, scopes: &scopes, admitted: served.globbed };
+    let swept = sweep::list(search, msgs, &listing, &found.root, &entries, &known);
     let Some((files, unknown)) = swept else {
         // An ignore file appeared in a changed directory: the query walks.
         return Err(said_instead(&mut client));

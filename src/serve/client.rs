@@ -112,16 +112,21 @@ impl Client {
     fn paths(
         &mut self,
         frames: u64,
-        mut each: impl FnMut(PathKind, Vec<u8>) -> Result<(), NoServer>,
+        mut each: impl FnMut(PathKind, &[u8]) -> Result<(), NoServer>,
     ) -> Result<(), NoServer> {
         for _ in 0..frames {
             let Some((Kind::Paths, body)) = protocol::read_frame(&mut self.r, protocol::MAX_FRAME)?
             else {
                 return Err(NoServer::Failed("a path list was cut short".into()));
             };
-            for (kind, p) in protocol::decode_paths(&body)? {
-                each(kind, p)?;
-            }
+            let mut failed = None;
+            protocol::for_each_path(&body, |kind, p| {
+                each(kind, p).map_err(|e| {
+                    failed = Some(e);
+                    io::Error::other("stopped")
+                })
+            })
+            .map_err(|e| failed.take().unwrap_or(NoServer::from(e)))?;
         }
         Ok(())
     }
@@ -141,9 +146,9 @@ impl Client {
         self.paths(frames, |kind, p| {
             match kind {
                 PathKind::Path => {
-                    touched.paths.insert(p);
+                    touched.paths.insert(p.to_vec());
                 }
-                PathKind::Subtree => touched.subtrees.push(p),
+                PathKind::Subtree => touched.subtrees.push(p.to_vec()),
                 _ => return Err(NoServer::Failed("a sync listed a verdict".into())),
             }
             Ok(())
@@ -161,13 +166,18 @@ impl Client {
         &mut self,
         query: &[u8],
         scopes: &[Vec<u8>],
-        rules: Rules,
+        rules: Rules<'_>,
     ) -> Result<Option<Served>, NoServer> {
-        let request = json!({
+        let mut request = json!({
             "op": "candidates", "binary_whole": rules.reads.binary_whole,
             "misses": rules.reads.misses, "out": rules.out, "no_parent": rules.no_parent,
             "zip": rules.reads.zip, "judged": rules.judged, "includes": rules.includes,
         });
+        if let Some(g) = rules.globs {
+            request["globs"] = json!(g.globs);
+            request["iglobs"] = json!(g.iglobs);
+            request["glob_ci"] = json!(g.case_insensitive);
+        }
         let mut out = Vec::new();
         protocol::write_json(&mut out, Kind::Request, &request)?;
         protocol::write_frame(&mut out, Kind::Query, query)?;
@@ -187,7 +197,9 @@ impl Client {
         let mut served = Served {
             admitted: Admitted { stores, ignores: head["ignores"] != false },
             outside_dirs: Vec::new(),
-            entries: Vec::new(),
+            paths: Vec::new(),
+            listed: Vec::new(),
+            globbed: head["globbed"] == true,
             known: HashMap::new(),
             counts: Counts {
                 candidates: num("candidates")?,
@@ -199,7 +211,8 @@ impl Client {
             candidate_documents: num("candidate_documents")?,
             server_time: Duration::from_micros(num("micros")?),
         };
-        let (entries, known) = (&mut served.entries, &mut served.known);
+        let (paths, listed) = (&mut served.paths, &mut served.listed);
+        let known = &mut served.known;
         let (outside_dirs, mut outside) = (&mut served.outside_dirs, false);
         self.paths(num("frames")?, |kind, p| {
             let verdict = match kind {
@@ -207,7 +220,7 @@ impl Client {
                 PathKind::Unread => Verdict::Skip,
                 PathKind::ChangedDir => Verdict::DirChanged,
                 PathKind::KnownFile | PathKind::KnownDir => {
-                    known.insert(p, kind == PathKind::KnownDir);
+                    known.insert(p.to_vec(), kind == PathKind::KnownDir);
                     return Ok(());
                 }
                 PathKind::Outside => {
@@ -215,14 +228,16 @@ impl Client {
                     return Ok(());
                 }
                 PathKind::OutsideDir => {
-                    outside_dirs.push(p);
+                    outside_dirs.push(p.to_vec());
                     return Ok(());
                 }
                 PathKind::Path | PathKind::Subtree => {
                     return Err(NoServer::Failed("candidates listed a touched path".into()));
                 }
             };
-            entries.push((p, verdict, std::mem::take(&mut outside)));
+            // One buffer for every path (the kernel's listing is 83k).
+            paths.extend_from_slice(p);
+            listed.push((paths.len(), verdict, std::mem::take(&mut outside)));
             Ok(())
         })?;
         Ok(Some(served))
@@ -244,7 +259,7 @@ impl Client {
 /// The rules of a query's sweep that a server must know to judge for it
 /// (see [`crate::index::fresh::judge::Judge`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Rules {
+pub struct Rules<'a> {
     /// Which files are read whatever their candidacy.
     pub reads: Reads,
     /// Entries flagged with any of these are left out by the search's walk.
@@ -258,17 +273,34 @@ pub struct Rules {
     /// `--no-ignore-parent`: the server declines when ignore files lie
     /// above the tree, or a search path is not the tree's root.
     pub no_parent: bool,
+    /// The query's `-g`/`--iglob` globs, for the server to apply (when
+    /// they are its only filters and every search path is `.`): then
+    /// [`Served::globbed`] says whether it did.
+    pub globs: Option<Globs<'a>>,
+}
+
+/// A query's `-g` and `--iglob` globs (`--glob-case-insensitive`).
+#[derive(Clone, Copy, Debug)]
+pub struct Globs<'a> {
+    /// `-g` globs.
+    pub globs: &'a [String],
+    /// `--iglob` globs.
+    pub iglobs: &'a [String],
+    /// `--glob-case-insensitive`.
+    pub case_insensitive: bool,
 }
 
 /// A server's answer to [`Client::candidates`].
 #[derive(Debug)]
 pub struct Served {
-    /// The table paths to list, in table order: [`Verdict::Candidate`] to
-    /// read (a candidate or a changed file), [`Verdict::Skip`] listed
-    /// without a match, [`Verdict::DirChanged`] to walk one level deep;
-    /// each with whether it stands outside the search's own walk by its
-    /// own name (`fresh::view::standing`).
-    pub entries: Vec<(Vec<u8>, Verdict, bool)>,
+    /// The table paths listed ([`Served::entries`]), one after another.
+    paths: Vec<u8>,
+    /// Each entry listed: where its path ends in `paths`, its verdict, and
+    /// whether it stands outside the search's own walk.
+    listed: Vec<(usize, Verdict, bool)>,
+    /// The server applied the query's globs ([`Rules::globs`]): every
+    /// entry listed is one they admit.
+    pub globbed: bool,
     /// The directories outside the search's own walk by their own name
     /// (asked with [`Rules::includes`]).
     pub outside_dirs: Vec<Vec<u8>>,
@@ -289,6 +321,23 @@ pub struct Served {
     /// rules leave entries out of every recorded walk
     /// ([`crate::index::fresh::view::table_admits`]).
     pub admitted: Admitted,
+}
+
+impl Served {
+    /// The table paths to list, in table order: [`Verdict::Candidate`] to
+    /// read (a candidate or a changed file), [`Verdict::Skip`] listed
+    /// without a match, [`Verdict::DirChanged`] to walk one level deep;
+    /// each with whether it stands outside the search's own walk by its
+    /// own name (`fresh::view::standing`).
+    pub fn entries(&self) -> Vec<(&[u8], Verdict, bool)> {
+        let mut start = 0;
+        let each = |&(end, v, outside): &(usize, Verdict, bool)| {
+            let p = &self.paths[start..end];
+            start = end;
+            (p, v, outside)
+        };
+        self.listed.iter().map(each).collect()
+    }
 }
 
 /// The pid of the live server of the index in `index_dir`, if one answers.

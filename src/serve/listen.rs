@@ -269,10 +269,10 @@ fn hello(msg: &Value, token: Option<&str>) -> Value {
 
 /// Replies to `sync`: what queries must stat, once the watcher caught up.
 fn sync(server: &Server, w: &mut impl Write, json_lines: bool) -> io::Result<()> {
-    let Some((t, reader)) = server.sync() else {
+    let Some(synced) = server.sync() else {
         return send(w, json_lines, &json!({"ok": true, "ready": false}));
     };
-    let table = reader.stats().table_id;
+    let (t, table) = (synced.touched, synced.reader.stats().table_id);
     let paths = t.paths.iter().map(|p| (PathKind::Path, p.as_slice()));
     let subtrees = t.subtrees.iter().map(|p| (PathKind::Subtree, p.as_slice()));
     if json_lines {

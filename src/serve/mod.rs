@@ -29,12 +29,14 @@
 //! the drain and apply threads, the reconcile, the housekeeping and the
 //! listeners. No file of this folder imports this one: what a child needs
 //! comes down as arguments, and imports between the children run one way
-//! (`listen` → `answer` → `server` → `state` → `overlay`).
+//! (`listen` → `answer` → `server` → `state` → `overlay`; `answer` and
+//! `server` → `listings`).
 
 mod answer;
 mod apply;
 pub mod client;
 mod listen;
+mod listings;
 mod merge;
 mod overlay;
 pub mod protocol;

@@ -103,11 +103,13 @@ pub fn read_frame(r: &mut impl Read, max: usize) -> io::Result<Option<(Kind, Vec
     if len == 0 || len > max {
         return Err(bad(format!("frame length {len} out of range")));
     }
-    let mut buf = vec![0u8; len];
-    r.read_exact(&mut buf)?;
+    let mut kind = [0u8];
+    r.read_exact(&mut kind)?;
     let kind =
-        Kind::from_byte(buf[0]).ok_or_else(|| bad(format!("unknown frame kind {}", buf[0])))?;
-    buf.remove(0);
+        Kind::from_byte(kind[0]).ok_or_else(|| bad(format!("unknown frame kind {}", kind[0])))?;
+    // The body alone (a path list's megabyte is not moved down a byte).
+    let mut buf = vec![0u8; len - 1];
+    r.read_exact(&mut buf)?;
     Ok(Some((kind, buf)))
 }
 
@@ -195,8 +197,21 @@ pub fn encode_paths<'a>(
 }
 
 /// Decodes a [`Kind::Paths`] body.
-pub fn decode_paths(mut body: &[u8]) -> io::Result<Vec<(PathKind, Vec<u8>)>> {
+pub fn decode_paths(body: &[u8]) -> io::Result<Vec<(PathKind, Vec<u8>)>> {
     let mut out = Vec::new();
+    for_each_path(body, |kind, p| {
+        out.push((kind, p.to_vec()));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Hands each entry of a [`Kind::Paths`] body to `each`, in order,
+/// borrowed from the body; stops at the first error `each` returns.
+pub fn for_each_path(
+    mut body: &[u8],
+    mut each: impl FnMut(PathKind, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
     while !body.is_empty() {
         if body.len() < 5 {
             return Err(bad("truncated path entry"));
@@ -208,10 +223,10 @@ pub fn decode_paths(mut body: &[u8]) -> io::Result<Vec<(PathKind, Vec<u8>)>> {
         if len > rest.len() {
             return Err(bad("path entry longer than its frame"));
         }
-        out.push((kind, rest[..len].to_vec()));
+        each(kind, &rest[..len])?;
         body = &rest[len..];
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A path for JSON: a string when it is UTF-8, else `{"bytes": [..]}`.

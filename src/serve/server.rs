@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::listings::Listings;
 use super::rendezvous::Rendezvous;
-use super::state::{Progress, State};
-use crate::index::fresh::changes::Touched;
+use super::state::{Progress, State, Synced};
 use crate::index::fresh::judge::TableSummary;
 use crate::index::reader::IndexReader;
 use crate::sys::watch::Drained;
@@ -48,6 +48,8 @@ struct Counters {
     overflows: AtomicU64,
     reconciles: AtomicU64,
     merges: AtomicU64,
+    /// Listings sent again, unchanged (`listings`).
+    resent: AtomicU64,
     /// The last rebuild's error, if it failed.
     merge_error: Mutex<Option<String>>,
 }
@@ -70,6 +72,8 @@ pub struct Server {
     /// The summary of the table queries are judged against, made by the
     /// first query after each rebuild.
     table_summary: Mutex<Option<Arc<TableSummary>>>,
+    /// The listings sent last, sent again while nothing changed.
+    listings: Listings,
 }
 
 /// Locks `m`, whoever panicked while holding it.
@@ -101,6 +105,7 @@ impl Server {
             counters: Counters::default(),
             stopping: AtomicBool::new(false),
             table_summary: Mutex::new(None),
+            listings: Listings::default(),
         }
     }
 
@@ -139,7 +144,7 @@ impl Server {
     /// which index that is; `None` when the server cannot vouch (still
     /// starting, or the watcher lags more than [`SYNC_PATIENCE`]): the
     /// query then checks for itself.
-    pub fn sync(&self) -> Option<(Touched, Arc<IndexReader>)> {
+    pub fn sync(&self) -> Option<Synced> {
         *lock(&self.last_query) = Instant::now();
         self.counters.queries.fetch_add(1, Ordering::Relaxed);
         let deadline = Instant::now() + SYNC_PATIENCE;
@@ -184,11 +189,21 @@ impl Server {
         match &*cached {
             Some(s) if s.table_id == reader.stats().table_id => Arc::clone(s),
             _ => {
-                let s = Arc::new(TableSummary::of(reader));
+                let s = Arc::new(TableSummary::of(reader, self.root()));
                 *cached = Some(Arc::clone(&s));
                 s
             }
         }
+    }
+
+    /// The listings sent last.
+    pub fn listings(&self) -> &Listings {
+        &self.listings
+    }
+
+    /// Counts a listing sent again.
+    pub fn listing_resent(&self) {
+        self.counters.resent.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Asks the server to stop and wakes its accept loop.
@@ -268,6 +283,7 @@ impl Server {
             "overflows": c.overflows.load(Ordering::Relaxed),
             "reconciles": c.reconciles.load(Ordering::Relaxed),
             "merges": c.merges.load(Ordering::Relaxed),
+            "listings_resent": c.resent.load(Ordering::Relaxed),
             "merge_error": lock(&c.merge_error).clone(),
             "idle_s": self.idle_for().as_secs_f64(),
         });

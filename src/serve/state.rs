@@ -42,6 +42,17 @@ pub struct State {
     created: usize,
 }
 
+/// What a server says once it applied every change made before a query.
+pub struct Synced {
+    /// What may have changed since the index was built.
+    pub touched: Touched,
+    /// That index.
+    pub reader: Arc<IndexReader>,
+    /// The events applied so far: while it stays the same, the watcher
+    /// saw nothing change.
+    pub seq: u64,
+}
+
 /// What a rebuild took over from the state when it began, given back if
 /// it fails.
 pub struct Begun {
@@ -96,10 +107,14 @@ impl State {
         Progress { seq: self.seq, cookie_seen: self.cookie_seen, overflows: self.overflows_applied }
     }
 
-    /// What may have changed since the index was built, and that index;
-    /// `None` until the first reconcile is done.
-    pub fn answer(&self) -> Option<(Touched, Arc<IndexReader>)> {
-        self.ready.then(|| (self.overlay.touched(), Arc::clone(&self.reader)))
+    /// What may have changed since the index was built, that index, and
+    /// the events applied so far; `None` until the first reconcile is done.
+    pub fn answer(&self) -> Option<Synced> {
+        self.ready.then(|| Synced {
+            touched: self.overlay.touched(),
+            reader: Arc::clone(&self.reader),
+            seq: self.seq,
+        })
     }
 
     /// The first reconcile is done: answers can be trusted.

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::changes::{MayDiffer, below};
+use super::changes::{Changes, MayDiffer, Touched, below};
+use super::links::LinkMap;
 use super::rules::Reads;
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
@@ -49,8 +50,9 @@ pub struct TableSummary {
     /// many plain files (entries that are not directories or watched
     /// paths) of that walk come before it; one more entry for the end.
     files_before: Vec<Vec<u32>>,
-    /// The entries a link leads to (always stat-ed).
-    linked: Vec<FileId>,
+    /// The entries reached through a link, mapped to the real entries
+    /// the watcher sees.
+    links: LinkMap,
     /// The files compressed formats' names end in ([`maybe_compressed`]).
     compressed: Vec<FileId>,
     /// The binary files the index saw only up to their first NUL.
@@ -60,13 +62,14 @@ pub struct TableSummary {
 }
 
 impl TableSummary {
-    /// Summarizes `reader`'s table (one pass over it).
-    pub fn of(reader: &IndexReader) -> TableSummary {
+    /// Summarizes `reader`'s table (one pass over it) of the tree at the
+    /// canonical `root`, whose links it reads now.
+    pub fn of(reader: &IndexReader, root: &Path) -> TableSummary {
         let n = reader.stats().files as usize + 1;
         let mut s = TableSummary {
             table_id: reader.stats().table_id,
             files_before: views::RECORDED.iter().map(|_| Vec::with_capacity(n)).collect(),
-            linked: Vec::new(),
+            links: LinkMap::of(reader, root),
             compressed: Vec::new(),
             binary: Vec::new(),
             packed: Vec::new(),
@@ -78,9 +81,6 @@ impl TableSummary {
                 if f.flags & (flags::NOT_A_FILE | out) == 0 {
                     plain[v] += 1;
                 }
-            }
-            if f.flags & flags::VIA_LINK != 0 {
-                s.linked.push(id as FileId);
             }
             if maybe_compressed(f.path) {
                 s.compressed.push(id as FileId);
@@ -96,6 +96,23 @@ impl TableSummary {
             s.files_before[v].push(count);
         }
         s
+    }
+
+    /// What a stat of each entry of `reader` (the table summarized, of
+    /// the tree at `root`) that no watcher reports on finds now: the
+    /// watched paths outside the tree and the linked entries not mapped
+    /// to real ones ([`LinkMap`]), each stat-ed by every pass. `None`
+    /// when one cannot be stat-ed.
+    pub fn unwatched_now(&self, reader: &IndexReader, root: &Path) -> Option<Vec<Option<Meta>>> {
+        let n = reader.stats().files;
+        let outside = Changes::Watched(Touched::default()).may_differ(n, |id| reader.path(id));
+        let MayDiffer::Some(bits) = outside else { return None };
+        let mut ids: Vec<FileId> =
+            set_bits(&bits).chain(self.links.unmapped.iter().copied()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut stat = DirStat::new(root)?;
+        ids.into_iter().map(|id| stat_now(&mut stat, root, &reader.file(id)?).ok()).collect()
     }
 
     /// How many plain files of `reader` (the table summarized) not
@@ -148,27 +165,42 @@ impl Judge<'_> {
     pub fn table(&self, scopes: &[Vec<u8>], may_differ: &MayDiffer) -> Option<Judged> {
         DirStat::new(self.root)?;
         let n = self.reader.stats().files;
-        let judge = |stat: &mut Option<DirStat>, id: FileId| {
-            let f = self.reader.file(id)?;
-            let in_scope = scopes.iter().any(|p| under(f.path, p));
-            Some((id, self.entry(stat.as_mut()?, &f, id, in_scope, may_differ)?))
-        };
-        let tally = |j, judged| self.tally(j, judged);
         let summary = self.summary.filter(|s| s.table_id == self.reader.stats().table_id);
+        // The links a server's watcher saw touched.
+        let relinked = match (may_differ, summary) {
+            (MayDiffer::Some(differ), Some(summary)) => summary.links.roots_in(differ),
+            _ => Vec::new(),
+        };
+        // Linked entries are stat-ed unless `may_differ` accounts for them.
+        let judge_by = |stat: &mut Option<DirStat>, id: FileId, differ: &MayDiffer, links| {
+            let f = self.reader.file(id)?;
+            if relinked.binary_search(&id).is_ok()
+                && let Some(v) = self.relinked(stat.as_mut(), &f, scopes)
+            {
+                return Some((id, v));
+            }
+            let in_scope = scopes.iter().any(|p| under(f.path, p));
+            Some((id, self.entry(stat.as_mut()?, &f, id, in_scope, differ, links)?))
+        };
+        let judge = |stat: &mut Option<DirStat>, id| judge_by(stat, id, may_differ, false);
+        let tally = |j, judged| self.tally(j, judged);
         if let (MayDiffer::Some(differ), Some(summary), false) =
             (may_differ, summary, self.reads.misses)
         {
             // Every entry not visited is an unchanged plain file that is
-            // not read: counted, not judged.
-            let mut ids: Vec<FileId> = set_bits(differ)
+            // not read: counted, not judged. A linked entry may differ
+            // when its link or the real entry it reaches may.
+            let mut bits = differ.clone();
+            summary.links.spread(&mut bits);
+            let mut ids: Vec<FileId> = set_bits(&bits)
                 .chain(set_bits(self.candidate_files))
                 .chain(summary.packed.iter().copied())
-                .chain(summary.linked.iter().copied())
                 .chain(summary.compressed.iter().copied().filter(|_| self.reads.zip))
                 .chain(summary.binary.iter().copied().filter(|_| self.reads.binary_whole))
                 .collect();
             ids.sort_unstable();
             ids.dedup();
+            let differ = MayDiffer::Some(bits);
             let mut stat = DirStat::new(self.root);
             let mut visited = 0;
             let mut judged = Judged::default();
@@ -179,7 +211,7 @@ impl Judge<'_> {
                 {
                     visited += 1;
                 }
-                judged = self.tally(judged, judge(&mut stat, id));
+                judged = self.tally(judged, judge_by(&mut stat, id, &differ, true));
             }
             let below = summary.files_below(self.reader, scopes, self.out);
             let not_visited = below.saturating_sub(visited);
@@ -222,7 +254,9 @@ impl Judge<'_> {
     }
 
     /// Stats one table entry (when it may differ from the tree) and judges
-    /// it; `None` when it needs nothing (out of scope, vanished).
+    /// it; `None` when it needs nothing (out of scope, vanished). An entry
+    /// reached through a link is stat-ed unless `links`: `may_differ`
+    /// accounts for it ([`LinkMap::spread`]).
     fn entry(
         &self,
         stat: &mut DirStat,
@@ -230,6 +264,7 @@ impl Judge<'_> {
         id: FileId,
         in_scope: bool,
         may_differ: &MayDiffer,
+        links: bool,
     ) -> Option<Verdict> {
         let is_watch = f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0;
         if (!in_scope && !is_watch) || f.flags & self.out != 0 {
@@ -237,28 +272,37 @@ impl Judge<'_> {
         }
         let entry = Recorded { flags: f.flags, size: f.size, changed_ns: f.changed_ns };
         let linked = f.flags & flags::VIA_LINK != 0;
-        // Watched paths may lie outside the tree (`../.gitignore`, absolute).
-        let now = if !may_differ.contains(id) && !linked {
+        let now = if !may_differ.contains(id) && (links || !linked) {
             as_recorded(entry)
-        } else if is_watch {
-            Meta::of_path(&self.root.join(crate::sys::rel_path(f.path)))
-        } else if linked {
-            // A watcher sees a change under the link's target only: stat
-            // through the link, as the walk that follows it does.
-            match stat.stat_followed(f.path) {
-                Ok(m) => m,
-                Err(_) => return Some(Verdict::GiveUp),
-            }
         } else {
-            let md =
-                if f.flags & flags::DIR != 0 { stat.lstat_dir(f.path) } else { stat.lstat(f.path) };
-            match md {
+            match stat_now(stat, self.root, f) {
                 Ok(m) => m,
                 // Unreadable: a walk would report it; let the walk do so.
                 Err(_) => return Some(Verdict::GiveUp),
             }
         };
         verdict(entry, now, self.reads(id, f))
+    }
+
+    /// The verdict on the link `f` the watcher saw touched (removed and
+    /// made again, perhaps pointing elsewhere), if it still leads to what
+    /// it is recorded as: its new target may look as the old one did (the
+    /// same size and ctime), so a directory is walked and a file read
+    /// whatever their stat says.
+    fn relinked(
+        &self,
+        stat: Option<&mut DirStat>,
+        f: &FileRef<'_>,
+        scopes: &[Vec<u8>],
+    ) -> Option<Verdict> {
+        if f.flags & self.out != 0 || !scopes.iter().any(|p| under(f.path, p)) {
+            return None;
+        }
+        let now = stat?.stat_followed(f.path).ok()??;
+        match f.flags & flags::DIR != 0 {
+            true => now.is_dir.then_some(Verdict::DirChanged),
+            false => now.is_file.then_some(Verdict::Changed),
+        }
     }
 
     /// Whether file `id` is read when unchanged: a candidate, a binary file
@@ -270,6 +314,22 @@ impl Judge<'_> {
             || (self.reads.binary_whole && f.flags & flags::SKIPPED_BINARY != 0)
             || maybe_packed(f.path)
             || (self.reads.zip && maybe_compressed(f.path))
+    }
+}
+
+/// What a stat of the table entry `f` of the tree at `root` finds now,
+/// as a pass stats it: a watched path by name (it may lie outside the
+/// tree: `../.gitignore`, absolute), an entry reached through a link
+/// through it (as the walk that follows it does), any other as itself.
+fn stat_now(stat: &mut DirStat, root: &Path, f: &FileRef<'_>) -> std::io::Result<Option<Meta>> {
+    if f.flags & (flags::WATCH | flags::WATCH_EXISTS) != 0 {
+        Ok(Meta::of_path(&root.join(crate::sys::rel_path(f.path))))
+    } else if f.flags & flags::VIA_LINK != 0 {
+        stat.stat_followed(f.path)
+    } else if f.flags & flags::DIR != 0 {
+        stat.lstat_dir(f.path)
+    } else {
+        stat.lstat(f.path)
     }
 }
 

@@ -32,6 +32,7 @@ pub use rules::{Reads, Rules};
 
 pub mod changes;
 pub mod judge;
+mod links;
 mod rules;
 pub mod sweep;
 pub mod verdict;

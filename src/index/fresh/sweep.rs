@@ -96,7 +96,8 @@ impl IndexFilter {
             let f = self.reader.file(self.lookup(rel)?)?;
             Some(f.flags & flags::DIR != 0)
         };
-        let (out, unknown) = list(rules, msgs, &view, &scopes, &self.root, &entries, &known)?;
+        let listing = Listing { view: &view, scopes: &scopes, admitted: false };
+        let (out, unknown) = list(rules, msgs, &listing, &self.root, &entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
         let any_file = !out.is_empty()
             || if view.has_filters() && judged.counts.pruned > 0 {
@@ -152,19 +153,30 @@ pub fn scopes_for(
     (!overlap).then_some(scopes)
 }
 
+/// What a listing's entries are judged by: the search's walk as the
+/// table answers it, below its search paths.
+pub struct Listing<'a> {
+    /// Which entries the search's walk yields.
+    pub view: &'a View,
+    /// The search paths, each as given and as a table path.
+    pub scopes: &'a [(PathBuf, Vec<u8>)],
+    /// The entries were already judged by the view's filters (a server
+    /// applied the globs): each is listed.
+    pub admitted: bool,
+}
+
 /// The files to search, in the walker's order, from the judged table
 /// `entries` (table path, verdict and whether it stands outside the base
 /// walk, [`super::view::standing`]; in table order) of the tree at
 /// `root`, and how many of them the table does not know; `None` when the
 /// table cannot stand in for a walk (a watched path changed, or an ignore
-/// file or repository marker appeared). `view` says which entries the
+/// file or repository marker appeared). `listing` says which entries the
 /// search's walk yields. `known(path)` says whether the
 /// table holds `path`, and whether as a directory.
 pub fn list(
     rules: &Rules<'_>,
     msgs: &Messages,
-    view: &View,
-    scopes: &[(PathBuf, Vec<u8>)],
+    listing: &Listing<'_>,
     root: &Path,
     entries: &[(&[u8], Verdict, bool)],
     known: &dyn Fn(&[u8]) -> Option<bool>,
@@ -178,9 +190,11 @@ pub fn list(
     // the order given, each in path order.
     let mut out: Vec<(usize, Swept)> = Vec::with_capacity(entries.len());
     let mut dirs = Decided::default();
+    let (view, scopes) = (listing.view, listing.scopes);
     for &(path, v, outside) in entries {
         let Some(scope) = scopes.iter().position(|(_, p)| under(path, p)) else { continue };
-        if !view.admits(&scopes[scope], path, v == Verdict::DirChanged, outside, &mut dirs) {
+        let is_dir = v == Verdict::DirChanged;
+        if !listing.admitted && !view.admits(&scopes[scope], path, is_dir, outside, &mut dirs) {
             continue;
         }
         let listed = |without_match| Swept {

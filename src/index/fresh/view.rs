@@ -193,6 +193,31 @@ impl View {
         }
     }
 
+    /// Whether globs are the walk's only filters beyond its recorded walk
+    /// (a server can apply them: [`View::of_globs`]).
+    pub fn globs_only(&self) -> bool {
+        self.globs.is_some() && self.types.is_none() && self.max_filesize.is_none()
+    }
+
+    /// The view of a walk that leaves out the entries flagged `out` (a
+    /// recorded walk's) with the `-g` globs `globs` and `--iglob` globs
+    /// `iglobs` (`--glob-case-insensitive`: `ci`) and no other filter, as
+    /// a server applies a query's globs; `None` when `out` is no recorded
+    /// walk's or a glob is invalid.
+    pub fn of_globs(out: u32, globs: Vec<String>, iglobs: Vec<String>, ci: bool) -> Option<View> {
+        let (rules, _) = views::RECORDED.into_iter().find(|(_, o)| *o == out)?;
+        let f = WalkFilters {
+            globs,
+            iglobs,
+            glob_case_insensitive: ci,
+            hidden: rules.hidden,
+            no_require_git: rules.no_require_git,
+            follow: rules.follow,
+            ..WalkFilters::default()
+        };
+        View::of(&f).filter(|v| v.out == out)
+    }
+
     /// Whether the walk has filters beyond its recorded walk (then an
     /// empty listing may hide files a walk would have found and left out:
     /// the search checks the table, or walks, to say so).
