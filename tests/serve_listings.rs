@@ -75,8 +75,13 @@ fn changes() -> Vec<(&'static str, fn(&Tree))> {
         ("renamed", |t| {
             std::fs::rename(t.path("repo/src/lib.rs"), t.path("repo/src/lib2.rs")).unwrap()
         }),
-        ("rewritten", |t| t.write("repo/src/main.rs", "fn main() {}\n// needle, longer now\n")),
+        ("rewritten", |t| {
+            t.write("repo/src/main.rs", "fn main() {}\n// needle, longer now\n");
+            t.write("repo/.hidden.txt", "needle hidden, longer now\n");
+        }),
         ("through_the_link", |t| t.write("repo/linked_src/plain.rs", "needle through\n")),
+        // Touched before: the touched paths stay the same, the events not.
+        ("removed_when_touched", |t| std::fs::remove_file(t.path("repo/.hidden.txt")).unwrap()),
         ("outside_grown", |t| t.write("outside/ext.txt", "needle outside\nneedle grown\n")),
         ("outside_added", |t| t.write("outside/added.txt", "needle added outside\n")),
         ("retargeted", |t| {

@@ -2,9 +2,9 @@
 
 use std::io::{self, Write};
 
-use super::subject::Source;
 use super::walk::Walk;
 use crate::error::Result;
+use crate::index::fresh::sweep::Swept;
 use crate::options::SearchOptions;
 use crate::report::Messages;
 
@@ -27,27 +27,21 @@ pub fn files(opts: &SearchOptions, msgs: &Messages) -> Result<bool> {
     Ok(matched)
 }
 
-/// Prints the files of `source` (listed from an index: the files a walk
-/// would list, `--files`); returns whether any was.
-pub fn files_of(opts: &SearchOptions, source: &dyn Source) -> Result<bool> {
+/// Prints the files listed from an index (the files a walk would list,
+/// `--files`), as they come; returns whether any was.
+pub fn files_of(opts: &SearchOptions, files: &[Swept]) -> Result<bool> {
     let mut printer = opts.path_printer(opts.print.stdout());
-    let (mut matched, mut failed) = (false, None);
-    let quit = opts.print.quit_after_match();
-    source.visit(&mut |subject| {
-        matched = true;
-        match printer.write(subject.path()) {
-            Ok(()) => !quit,
-            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => false,
-            Err(err) => {
-                failed = Some(err);
-                false
-            }
+    for f in files {
+        if opts.print.quit_after_match() {
+            break;
         }
-    })?;
-    match failed {
-        Some(err) => Err(err.into()),
-        None => Ok(matched),
+        match printer.write(&f.path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break,
+            Err(err) => return Err(err.into()),
+        }
     }
+    Ok(!files.is_empty())
 }
 
 /// Prints every file type and its globs (`--type-list`); returns whether any was.

@@ -29,6 +29,7 @@ mod walk;
 
 use crate::error::Result;
 use crate::index::fresh::changes::Changes;
+use crate::index::fresh::sweep::Swept;
 use crate::index::fresh::{IndexFilter, IndexReport, Reads, Rules};
 use crate::options::{Engine, Mode, OutputMode, SearchOptions};
 use crate::query::search_plan::{Plans, Unused, lists_misses, reads_binary_whole, unusable_for};
@@ -76,7 +77,7 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
         }
         Mode::Files => {
             let matched = match listed_files(opts, &plans, msgs) {
-                Some(listed) => listing::files_of(opts, &listed)?,
+                Some(files) => listing::files_of(opts, &files)?,
                 None => listing::files(opts, msgs)?,
             };
             return Ok(Summary { matched, ..Summary::default() });
@@ -94,7 +95,8 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     // the index published when it answered, or any later one.
     let served = match &located {
         Ok(found) if opts.index.server => match served::list(&rules, msgs, found) {
-            Ok((listed, report)) => {
+            Ok((files, any_file, report)) => {
+                let listed = served::listed(files, any_file);
                 let driven = drive(opts, &plans, mode, &listed, msgs)?;
                 return Ok(summary(opts, driven, || Ok(report), None));
             }
@@ -120,11 +122,7 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
 /// The files a walk would list (`--files`), from the index's table when
 /// it can stand in for the walk (told by a server when one runs), else
 /// `None`.
-fn listed_files(
-    opts: &SearchOptions,
-    plans: &Plans<'_>,
-    msgs: &Messages,
-) -> Option<listed::Listed> {
+fn listed_files(opts: &SearchOptions, plans: &Plans<'_>, msgs: &Messages) -> Option<Vec<Swept>> {
     if !opts.index.enabled {
         return None;
     }
@@ -132,7 +130,7 @@ fn listed_files(
     let found = IndexFilter::locate_listing(&rules).ok()?;
     let answer = if opts.index.server {
         match served::list(&rules, msgs, &found) {
-            Ok((listed, _)) => return Some(listed),
+            Ok((files, _, _)) => return Some(files),
             Err(answer) => Some(answer),
         }
     } else {
@@ -143,8 +141,7 @@ fn listed_files(
         Some(answer) => answer.for_table(filter.table_id()).changes,
         None => Changes::Unknown,
     };
-    let (files, found) = filter.sweep(&rules, msgs, &changes)?;
-    Some(served::listed(files, found))
+    filter.sweep(&rules, msgs, &changes).map(|(files, _)| files)
 }
 
 /// What the index's freshness check needs of the search `opts`.

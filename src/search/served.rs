@@ -31,8 +31,9 @@ pub struct Answer {
     pub start_one: bool,
 }
 
-/// The files a server says the search at `found` must read, as a source,
-/// with what the index did for `--stats`; when the server cannot list
+/// The files a server says the search at `found` must read, whether a
+/// walk would have found any file ([`listed`] makes them a source), with
+/// what the index did for `--stats`; when the server cannot list
 /// them (none runs, it is starting, the search's filters or paths are not
 /// the index's, the table cannot stand in for a walk), what it said
 /// changed instead, for the search to check for itself.
@@ -40,7 +41,7 @@ pub fn list(
     search: &FreshRules<'_>,
     msgs: &Messages,
     found: &Located,
-) -> Result<(Listed, IndexReport), Answer> {
+) -> Result<(Vec<Swept>, bool, IndexReport), Answer> {
     let started = Instant::now();
     let scopes = sweep::scopes_for(search, &roots_for(search.walk, &found.root));
     // The query, the search paths and the request fit in one message.
@@ -87,7 +88,7 @@ pub fn list(
     let entries = served.entries();
     let known = |rel: &[u8]| served.known.get(rel).copied();
     let listing = sweep::Listing { view: &view, scopes: &scopes, admitted: served.globbed };
-    let swept = sweep::list(search, msgs, &listing, &found.root, &entries, &known);
+    let swept = sweep::list(search, msgs, &listing, &found.root, entries, &known);
     let Some((files, unknown)) = swept else {
         // An ignore file appeared in a changed directory: the query walks.
         return Err(said_instead(&mut client));
@@ -116,7 +117,7 @@ pub fn list(
         served: Some(Ok(pid)),
         server_time: Some(served.server_time),
     };
-    Ok((listed(files, any_file), report))
+    Ok((files, any_file, report))
 }
 
 /// The files of a sweep as a source.

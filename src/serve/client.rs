@@ -112,21 +112,14 @@ impl Client {
     fn paths(
         &mut self,
         frames: u64,
-        mut each: impl FnMut(PathKind, &[u8]) -> Result<(), NoServer>,
+        mut each: impl FnMut(PathKind, &[u8]) -> io::Result<()>,
     ) -> Result<(), NoServer> {
         for _ in 0..frames {
             let Some((Kind::Paths, body)) = protocol::read_frame(&mut self.r, protocol::MAX_FRAME)?
             else {
                 return Err(NoServer::Failed("a path list was cut short".into()));
             };
-            let mut failed = None;
-            protocol::for_each_path(&body, |kind, p| {
-                each(kind, p).map_err(|e| {
-                    failed = Some(e);
-                    io::Error::other("stopped")
-                })
-            })
-            .map_err(|e| failed.take().unwrap_or(NoServer::from(e)))?;
+            protocol::for_each_path(&body, &mut each)?;
         }
         Ok(())
     }
@@ -149,7 +142,7 @@ impl Client {
                     touched.paths.insert(p.to_vec());
                 }
                 PathKind::Subtree => touched.subtrees.push(p.to_vec()),
-                _ => return Err(NoServer::Failed("a sync listed a verdict".into())),
+                _ => return Err(io::Error::other("a sync listed a verdict")),
             }
             Ok(())
         })?;
@@ -211,10 +204,20 @@ impl Client {
             candidate_documents: num("candidate_documents")?,
             server_time: Duration::from_micros(num("micros")?),
         };
-        let (paths, listed) = (&mut served.paths, &mut served.listed);
+        // The path lists read into one buffer, each entry a range of it
+        // (the kernel's listing is 83k paths, 3.5 MB).
+        let mut bytes = Vec::new();
+        for _ in 0..num("frames")? {
+            if protocol::read_frame_into(&mut self.r, protocol::MAX_FRAME, &mut bytes)?
+                != Some(Kind::Paths)
+            {
+                return Err(NoServer::Failed("a path list was cut short".into()));
+            }
+        }
+        let (base, listed) = (bytes.as_ptr() as usize, &mut served.listed);
         let known = &mut served.known;
         let (outside_dirs, mut outside) = (&mut served.outside_dirs, false);
-        self.paths(num("frames")?, |kind, p| {
+        protocol::for_each_path(&bytes, |kind, p| {
             let verdict = match kind {
                 PathKind::Read => Verdict::Candidate,
                 PathKind::Unread => Verdict::Skip,
@@ -232,14 +235,14 @@ impl Client {
                     return Ok(());
                 }
                 PathKind::Path | PathKind::Subtree => {
-                    return Err(NoServer::Failed("candidates listed a touched path".into()));
+                    return Err(io::Error::other("candidates listed a touched path"));
                 }
             };
-            // One buffer for every path (the kernel's listing is 83k).
-            paths.extend_from_slice(p);
-            listed.push((paths.len(), verdict, std::mem::take(&mut outside)));
+            let start = p.as_ptr() as usize - base;
+            listed.push((start, p.len(), verdict, std::mem::take(&mut outside)));
             Ok(())
         })?;
+        served.paths = bytes;
         Ok(Some(served))
     }
 
@@ -293,11 +296,11 @@ pub struct Globs<'a> {
 /// A server's answer to [`Client::candidates`].
 #[derive(Debug)]
 pub struct Served {
-    /// The table paths listed ([`Served::entries`]), one after another.
+    /// The path lists as read ([`Served::entries`]).
     paths: Vec<u8>,
-    /// Each entry listed: where its path ends in `paths`, its verdict, and
-    /// whether it stands outside the search's own walk.
-    listed: Vec<(usize, Verdict, bool)>,
+    /// Each entry listed: where its path starts in `paths` and its length,
+    /// its verdict, and whether it stands outside the search's own walk.
+    listed: Vec<(usize, usize, Verdict, bool)>,
     /// The server applied the query's globs ([`Rules::globs`]): every
     /// entry listed is one they admit.
     pub globbed: bool,
@@ -329,14 +332,9 @@ impl Served {
     /// without a match, [`Verdict::DirChanged`] to walk one level deep;
     /// each with whether it stands outside the search's own walk by its
     /// own name (`fresh::view::standing`).
-    pub fn entries(&self) -> Vec<(&[u8], Verdict, bool)> {
-        let mut start = 0;
-        let each = |&(end, v, outside): &(usize, Verdict, bool)| {
-            let p = &self.paths[start..end];
-            start = end;
-            (p, v, outside)
-        };
-        self.listed.iter().map(each).collect()
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = (&[u8], Verdict, bool)> {
+        let path = |start: usize, len: usize| &self.paths[start..start + len];
+        self.listed.iter().map(move |&(start, len, v, outside)| (path(start, len), v, outside))
     }
 }
 

@@ -29,7 +29,7 @@ pub struct Listings {
 }
 
 /// Listings kept at most (one per request: walk rules, globs, scopes).
-const KEPT: usize = 4;
+const KEPT: usize = 8;
 
 /// Bytes of listings kept at most.
 const KEPT_BYTES: usize = 64 << 20;

@@ -94,6 +94,18 @@ pub fn write_json(w: &mut impl Write, kind: Kind, v: &Value) -> io::Result<()> {
 /// Reads one frame of at most `max` bytes; `Ok(None)` at a clean end of
 /// stream.
 pub fn read_frame(r: &mut impl Read, max: usize) -> io::Result<Option<(Kind, Vec<u8>)>> {
+    let mut body = Vec::new();
+    Ok(read_frame_into(r, max, &mut body)?.map(|kind| (kind, body)))
+}
+
+/// Reads one frame of at most `max` bytes, its body appended to `body`
+/// (path lists read one after another form one list); `Ok(None)` at a
+/// clean end of stream.
+pub fn read_frame_into(
+    r: &mut impl Read,
+    max: usize,
+    body: &mut Vec<u8>,
+) -> io::Result<Option<Kind>> {
     let mut len = [0u8; 4];
     match r.read_exact(&mut len) {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -107,10 +119,10 @@ pub fn read_frame(r: &mut impl Read, max: usize) -> io::Result<Option<(Kind, Vec
     r.read_exact(&mut kind)?;
     let kind =
         Kind::from_byte(kind[0]).ok_or_else(|| bad(format!("unknown frame kind {}", kind[0])))?;
-    // The body alone (a path list's megabyte is not moved down a byte).
-    let mut buf = vec![0u8; len - 1];
-    r.read_exact(&mut buf)?;
-    Ok(Some((kind, buf)))
+    let start = body.len();
+    body.resize(start + len - 1, 0);
+    r.read_exact(&mut body[start..])?;
+    Ok(Some(kind))
 }
 
 /// Parses a control frame's body: a JSON object.

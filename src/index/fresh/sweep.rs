@@ -97,7 +97,10 @@ impl IndexFilter {
             Some(f.flags & flags::DIR != 0)
         };
         let listing = Listing { view: &view, scopes: &scopes, admitted: false };
-        let (out, unknown) = list(rules, msgs, &listing, &self.root, &entries, &known)?;
+        if entries.iter().any(|(_, v, _)| *v == Verdict::GiveUp) {
+            return None;
+        }
+        let (out, unknown) = list(rules, msgs, &listing, &self.root, entries, &known)?;
         self.counters.unknown.fetch_add(unknown, Ordering::Relaxed);
         let any_file = !out.is_empty()
             || if view.has_filters() && judged.counts.pruned > 0 {
@@ -169,29 +172,28 @@ pub struct Listing<'a> {
 /// `entries` (table path, verdict and whether it stands outside the base
 /// walk, [`super::view::standing`]; in table order) of the tree at
 /// `root`, and how many of them the table does not know; `None` when the
-/// table cannot stand in for a walk (a watched path changed, or an ignore
-/// file or repository marker appeared). `listing` says which entries the
+/// table cannot stand in for a walk (an ignore file or repository marker
+/// appeared; the caller gives up before on a watched path that changed,
+/// [`Verdict::GiveUp`]). `listing` says which entries the
 /// search's walk yields. `known(path)` says whether the
 /// table holds `path`, and whether as a directory.
-pub fn list(
+pub fn list<'e>(
     rules: &Rules<'_>,
     msgs: &Messages,
     listing: &Listing<'_>,
     root: &Path,
-    entries: &[(&[u8], Verdict, bool)],
+    entries: impl IntoIterator<Item = (&'e [u8], Verdict, bool)>,
     known: &dyn Fn(&[u8]) -> Option<bool>,
 ) -> Option<(Vec<Swept>, u64)> {
-    if entries.iter().any(|(_, v, _)| *v == Verdict::GiveUp) {
-        return None;
-    }
+    let entries = entries.into_iter();
     let strip = rules.walk.implicit_path;
     let mut unknown = 0;
     // (search path index, file): the walker visits the search paths in
     // the order given, each in path order.
-    let mut out: Vec<(usize, Swept)> = Vec::with_capacity(entries.len());
+    let mut out: Vec<(usize, Swept)> = Vec::with_capacity(entries.size_hint().0);
     let mut dirs = Decided::default();
     let (view, scopes) = (listing.view, listing.scopes);
-    for &(path, v, outside) in entries {
+    for (path, v, outside) in entries {
         let Some(scope) = scopes.iter().position(|(_, p)| under(path, p)) else { continue };
         let is_dir = v == Verdict::DirChanged;
         if !listing.admitted && !view.admits(&scopes[scope], path, is_dir, outside, &mut dirs) {
