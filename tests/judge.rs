@@ -40,7 +40,7 @@ fn the_sparse_pass_judges_as_the_full_pass() {
     let root = root.canonicalize().unwrap();
     trigrep::index::build::build(&root, &base, 64 << 20, &()).unwrap();
     let reader = IndexReader::open(&trigrep::index::location::index_dir_for(&base, &root)).unwrap();
-    let summary = TableSummary::of(&reader);
+    let summary = TableSummary::of(&reader, &root);
     // The tree changes behind the index: deleted, grown, replaced by a
     // directory, and a new file in an old directory.
     std::fs::remove_file(root.join("a/f0.txt")).unwrap();

@@ -67,8 +67,11 @@ fn resent(t: &Tree) -> u64 {
     n.and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no listings count in {line}"))
 }
 
-/// The changes, each made while the server runs, as (name, change).
-fn changes() -> Vec<(&'static str, fn(&Tree))> {
+/// A change to the fixture, and its name.
+type Change = (&'static str, fn(&Tree));
+
+/// The changes, each made while the server runs.
+fn changes() -> Vec<Change> {
     vec![
         ("added", |t| t.write("repo/new.txt", "needle new\n")),
         ("removed", |t| std::fs::remove_file(t.path("repo/a.txt")).unwrap()),

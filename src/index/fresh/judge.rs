@@ -101,7 +101,7 @@ impl TableSummary {
     /// What a stat of each entry of `reader` (the table summarized, of
     /// the tree at `root`) that no watcher reports on finds now: the
     /// watched paths outside the tree and the linked entries not mapped
-    /// to real ones ([`LinkMap`]), each stat-ed by every pass. `None`
+    /// to real ones (`links.rs`), each stat-ed by every pass. `None`
     /// when one cannot be stat-ed.
     pub fn unwatched_now(&self, reader: &IndexReader, root: &Path) -> Option<Vec<Option<Meta>>> {
         let n = reader.stats().files;
