@@ -9,12 +9,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::changes::{Changes, MayDiffer, Touched, below};
+use super::changes::{Changes, MayDiffer, Touched, below, lookup};
 use super::links::LinkMap;
 use super::rules::Reads;
 use super::verdict::{Recorded, Verdict, as_recorded, verdict};
 use crate::index::reader::IndexReader;
-use crate::index::table::{DocId, FileId, FileRef, flags, views};
+use crate::index::table::{DocId, FileId, FileRef, RACY, flags, views};
 use crate::index::tree::under;
 use crate::sys::dirstat::{DirStat, Meta};
 
@@ -275,6 +275,9 @@ impl Judge<'_> {
         let now = if !may_differ.contains(id) && (links || !linked) {
             as_recorded(entry)
         } else {
+            if linked && self.repointed(stat, f) {
+                return Some(Verdict::GiveUp);
+            }
             match stat_now(stat, self.root, f) {
                 Ok(m) => m,
                 // Unreadable: a walk would report it; let the walk do so.
@@ -302,6 +305,30 @@ impl Judge<'_> {
         match f.flags & flags::DIR != 0 {
             true => now.is_dir.then_some(Verdict::DirChanged),
             false => now.is_file.then_some(Verdict::Changed),
+        }
+    }
+
+    /// Whether the linked entry `f` is a link made, or pointed elsewhere,
+    /// since the build: a first link (its directory not reached through a
+    /// link) whose own ctime is later than its directory's recorded one.
+    /// Making or replacing a link changes the directory that holds it at
+    /// that moment, so an unchanged link is never the later. Its new
+    /// target may look as the old one did (the same size and ctime, made
+    /// in one clock tick), and so may every entry below it: the table
+    /// cannot stand in for a walk there.
+    fn repointed(&self, stat: &mut DirStat, f: &FileRef<'_>) -> bool {
+        let parent = f.path.iter().rposition(|&b| b == b'/').map_or(&f.path[..0], |i| &f.path[..i]);
+        let Some(dir) = lookup(self.reader, parent).and_then(|id| self.reader.file(id)) else {
+            return false;
+        };
+        if dir.flags & flags::VIA_LINK != 0 {
+            return false;
+        }
+        match stat.lstat(f.path) {
+            Ok(Some(now)) if !now.is_file && !now.is_dir => {
+                dir.changed_ns == RACY || now.changed_ns > dir.changed_ns
+            }
+            _ => false,
         }
     }
 
