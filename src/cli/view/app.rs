@@ -165,6 +165,9 @@ impl App {
             Action::Quit if self.help => self.help = false,
             Action::Quit => self.quit = true,
         }
+        if self.message.is_none() {
+            self.message = self.filter.as_ref().and_then(|f| f.trouble());
+        }
     }
 
     /// Down `n` lines (matching lines when filtered), stopping with the last line at the bottom.
@@ -304,7 +307,10 @@ impl App {
                     self.message = Some(format!("search hit {end}"));
                 }
             }
-            None => self.message = Some(format!("Pattern not found: {}", f.pattern)),
+            None => {
+                let not_found = || format!("Pattern not found: {}", f.pattern);
+                self.message = Some(f.trouble().unwrap_or_else(not_found));
+            }
         }
     }
 

@@ -24,6 +24,7 @@ pub mod event_loop;
 pub mod job;
 pub mod keys;
 pub mod lines;
+pub mod long_line;
 pub mod metered;
 pub mod nav;
 pub mod render;

@@ -4,15 +4,18 @@
 //!
 //! A [`Finder`] plans its pattern once: with a block index, only the
 //! candidate blocks (plus a grown tail) are read; without one, the whole
-//! text, in pieces cut at line ends. A long scan reports its progress and
-//! stops when asked.
+//! text, in pieces cut at line ends. A line longer than a piece is searched
+//! whole, mapped rather than read into memory ([`LongLine`]). A long scan
+//! reports its progress and stops when asked.
 
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Mutex;
 
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 use trigrep::options::{Case, MatchOptions};
 
+use super::long_line::LongLine;
 use super::nav;
 use super::text::Text;
 
@@ -29,6 +32,8 @@ pub struct Finder {
     matcher: RegexMatcher,
     /// The candidate ranges (`None`: everything is read).
     ranges: Option<Vec<Range<u64>>>,
+    /// Why the last scan stopped short (a long line it could not map).
+    trouble: Mutex<Option<String>>,
 }
 
 impl Finder {
@@ -39,7 +44,7 @@ impl Finder {
         opts.case = case;
         let matcher = opts.matcher(false).map_err(|e| e.to_string())?;
         let ranges = text.candidates(&opts);
-        Ok(Finder { pattern: pattern.to_string(), matcher, ranges })
+        Ok(Finder { pattern: pattern.to_string(), matcher, ranges, trouble: Mutex::new(None) })
     }
 
     /// The byte ranges searched that end after `from`: candidates, or
@@ -70,6 +75,23 @@ impl Finder {
         self.ranges.as_ref().map(|r| r.iter().map(|r| r.end - r.start).sum())
     }
 
+    /// Why a scan stopped short, once: a line it could not search. Until
+    /// this is taken, every scan finds nothing (a wrapped search does not
+    /// go on past the line it could not search).
+    pub fn trouble(&self) -> Option<String> {
+        self.trouble_now().take()
+    }
+
+    /// The trouble kept.
+    fn trouble_now(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.trouble.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps `e` for [`Finder::trouble`].
+    fn failed(&self, e: String) {
+        *self.trouble_now() = Some(e);
+    }
+
     /// The non-empty matches in `line` (one line, without its newline).
     pub fn matches_in(&self, line: &[u8]) -> Vec<Range<usize>> {
         let mut out = Vec::new();
@@ -85,16 +107,23 @@ impl Finder {
     /// Where the first matching line at or after `from` (a line start)
     /// starts; `None`: none before the end, or stopped.
     pub fn next_line(&self, text: &dyn Text, from: u64, progress: Progress<'_>) -> Option<u64> {
+        if self.trouble_now().is_some() {
+            return None;
+        }
         for r in self.ranges(from, text.len()) {
             let mut found = None;
             let start = r.start.max(from);
-            pieces(text, start..r.end, &mut |at, piece| {
+            let read = pieces(text, start..r.end, &mut |at, piece| {
                 if let Some(m) = self.first_in(piece, 0) {
                     found = Some(start_of(text, at, piece, m));
                     return false;
                 }
                 progress(piece.len() as u64)
             });
+            if let Err(e) = read {
+                self.failed(e);
+                return None;
+            }
             if found.is_some() {
                 return found;
             }
@@ -107,11 +136,20 @@ impl Finder {
 
     /// Where the last matching line starting before `before` starts.
     pub fn prev_line(&self, text: &dyn Text, before: u64, progress: Progress<'_>) -> Option<u64> {
+        if self.trouble_now().is_some() {
+            return None;
+        }
         for r in self.ranges_back(before) {
             let end = r.end.min(before);
             let mut piece_end = end;
             while piece_end > r.start {
-                let (at, piece) = piece_before(text, r.start, piece_end);
+                let (at, piece) = match piece_before(text, r.start, piece_end) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.failed(e);
+                        return None;
+                    }
+                };
                 let mut last = None;
                 let mut pos = 0;
                 while let Some(m) = self.first_in(&piece, pos) {
@@ -139,7 +177,7 @@ impl Finder {
         hit: &mut dyn FnMut(u64),
         go_on: &mut dyn FnMut() -> bool,
     ) {
-        pieces(text, range, &mut |at, piece| {
+        let read = pieces(text, range, &mut |at, piece| {
             let mut pos = 0;
             while let Some(m) = self.first_in(piece, pos) {
                 hit(at + m as u64);
@@ -147,6 +185,9 @@ impl Finder {
             }
             go_on()
         });
+        if let Err(e) = read {
+            self.failed(e);
+        }
     }
 
     /// Where the first match in `piece` at or after `pos` starts.
@@ -167,63 +208,79 @@ fn start_of(text: &dyn Text, at: u64, piece: &[u8], m: usize) -> u64 {
 }
 
 /// Reads `range` in pieces of about [`PIECE`] bytes, each cut after its
-/// last newline, while `f` says go on. A line longer than a piece is read
-/// whole, as rg's line buffer holds it: a match is never cut in two, and
-/// `^` never matches in a line's middle.
-fn pieces(text: &dyn Text, range: Range<u64>, f: &mut dyn FnMut(u64, &[u8]) -> bool) {
-    let mut buf = Vec::with_capacity(PIECE);
+/// last newline, while `f` says go on. A line longer than a piece is
+/// searched whole, as rg's line buffer holds it (a match is never cut in
+/// two, and `^` never matches in a line's middle), but mapped, not read
+/// into memory: an error says why it could not be.
+fn pieces(
+    text: &dyn Text,
+    range: Range<u64>,
+    f: &mut dyn FnMut(u64, &[u8]) -> bool,
+) -> Result<(), String> {
+    let mut buf = vec![0; PIECE];
     let mut at = range.start;
     while at < range.end {
-        buf.clear();
-        loop {
-            let have = buf.len();
-            let want = PIECE.min((range.end - at - have as u64) as usize);
-            buf.resize(have + want, 0);
-            let n = nav::read_full(text, at + have as u64, &mut buf[have..]);
-            buf.truncate(have + n);
-            let ended = n == 0 || at + buf.len() as u64 >= range.end;
-            if ended || memchr::memchr(b'\n', &buf[have..]).is_some() {
-                break;
-            }
+        let want = PIECE.min((range.end - at) as usize);
+        let n = nav::read_full(text, at, &mut buf[..want]);
+        if n == 0 {
+            return Ok(());
         }
-        if buf.is_empty() {
-            return;
-        }
-        let cut = if at + (buf.len() as u64) < range.end {
-            memchr::memrchr(b'\n', &buf).map_or(buf.len(), |i| i + 1)
+        let go_on = if at + (n as u64) >= range.end || n < want {
+            at += n as u64;
+            f(at - n as u64, &buf[..n])
+        } else if let Some(i) = memchr::memrchr(b'\n', &buf[..n]) {
+            at += i as u64 + 1;
+            f(at - i as u64 - 1, &buf[..=i])
         } else {
-            buf.len()
+            let line = LongLine::of(text, at, range.end)?;
+            at += line.len() as u64;
+            f(at - line.len() as u64, &line)
         };
-        if !f(at, &buf[..cut]) {
-            return;
+        if !go_on {
+            return Ok(());
         }
-        at += cut as u64;
+    }
+    Ok(())
+}
+
+/// A piece a backward scan searches: read, or a long line mapped.
+enum Piece {
+    /// Lines read into memory.
+    Read(Vec<u8>),
+    /// One line too long for a piece.
+    Long(LongLine),
+}
+
+impl Deref for Piece {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Piece::Read(v) => v,
+            Piece::Long(l) => l,
+        }
     }
 }
 
 /// The piece of about [`PIECE`] bytes ending at `end`, starting at a line
 /// start (or at `floor`): its offset and bytes. A line that reaches over
-/// the whole piece is read from its start.
-fn piece_before(text: &dyn Text, floor: u64, end: u64) -> (u64, Vec<u8>) {
-    let read = |start: u64| {
-        let mut buf = vec![0; (end - start) as usize];
-        let n = nav::read_full(text, start, &mut buf);
-        buf.truncate(n);
-        buf
-    };
+/// the whole piece is taken from its start, mapped.
+fn piece_before(text: &dyn Text, floor: u64, end: u64) -> Result<(u64, Piece), String> {
     let start = end.saturating_sub(PIECE as u64).max(floor);
-    let mut buf = read(start);
+    let mut buf = vec![0; (end - start) as usize];
+    let n = nav::read_full(text, start, &mut buf);
+    buf.truncate(n);
     if start > floor {
         if let Some(i) = memchr::memchr(b'\n', &buf)
             && i + 1 < buf.len()
         {
             buf.drain(..=i);
-            return (start + i as u64 + 1, buf);
+            return Ok((start + i as u64 + 1, Piece::Read(buf)));
         }
         let line = nav::line_start(text, start).max(floor);
-        return (line, read(line));
+        return Ok((line, Piece::Long(LongLine::of(text, line, end)?)));
     }
-    (start, buf)
+    Ok((start, Piece::Read(buf)))
 }
 
 #[cfg(test)]
