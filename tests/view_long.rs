@@ -157,3 +157,49 @@ fn right_during_a_move_over_a_long_line() {
     shows(&t, "the lines below, once the end is found, shifted", &want);
     quit(&tree, &t);
 }
+
+/// The private memory a search adds at most, whatever the line's length.
+const BOUND: u64 = 64 << 20;
+
+/// `/` finding a match in the long line (where rg finds it) maps the line
+/// instead of reading it: the viewer's private memory stays under
+/// [`BOUND`] while it searches and counts matches over the line for the
+/// density bar (main's binary read the 2 GiB line into memory).
+#[test]
+fn a_search_in_a_long_line_keeps_memory_bounded() {
+    let tree = Tree::new("view-long-search");
+    long_line_file(&tree, "long.log", BEFORE, LONG, 200);
+    // "9abc" is only in the long line (digits then letters, no space).
+    let out = std::process::Command::new(util::rg_bin())
+        .args(["-n", "--max-columns", "20", "9abc", "long.log"])
+        .current_dir(tree.root())
+        .output()
+        .unwrap();
+    let found = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(found, format!("{}:[Omitted long matching line]\n", BEFORE + 1), "rg");
+    let t = view(&tree, "long.log", &[]);
+    let shell = t.pane_pid().to_string();
+    let out = std::process::Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid: u32 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(util::private_bytes(pid).unwrap_or(0));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    t.send_line("/9abc");
+    let want = cut_lines(&tree, "long.log", BEFORE + 1, BEFORE + 39, 0);
+    shows(&t, "/9abc: the long line at the top", &want);
+    // The density bar's count goes on over the line meanwhile.
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().unwrap();
+    assert!(peak > 0 && peak < BOUND, "the viewer's peak RssAnon: {} MiB", peak >> 20);
+    quit(&tree, &t);
+}
