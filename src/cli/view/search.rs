@@ -217,7 +217,7 @@ fn pieces(
     range: Range<u64>,
     f: &mut dyn FnMut(u64, &[u8]) -> bool,
 ) -> Result<(), String> {
-    let mut buf = vec![0; PIECE];
+    let mut buf = vec![0; range.end.saturating_sub(range.start).min(PIECE as u64) as usize];
     let mut at = range.start;
     while at < range.end {
         let want = PIECE.min((range.end - at) as usize);
