@@ -236,14 +236,14 @@ pub fn after_exit(tree: &Tree, t: &Tmux, file: &str, what: &str) -> (String, Str
     });
     let modes = std::fs::read_to_string(&stty).unwrap();
     assert!(modes.contains(" icanon") && modes.contains(" echo "), "{what}: stty -a: {modes}");
-    let screen = t.screen();
     // The shell's own echo of the command line may wrap right before the
     // file's name: that line names `tg.err` too, the viewer's never does.
+    // tmux may draw the viewer's last bytes (leaving the alternate screen)
+    // after the shell wrote `stty.txt`: wait for them, fail if they never come.
     let viewer_line = |l: &String| l.starts_with(file) && !l.contains("tg.err");
-    assert!(
-        !screen.iter().any(viewer_line),
-        "{what}: the viewer's screen is gone (alternate screen left): {screen:?}"
-    );
+    t.wait(&format!("{what}: the viewer's screen gone (alternate screen left)"), |screen| {
+        !screen.iter().any(viewer_line)
+    });
     let rc = std::fs::read_to_string(tree.path("rc.txt")).unwrap();
     let err = std::fs::read_to_string(tree.path("tg.err")).unwrap();
     (rc.trim().to_string(), err)
