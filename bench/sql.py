@@ -222,14 +222,15 @@ def main():
     a = p.parse_args()
     t = Tools(a)
     results = []
+    start = os.getloadavg()[0]
     if a.packed:
         bench_log(a, t, results)
     if a.tree:
         bench_tree(a, t, results)
     if a.cluster:
         overhead(a, t, results)
-    load = os.getloadavg()
-    report(f"tg sql, hot, {a.runs} runs (shared machine, load {load[0]:.1f})", results)
+    end = os.getloadavg()[0]
+    report(f"tg sql, hot, {a.runs} runs (shared machine, load {start:.1f} to {end:.1f})", results)
 
 
 if __name__ == "__main__":
