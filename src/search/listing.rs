@@ -30,11 +30,11 @@ pub fn files(opts: &SearchOptions, msgs: &Messages) -> Result<bool> {
 /// Prints the files listed from an index (the files a walk would list,
 /// `--files`), as they come; returns whether any was.
 pub fn files_of(opts: &SearchOptions, files: &[Swept]) -> Result<bool> {
+    if opts.print.quit_after_match() {
+        return Ok(!files.is_empty());
+    }
     let mut printer = opts.path_printer(opts.print.stdout());
     for f in files {
-        if opts.print.quit_after_match() {
-            break;
-        }
         match printer.write(&f.path) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => break,
