@@ -40,6 +40,7 @@ pub mod cluster;
 pub mod codec;
 pub mod exec;
 pub mod filter;
+pub mod line_test;
 pub mod listing;
 pub mod output;
 pub mod provider;

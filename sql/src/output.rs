@@ -26,6 +26,7 @@ pub enum Format {
 pub async fn print(df: DataFrame, format: Format, out: &mut dyn Write) -> Result<()> {
     let schema = df.schema().inner().clone();
     let mut stream = df.execute_stream().await?;
+    log::debug!("physical plan ready");
     match format {
         Format::Table => {
             let mut batches = Vec::new();

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use trigrep::text::Block;
 
 use crate::filter::Pred;
+use crate::line_test::LineTest;
 use crate::rows::{FileInfo, RowBuilder};
 use crate::text::{self, Bom, Opened};
 
@@ -30,8 +31,8 @@ pub enum Unit {
         /// Its path as the walk gave it.
         path: PathBuf,
     },
-    /// Part `part` of `parts` of a block-indexed text: the candidate
-    /// spans that start in that fraction of the text.
+    /// Part `part` of `parts` of a block-indexed text: of its candidate
+    /// spans in text order, the `part`-th and every `parts`-th after it.
     Text {
         /// Its path as the walk gave it.
         path: PathBuf,
@@ -55,6 +56,8 @@ pub struct UnitReader<'a> {
     pub base: &'a Path,
     /// Where full batches go.
     pub emit: Emit<'a>,
+    /// The lines that may satisfy `pred` (`None`: every line is a row).
+    test: Option<LineTest>,
     matcher: RegexMatcher,
     buf: Vec<u8>,
     /// The reader of batches went away: stop.
@@ -71,7 +74,8 @@ impl<'a> UnitReader<'a> {
     ) -> UnitReader<'a> {
         // The empty regex matches every line exactly as `rg ''` does.
         let matcher = RegexMatcher::new("").expect("the empty regex compiles");
-        UnitReader { rows, pred, base, emit, matcher, buf: Vec::new(), gone: false }
+        let test = pred.and_then(LineTest::of);
+        UnitReader { rows, pred, base, emit, test, matcher, buf: Vec::new(), gone: false }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
@@ -138,10 +142,14 @@ impl<'a> UnitReader<'a> {
                 _ => Ok(()),
             };
         }
-        let len = u128::from(text.len().max(1));
-        let part_of = |s: &Block| (u128::from(s.offset) * u128::from(parts) / len) as u32;
-        let spans: Vec<Block> =
-            text::spans(&*text, self.pred)?.into_iter().filter(|s| part_of(s) == part).collect();
+        // Dealt in turn, so that the parts share the candidates evenly
+        // however they cluster in the text.
+        let spans: Vec<Block> = text::spans(&*text, self.pred)?
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u64 % u64::from(parts) == u64::from(part))
+            .map(|(_, s)| s)
+            .collect();
         log::info!(
             "{}: part {part}/{parts}: reading {} of {} blocks ({}) at text offsets {:?}",
             path.display(),
@@ -164,10 +172,10 @@ impl<'a> UnitReader<'a> {
         Ok(())
     }
 
-    /// Adds the lines of `bytes`, the text of `span`, whose first
-    /// `dropped` bytes (a byte-order mark) rg does not read: they are no
-    /// part of the first line, and every line's offset counts from after
-    /// them.
+    /// Adds the lines of `bytes`, the text of `span`, that may satisfy the
+    /// predicate; its first `dropped` bytes (a byte-order mark) rg does not
+    /// read: they are no part of the first line, and every line's offset
+    /// counts from after them.
     fn push_span(
         &mut self,
         file: &FileInfo,
@@ -176,18 +184,30 @@ impl<'a> UnitReader<'a> {
         dropped: u64,
     ) -> Result<()> {
         let skip = if span.offset == 0 { (dropped as usize).min(bytes.len()) } else { 0 };
+        let bytes = &bytes[skip..];
+        let at = (span.offset + skip as u64).saturating_sub(dropped);
+        let test = self.test.take();
+        let done = match &test {
+            Some(test) => self.push_tested(test, file, span.first_line, at, bytes),
+            None => self.push_every(file, span.first_line, at, bytes),
+        };
+        self.test = test;
+        done
+    }
+
+    /// Adds every line of `bytes`, whose first line is line `number` at
+    /// byte offset `at`.
+    fn push_every(&mut self, file: &FileInfo, number: u64, at: u64, bytes: &[u8]) -> Result<()> {
         if !self.rows.wants_lines() {
-            let bytes = &bytes[skip..];
             let lines = memchr::memchr_iter(b'\n', bytes).count();
             let partial = usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
             self.rows.push_count(lines + partial);
             return self.flush_full();
         }
-        let (mut start, mut number) = (skip, span.first_line);
+        let (mut start, mut number) = (0, number);
         while start < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let offset = (span.offset + start as u64).saturating_sub(dropped);
-            self.rows.push(file, number, offset, &bytes[start..end]);
+            self.rows.push(file, number, at + start as u64, &bytes[start..end]);
             self.flush_full()?;
             if self.gone {
                 return Ok(());
@@ -195,6 +215,36 @@ impl<'a> UnitReader<'a> {
             (start, number) = (end + 1, number + 1);
         }
         Ok(())
+    }
+
+    /// Adds the lines of `bytes` that `test` keeps (as [`Self::push_every`] does).
+    fn push_tested(
+        &mut self,
+        test: &LineTest,
+        file: &FileInfo,
+        number: u64,
+        at: u64,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let (mut counted, mut number) = (0, number);
+        let numbered = self.rows.wants_line_numbers();
+        let mut failed = None;
+        test.lines(bytes, &mut |start, line| {
+            if numbered {
+                number += memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
+                counted = start;
+            }
+            if self.rows.wants_lines() {
+                self.rows.push_decoded(file, number, at + start as u64, line);
+            } else {
+                self.rows.push_count(1);
+            }
+            if let Err(e) = self.flush_full() {
+                failed = Some(e);
+            }
+            failed.is_none() && !self.gone
+        });
+        failed.map_or(Ok(()), Err)
     }
 }
 
@@ -218,11 +268,14 @@ impl Sink for LineSink<'_, '_> {
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
         let line = mat.bytes();
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line));
         let r = &mut *self.reader;
+        if r.test.as_ref().is_some_and(|t| !t.matches(&line)) {
+            return Ok(true);
+        }
         if r.rows.wants_lines() {
             let number = mat.line_number().unwrap_or(0);
-            r.rows.push(self.file, number, mat.absolute_byte_offset(), line);
+            r.rows.push_decoded(self.file, number, mat.absolute_byte_offset(), &line);
         } else {
             r.rows.push_count(1);
         }

@@ -82,14 +82,30 @@ impl RowBuilder {
         !self.columns.is_empty()
     }
 
+    /// Whether the line numbers are wanted (else any number will do).
+    pub fn wants_line_numbers(&self) -> bool {
+        self.columns.iter().any(|c| matches!(c, Column::LineNumber(_)))
+    }
+
     /// Adds one line (without its `\n`) of `file`.
     pub fn push(&mut self, file: &FileInfo, line_number: u64, byte_offset: u64, line: &[u8]) {
+        self.push_decoded(file, line_number, byte_offset, &String::from_utf8_lossy(line));
+    }
+
+    /// Adds one line of `file`, decoded (an invalid byte is U+FFFD).
+    pub fn push_decoded(
+        &mut self,
+        file: &FileInfo,
+        line_number: u64,
+        byte_offset: u64,
+        line: &str,
+    ) {
         for c in &mut self.columns {
             match c {
                 Column::Path(b) => b.append_value(&file.path),
                 Column::LineNumber(b) => b.append_value(line_number),
                 Column::ByteOffset(b) => b.append_value(byte_offset),
-                Column::Line(b) => b.append_value(String::from_utf8_lossy(line)),
+                Column::Line(b) => b.append_value(line),
                 Column::Modified(b) => b.append_option(file.modified),
             }
         }

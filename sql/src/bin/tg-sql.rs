@@ -81,14 +81,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     let level = if cli.command.is_some() { "warn,trigrep_sql=info" } else { "warn" };
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level)).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
+        .format_timestamp_micros()
+        .init();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
-    match runtime.block_on(run(cli)) {
+    log::debug!("runtime ready after {:?}", started.elapsed());
+    match runtime.block_on(run(cli, started)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }
@@ -101,7 +105,7 @@ fn fail(why: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-async fn run(cli: Cli) -> Result<(), String> {
+async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     match cli.command {
         Some(Command::Scheduler { bind }) => {
             return cluster::run_scheduler(bind).await.map_err(|e| e.to_string());
@@ -136,11 +140,16 @@ async fn run(cli: Cli) -> Result<(), String> {
         FormatArg::Json => Format::Json,
     };
     let ctx = session::context(&opts).await.map_err(|e| e.to_string())?;
+    log::debug!("session ready after {:?}", started.elapsed());
     let df = ctx.sql(&query).await.map_err(|e| e.to_string())?;
+    log::debug!("query planned after {:?}", started.elapsed());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match output::print(df, format, &mut out).await {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            log::debug!("results printed after {:?}", started.elapsed());
+            Ok(())
+        }
         // A closed pipe (`| head`) is not an error.
         Err(e) if is_broken_pipe(&e) => Ok(()),
         Err(e) => {
