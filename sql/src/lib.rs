@@ -46,5 +46,6 @@ pub mod output;
 pub mod provider;
 pub mod read;
 pub mod rows;
+pub mod serve;
 pub mod session;
 pub mod text;

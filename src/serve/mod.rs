@@ -42,6 +42,7 @@ mod overlay;
 pub mod protocol;
 mod rendezvous;
 mod server;
+pub mod sql_wire;
 mod state;
 
 use std::sync::Arc;

@@ -2,14 +2,19 @@
 //! DataFusion by default; `--scheduler HOST:PORT` runs the query on a
 //! Ballista cluster started by `tg-sql scheduler` and `tg-sql executor`.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use tokio::runtime::Runtime;
 use trigrep_sql::cluster::{self, ExecutorOptions};
 use trigrep_sql::output::{self, Format};
+use trigrep_sql::serve;
 use trigrep_sql::session::{self, SessionOptions};
 
 /// SQL over logs and trees: `lines(PATH)` has one row per line (path,
@@ -57,6 +62,10 @@ enum FormatArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Answers `tg sql` queries from a warm process (one at a time, each
+    /// in the client's directory), until stopped: a short query then
+    /// costs what it reads, not DataFusion's start.
+    Serve,
     /// Runs a Ballista scheduler that knows lines tables.
     Scheduler {
         /// Where it listens.
@@ -81,7 +90,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let cli = Cli::parse();
     let level = if cli.command.is_some() { "warn,trigrep_sql=info" } else { "warn" };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
@@ -92,30 +101,86 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e.to_string()),
     };
     log::debug!("runtime ready after {:?}", started.elapsed());
-    match runtime.block_on(run(cli, started)) {
+    let done = match cli.command {
+        Some(Command::Serve) => {
+            serve::run(&mut |q, out, err| answer(&runtime, q, out, err)).map_err(|e| e.to_string())
+        }
+        Some(Command::Scheduler { bind }) => {
+            runtime.block_on(cluster::run_scheduler(bind)).map_err(|e| e.to_string())
+        }
+        Some(Command::Executor { scheduler, bind, slots, work_dir }) => {
+            let opts = ExecutorOptions { scheduler, bind, slots, work_dir };
+            runtime.block_on(cluster::run_executor(opts)).map_err(|e| e.to_string())
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            runtime.block_on(query(cli, &mut out, started))
+        }
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }
 }
 
+/// `why` as one `tg:` line.
+fn one_line(why: &str) -> String {
+    format!("tg: sql: {}", why.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// Prints `why` as one `tg:` line; exit 2.
 fn fail(why: &str) -> ExitCode {
-    let one_line = why.split_whitespace().collect::<Vec<_>>().join(" ");
-    eprintln!("tg: sql: {one_line}");
+    eprintln!("{}", one_line(why));
     ExitCode::from(2)
 }
 
-async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
-    match cli.command {
-        Some(Command::Scheduler { bind }) => {
-            return cluster::run_scheduler(bind).await.map_err(|e| e.to_string());
-        }
-        Some(Command::Executor { scheduler, bind, slots, work_dir }) => {
-            let opts = ExecutorOptions { scheduler, bind, slots, work_dir };
-            return cluster::run_executor(opts).await.map_err(|e| e.to_string());
-        }
-        None => {}
+/// Answers a query sent to `tg sql serve`, as `tg-sql` run in the
+/// client's place would: its output to `out`, its errors to `err`; the
+/// exit code.
+fn answer(runtime: &Runtime, q: serve::Query, out: &mut dyn Write, err: &mut Vec<u8>) -> u8 {
+    let started = Instant::now();
+    if let Err(e) = std::env::set_current_dir(&q.cwd) {
+        let _ = writeln!(err, "{}", one_line(&format!("{}: {e}", q.cwd.display())));
+        return 2;
     }
+    let args = std::iter::once(OsString::from("tg sql")).chain(q.args);
+    let parsed = Cli::command()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (mut cli, matches) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            let text = e.to_string();
+            let _ = if e.use_stderr() {
+                err.write_all(text.as_bytes())
+            } else {
+                out.write_all(text.as_bytes())
+            };
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    // The client's index directory, unless its command line names one
+    // (the server's own environment is not the client's).
+    if matches.value_source("index_dir") != Some(ValueSource::CommandLine) {
+        cli.index_dir = Some(q.index_dir).filter(|d| !d.as_os_str().is_empty());
+    }
+    if cli.command.is_some() {
+        let why = "serve, scheduler and executor run on their own, not through a SQL server";
+        let _ = writeln!(err, "{}", one_line(why));
+        return 2;
+    }
+    match runtime.block_on(query(cli, out, started)) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "{}", one_line(&e));
+            2
+        }
+    }
+}
+
+/// Runs the query `cli` holds, printing its results to `out`.
+async fn query(cli: Cli, out: &mut dyn Write, started: Instant) -> Result<(), String> {
     let query = cli.query.ok_or("give a query: tg sql \"SELECT ... FROM lines('PATH')\"")?;
     let mut tables: Vec<(String, Vec<PathBuf>)> = Vec::new();
     for t in &cli.tables {
@@ -143,9 +208,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     log::debug!("session ready after {:?}", started.elapsed());
     let df = ctx.sql(&query).await.map_err(|e| e.to_string())?;
     log::debug!("query planned after {:?}", started.elapsed());
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    match output::print(df, format, &mut out).await {
+    match output::print(df, format, out).await {
         Ok(()) => {
             log::debug!("results printed after {:?}", started.elapsed());
             Ok(())
