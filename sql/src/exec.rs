@@ -36,6 +36,7 @@ use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::filter::Pred;
+use crate::opened::OpenTexts;
 use crate::read::{Unit, UnitReader};
 use crate::rows::{self, RowBuilder};
 
@@ -58,6 +59,8 @@ pub struct LinesExec {
     spec: ScanSpec,
     /// The units, partition by partition ([`units_source`]).
     units: Arc<dyn ExecutionPlan>,
+    /// The texts its partitions opened (in this process).
+    texts: Arc<OpenTexts>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
 }
@@ -115,7 +118,7 @@ impl LinesExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Ok(LinesExec { spec, units, schema, properties })
+        Ok(LinesExec { spec, units, texts: Arc::default(), schema, properties })
     }
 
     /// What it does.
@@ -187,6 +190,7 @@ impl ExecutionPlan for LinesExec {
     ) -> Result<SendableRecordBatchStream> {
         let input = self.units.execute(partition, ctx)?;
         let (pred, base) = (self.spec.pred.clone(), self.spec.base.clone());
+        let texts = Arc::clone(&self.texts);
         let rows = RowBuilder::new(Arc::clone(&self.schema), &self.spec.projection);
         let mut builder = RecordBatchReceiverStreamBuilder::new(Arc::clone(&self.schema), 2);
         let tx = builder.tx();
@@ -196,7 +200,7 @@ impl ExecutionPlan for LinesExec {
             log::info!("partition {partition}: {} units", units.len());
             let read = move || -> Result<()> {
                 let emit = Box::new(move |batch| tx.blocking_send(Ok(batch)).is_ok());
-                let mut reader = UnitReader::new(rows, pred.as_ref(), &base, emit);
+                let mut reader = UnitReader::new(rows, pred.as_ref(), &base, &texts, emit);
                 for unit in &units {
                     slow_down_for_tests();
                     if !reader.read(unit)? {

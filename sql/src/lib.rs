@@ -42,6 +42,7 @@ pub mod exec;
 pub mod filter;
 pub mod line_test;
 pub mod listing;
+pub mod opened;
 pub mod output;
 pub mod provider;
 pub mod read;

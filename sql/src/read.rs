@@ -20,8 +20,9 @@ use trigrep::text::Block;
 
 use crate::filter::Pred;
 use crate::line_test::LineTest;
+use crate::opened::OpenTexts;
 use crate::rows::{FileInfo, RowBuilder};
-use crate::text::{self, Bom, Opened};
+use crate::text::{self, Opened};
 
 /// What one partition of a scan reads, in turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +55,8 @@ pub struct UnitReader<'a> {
     pub pred: Option<&'a Pred>,
     /// The base directory of indexes.
     pub base: &'a Path,
+    /// The texts of the scan, shared with its other partitions.
+    pub texts: &'a OpenTexts,
     /// Where full batches go.
     pub emit: Emit<'a>,
     /// The lines that may satisfy `pred` (`None`: every line is a row).
@@ -70,12 +73,13 @@ impl<'a> UnitReader<'a> {
         rows: RowBuilder,
         pred: Option<&'a Pred>,
         base: &'a Path,
+        texts: &'a OpenTexts,
         emit: Emit<'a>,
     ) -> UnitReader<'a> {
         // The empty regex matches every line exactly as `rg ''` does.
         let matcher = RegexMatcher::new("").expect("the empty regex compiles");
         let test = pred.and_then(LineTest::of);
-        UnitReader { rows, pred, base, emit, test, matcher, buf: Vec::new(), gone: false }
+        UnitReader { rows, pred, base, texts, emit, test, matcher, buf: Vec::new(), gone: false }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
@@ -124,28 +128,22 @@ impl<'a> UnitReader<'a> {
         done.map_err(|e| text::error(path, e))
     }
 
-    /// Reads part `part` of `parts` of the block-indexed text at `path`.
+    /// Reads part `part` of `parts` of the block-indexed text at `path`:
+    /// its share of the candidate spans, or (part 0) the whole text when
+    /// it is not read by spans.
     fn read_text(&mut self, path: &Path, part: u32, parts: u32) -> Result<()> {
-        let text = match text::open(path, self.base)? {
-            Opened::Text(t) => t,
-            Opened::Whole if part == 0 => return self.read_walked(path, Walked::Path),
-            Opened::Stream(r) if part == 0 => return self.read_walked(path, Walked::Stream(r)),
-            Opened::Whole | Opened::Stream(_) => return Ok(()),
-        };
-        let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
-        if text::holds_nul(&*text).map_err(|e| text::error(path, e))? || bom == Bom::Utf16 {
-            // rg stops reading at a NUL, where its buffers happen to find
-            // one, and transcodes a UTF-16 text: read the whole text as it
-            // reads the file.
+        let Some(prepared) = self.texts.get(path, self.base, self.pred)? else {
             return match part {
-                0 => self.read_walked(path, Walked::Stream(text::stream(text))),
+                0 => self.read_whole(path),
                 _ => Ok(()),
             };
-        }
+        };
+        let text = &*prepared.text;
         // Dealt in turn, so that the parts share the candidates evenly
         // however they cluster in the text.
-        let spans: Vec<Block> = text::spans(&*text, self.pred)?
-            .into_iter()
+        let spans: Vec<&Block> = prepared
+            .spans
+            .iter()
             .enumerate()
             .filter(|(i, _)| *i as u64 % u64::from(parts) == u64::from(part))
             .map(|(_, s)| s)
@@ -161,15 +159,25 @@ impl<'a> UnitReader<'a> {
         let md = std::fs::metadata(path).ok();
         let file = FileInfo::of(path, md.as_ref());
         let mut buf = std::mem::take(&mut self.buf);
-        for span in &spans {
-            text::read(&*text, span, &mut buf).map_err(|e| text::error(path, e))?;
-            self.push_span(&file, span, &buf, bom.dropped())?;
+        for span in spans {
+            text::read(text, span, &mut buf).map_err(|e| text::error(path, e))?;
+            self.push_span(&file, span, &buf, prepared.bom.dropped())?;
             if self.gone {
                 break;
             }
         }
         self.buf = buf;
         Ok(())
+    }
+
+    /// Reads the text at `path` whole, as rg reads the file: a text
+    /// without a trusted index, or holding a NUL, or marked UTF-16.
+    fn read_whole(&mut self, path: &Path) -> Result<()> {
+        match text::open(path, self.base)? {
+            Opened::Text(t) => self.read_walked(path, Walked::Stream(text::stream(t))),
+            Opened::Whole => self.read_walked(path, Walked::Path),
+            Opened::Stream(r) => self.read_walked(path, Walked::Stream(r)),
+        }
     }
 
     /// Adds the lines of `bytes`, the text of `span`, that may satisfy the

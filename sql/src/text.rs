@@ -162,9 +162,9 @@ pub fn spans(text: &dyn BlockText, pred: Option<&Pred>) -> Result<Vec<Block>> {
     Ok(spans)
 }
 
-/// Reads `span`'s bytes into `buf` (replacing what it held).
+/// Reads `span`'s bytes into `buf` (replacing what it held; the bytes it
+/// held are overwritten, not cleared first).
 pub fn read(text: &dyn BlockText, span: &Block, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    buf.clear();
     buf.resize(span.len as usize, 0);
     text.read_at(span.offset, buf)
 }

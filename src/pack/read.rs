@@ -171,6 +171,19 @@ impl PackedFile {
         dctx: &mut zstd::bulk::Decompressor<'_>,
         buf: &mut Vec<u8>,
     ) -> Result<(), PackError> {
+        buf.clear();
+        buf.reserve(self.layout.frames[i].text_len as usize);
+        self.frame_into(i, dctx, buf)
+    }
+
+    /// [`PackedFile::frame`] into `out`, a slice or a `Vec` (appended to),
+    /// which must have room for the frame's text.
+    pub fn frame_into<C: zstd::zstd_safe::WriteBuf + ?Sized>(
+        &self,
+        i: usize,
+        dctx: &mut zstd::bulk::Decompressor<'_>,
+        out: &mut C,
+    ) -> Result<(), PackError> {
         let f = self.layout.frames[i];
         let src = self.compressed(i);
         let bad = |what: String| PackError::Mismatch(format!("frame {i}: {what}"));
@@ -189,9 +202,7 @@ impl PackedFile {
                 f.text_len
             )));
         }
-        buf.clear();
-        buf.reserve(f.text_len as usize);
-        let got = dctx.decompress_to_buffer(src, buf).map_err(|e| bad(e.to_string()))?;
+        let got = dctx.decompress_to_buffer(src, out).map_err(|e| bad(e.to_string()))?;
         if got as u64 != f.text_len {
             return Err(bad(format!(
                 "holds {got} bytes of text, the seek table says {}",
