@@ -198,10 +198,7 @@ pub enum Bom {
 impl Bom {
     /// The mark `text` starts with.
     pub fn of(text: &dyn BlockText) -> std::io::Result<Bom> {
-        let mut head = [0u8; 3];
-        let n = text.len().min(3) as usize;
-        text.read_at(0, &mut head[..n])?;
-        Ok(Bom::in_head(&head[..n]))
+        Ok(Bom::in_head(&text.head(3)?))
     }
 
     /// The mark `head`, a text's first bytes, starts with.

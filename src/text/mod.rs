@@ -144,6 +144,14 @@ pub trait BlockText: Send + Sync {
 
     /// Fills `buf` with the text from `offset` on (an error past the end).
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// The text's first `len` bytes (all of it when shorter), reading no
+    /// more than a text of its kind must: a byte-order mark's sniff.
+    fn head(&self, len: usize) -> io::Result<Vec<u8>> {
+        let mut head = vec![0; self.len().min(len as u64) as usize];
+        self.read_at(0, &mut head)?;
+        Ok(head)
+    }
 }
 
 /// What opening a text through its index found.

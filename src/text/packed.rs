@@ -77,6 +77,12 @@ impl BlockText for PackedText {
         &self.index
     }
 
+    /// Decodes the first frame only as far as `len` bytes (its first zstd
+    /// block or so), not whole.
+    fn head(&self, len: usize) -> io::Result<Vec<u8>> {
+        Ok(self.packed.head(len)?)
+    }
+
     /// Frames the read covers whole are decompressed straight into `buf`
     /// (no copy, no lock: readers of whole blocks run side by side); the
     /// frame a read covers only in part is kept for the next read.
