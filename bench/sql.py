@@ -13,7 +13,9 @@ Measures, hot (files cached), median and min-max of --runs runs:
   `GROUP BY path` over matching lines, `tg-sql` vs `--no-pushdown`,
   `tg -c` and `rg -c` (summed);
 * with --cluster: the same `tg-sql` queries on a Ballista scheduler and two
-  executors on loopback, and the scheduler's overhead (`SELECT 1`).
+  executors on loopback, and the scheduler's overhead (`SELECT 1`);
+* with --runtime: the same queries through `tg sql` answered by a warm
+  server (`tg sql serve`) listening in that runtime directory.
 
 Every answer is checked before any time counts: counts against `rg -c`,
 `tg -c` and DuckDB, groups against DuckDB (log) or `rg -c` per file (tree).
@@ -66,6 +68,17 @@ class Tools:
     def sql(self, query, *flags):
         def go():
             out = run([self.a.tg_sql, "--format", "json", *flags, query], self.env)
+            rows = [json.loads(line) for line in out.decode().splitlines()]
+            return sorted(rows, key=lambda d: json.dumps(d, sort_keys=True))
+
+        return go
+
+    def served(self, query, *flags):
+        """`tg sql` answered by the warm server (`tg sql serve`) on --runtime."""
+        env = dict(self.env, XDG_RUNTIME_DIR=self.a.runtime)
+
+        def go():
+            out = run([self.a.tg, "sql", "--format", "json", *flags, query], env)
             rows = [json.loads(line) for line in out.decode().splitlines()]
             return sorted(rows, key=lambda d: json.dumps(d, sort_keys=True))
 
@@ -140,12 +153,14 @@ def bench_log(a, t, results):
     plain_group = group_q.replace(table, "t")
     runs = [
         ("needle", "tg-sql", t.sql(needle_q), lambda r: r[0]["n"]),
+        ("needle", "tg sql, served", t.served(needle_q), lambda r: r[0]["n"]),
         ("needle", "tg-sql --no-pushdown", t.sql(needle_q, "--no-pushdown"), lambda r: r[0]["n"]),
         ("needle", "DataFusion CSV scan", df(plain_needle), lambda r: r[0][0]),
         ("needle", "DuckDB CSV scan", dk(plain_needle), lambda r: r[0][0]),
         ("needle", "tg -c (packed)", t.count_c(a.tg, NEEDLE, packed), lambda r: r),
         ("needle", "rg -c (text)", t.count_c(a.rg, NEEDLE, text), lambda r: r),
         ("group", "tg-sql", t.sql(group_q), rows),
+        ("group", "tg sql, served", t.served(group_q), rows),
         ("group", "tg-sql --no-pushdown", t.sql(group_q, "--no-pushdown"), rows),
         ("group", "DataFusion CSV scan", df(plain_group), lambda r: r),
         ("group", "DuckDB CSV scan", dk(plain_group), lambda r: r),
@@ -161,7 +176,8 @@ def bench_log(a, t, results):
 def timed_runs(a, runs, results, what):
     answers = {}
     for q, engine, fn, norm in runs:
-        answer, times = timed(fn, a.runs)
+        # A needle takes milliseconds: more runs, for a steady median.
+        answer, times = timed(fn, a.needle_runs if q == "needle" else a.runs)
         answers.setdefault(q, []).append((engine, norm(answer)))
         shown = norm(answer) if q == "needle" else f"{len(norm(answer))} groups"
         results.append((f"{what} {q}", engine, shown, times))
@@ -186,10 +202,12 @@ def bench_tree(a, t, results):
 
     runs = [
         ("needle", "tg-sql", t.sql(needle_q), lambda r: r[0]["n"]),
+        ("needle", "tg sql, served", t.served(needle_q), lambda r: r[0]["n"]),
         ("needle", "tg-sql --no-pushdown", t.sql(needle_q, "--no-pushdown"), lambda r: r[0]["n"]),
         ("needle", "tg -c", t.count_c(a.tg, TREE_NEEDLE, a.tree), lambda r: r),
         ("needle", "rg -c", t.count_c(a.rg, TREE_NEEDLE, a.tree), lambda r: r),
         ("group", "tg-sql", t.sql(group_q), rows),
+        ("group", "tg sql, served", t.served(group_q), rows),
         ("group", "tg-sql --no-pushdown", t.sql(group_q, "--no-pushdown"), rows),
         ("group", "rg -c", rg_groups, lambda r: r),
     ]
@@ -219,6 +237,8 @@ def main():
     p.add_argument("--tree", help="a tree with a tree index")
     p.add_argument("--cluster", help="HOST:PORT of a running scheduler with 2 executors")
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--needle-runs", type=int, default=21, help="runs of each needle query")
+    p.add_argument("--runtime", help="XDG_RUNTIME_DIR of a running `tg sql serve`")
     a = p.parse_args()
     t = Tools(a)
     results = []

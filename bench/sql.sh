@@ -2,9 +2,10 @@
 # Makes the SQL benchmark's figures (issue 28; docs/SQL.md, bench/README.md):
 # builds tg and tg-sql in the sql-bench profile (release without debug
 # info), packs the log with `tg pack` and indexes the kernel tree (each once,
-# in $W), starts a Ballista scheduler and two executors (2 slots each) on
-# loopback, and runs bench/sql.py on the packed log and the kernel tree,
-# embedded and on the cluster. Stops the cluster on exit.
+# in $W), starts a warm SQL server (tg sql serve), a Ballista scheduler and
+# two executors (2 slots each) on loopback, and runs bench/sql.py on the
+# packed log and the kernel tree: embedded, served and on the cluster.
+# Stops them all on exit.
 #
 #   bench/sql.sh [LOG] [RUNS]     # LOG: a file of $C/logs (big8G.log), RUNS: 3
 #
@@ -29,6 +30,10 @@ export TG_INDEX_DIR="$W/idx"
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT
+# A warm SQL server (tg sql serve) in a runtime directory of its own.
+mkdir -p -m 700 "$W/runtime"
+XDG_RUNTIME_DIR="$W/runtime" "$B/tg-sql" serve 2>"$W/serve.log" &
+pids+=($!)
 "$B/tg-sql" scheduler --bind "127.0.0.1:$PORT" 2>"$W/scheduler.log" &
 pids+=($!)
 for e in 1 2; do
@@ -45,10 +50,15 @@ for p in $PORT $((PORT + 1)) $((PORT + 3)); do
   exit 2
 done
 
+for _ in $(seq 300); do
+  [ -S "$W/runtime/trigrep/sql.sock" ] && break
+  sleep 0.2
+done
+
 echo "start $(date -u +%FT%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 bench/sql.py --tg-sql "$B/tg-sql" --tg "$B/tg" --index-dir "$TG_INDEX_DIR" \
   --packed "$W/$LOG.zst" --log-text "$C/logs/$LOG" --tree "$C/linux" \
-  --cluster "127.0.0.1:$PORT" --runs "$RUNS"
+  --cluster "127.0.0.1:$PORT" --runtime "$W/runtime" --runs "$RUNS"
 echo "end $(date -u +%FT%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # What the executors read of each text (their logs: "reading N of M blocks").
 grep -h " reading " "$W/executor1.log" "$W/executor2.log" | cut -c1-160 || true
