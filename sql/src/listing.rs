@@ -17,8 +17,8 @@ use crate::filter::Pred;
 use crate::read::Unit;
 use crate::text;
 
-/// A block-indexed text gets one part per this many bytes, at most one
-/// per partition.
+/// A block-indexed text gets one part per this many bytes of its text, at
+/// most one per partition.
 const PART_BYTES: u64 = 64 << 20;
 
 /// The units of `paths`, in walk order, and how many files a tree index
@@ -49,8 +49,8 @@ pub fn units(
             }
             let path = entry.path().to_path_buf();
             let size = md.as_ref().map_or(0, |m| m.len());
-            if text::is_block_text(&path, size, base) {
-                let parts = (size / PART_BYTES).clamp(1, partitions.max(1) as u64) as u32;
+            if let Some(len) = text::block_text_len(&path, size, base) {
+                let parts = (len / PART_BYTES).clamp(1, partitions.max(1) as u64) as u32;
                 units.extend((0..parts).map(|part| Unit::Text { path: path.clone(), part, parts }));
             } else if tree.as_ref().is_some_and(|t| t.rules_out(source, &path, md.as_ref())) {
                 pruned += 1;

@@ -66,18 +66,26 @@ pub fn open(path: &Path, base: &Path) -> Result<Opened> {
     })
 }
 
-/// Whether the file at `path` (of `size` bytes) is read through an index
-/// of its blocks: a cheap test at planning time, confirmed by [`open`].
-pub fn is_block_text(path: &Path, size: u64, base: &Path) -> bool {
+/// The length of the text of the file at `path` (of `size` bytes on
+/// disk) when it is read through an index of its blocks: a cheap test at
+/// planning time, confirmed by [`open`]. A text's parts are cut by this
+/// length: a packed log of 1 GiB is 104 MB on disk.
+pub fn block_text_len(path: &Path, size: u64, base: &Path) -> Option<u64> {
     let name = path.as_os_str().as_encoded_bytes();
     if maybe_packed(name) {
-        // A damaged container is read as a text too: opening it says so.
-        return File::open(path).is_ok_and(|f| !matches!(PackedFile::open(&f), Ok(None)));
+        let file = File::open(path).ok()?;
+        return match PackedFile::open(&file) {
+            Ok(Some(packed)) => Some(packed.text_len()),
+            Ok(None) => None,
+            // A damaged container is read as a text too: opening it says so.
+            Err(_) => Some(size),
+        };
     }
     if name.ends_with(b".gz") && trigrep::index::gz::has_index(base, path) {
-        return true;
+        let index = trigrep::index::gz::GzIndex::open(base, path).ok().flatten();
+        return Some(index.map_or(size, |i| i.record.text.len));
     }
-    size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_)))
+    (size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_)))).then_some(size)
 }
 
 /// A packed file's text (`None`: it is no seekable zstd file); another

@@ -166,6 +166,11 @@ fn issue_0028_a_packed_log_reads_only_candidate_frames() {
     let table = format!("lines('{}')", packed.display());
     let name = packed.display().to_string();
     check_all(&fx, &table, &[&log], false, &|_| name.clone());
+    // Parts are cut by the text's length, not the container's.
+    let (text_len, disk) = (log.metadata().unwrap().len(), packed.metadata().unwrap().len());
+    assert!(disk * 2 < text_len, "the fixture compresses");
+    let len = trigrep_sql::text::block_text_len(&packed, disk, &fx.index_dir());
+    assert_eq!(len, Some(text_len));
     // The scan logs which frames it read: a needle reads few of them.
     let out = std::process::Command::new(util::tg_sql())
         .env("TG_INDEX_DIR", fx.index_dir())
