@@ -183,8 +183,11 @@ pub fn ask(args: &[Vec<u8>], index_dir: &[u8]) -> Option<io::Result<u8>> {
             Reply::Stderr(b) => io::stderr().write_all(&b),
             Reply::Exit(code) => return Some(io::stdout().flush().map(|()| code)),
         };
-        if let Err(e) = written {
-            return Some(Err(e));
+        match written {
+            // A closed pipe (`| head`) ends the query, as it ends tg-sql's.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Some(Ok(0)),
+            Err(e) => return Some(Err(e)),
+            Ok(()) => {}
         }
     }
 }
