@@ -40,7 +40,7 @@ pub mod cluster;
 pub mod codec;
 pub mod exec;
 pub mod filter;
-pub mod line_test;
+pub mod line_filter;
 pub mod listing;
 pub mod opened;
 pub mod output;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use trigrep::text::Block;
 
 use crate::filter::Pred;
-use crate::line_test::LineTest;
+use crate::line_filter::LineFilter;
 use crate::opened::OpenTexts;
 use crate::rows::{FileInfo, RowBuilder};
 use crate::text::{self, Opened};
@@ -60,7 +60,7 @@ pub struct UnitReader<'a> {
     /// Where full batches go.
     pub emit: Emit<'a>,
     /// The lines that may satisfy `pred` (`None`: every line is a row).
-    test: Option<LineTest>,
+    test: Option<LineFilter>,
     matcher: RegexMatcher,
     buf: Vec<u8>,
     /// The reader of batches went away: stop.
@@ -78,7 +78,7 @@ impl<'a> UnitReader<'a> {
     ) -> UnitReader<'a> {
         // The empty regex matches every line exactly as `rg ''` does.
         let matcher = RegexMatcher::new("").expect("the empty regex compiles");
-        let test = pred.and_then(LineTest::of);
+        let test = pred.and_then(LineFilter::of);
         UnitReader { rows, pred, base, texts, emit, test, matcher, buf: Vec::new(), gone: false }
     }
 
@@ -228,7 +228,7 @@ impl<'a> UnitReader<'a> {
     /// Adds the lines of `bytes` that `test` keeps (as [`Self::push_every`] does).
     fn push_tested(
         &mut self,
-        test: &LineTest,
+        test: &LineFilter,
         file: &FileInfo,
         number: u64,
         at: u64,

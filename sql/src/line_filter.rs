@@ -4,7 +4,7 @@
 //! DataFusion then checks again: the pushdown stays `Inexact`).
 //!
 //! Why no matching line is dropped: a [`Pred`] holds for every line the
-//! conditions accept ([`crate::filter`]), and a [`LineTest`] evaluates it
+//! conditions accept ([`crate::filter`]), and a [`LineFilter`] evaluates it
 //! on the string DataFusion evaluates (the line decoded lossily) with the
 //! regex crate arrow uses, with the same flags (`case_insensitive` as
 //! arrow's `ILIKE` and `~*`; a literal is an escaped regex).
@@ -25,7 +25,7 @@ use crate::filter::Pred;
 
 /// A predicate, ready to test lines and to find the lines worth testing.
 #[derive(Debug)]
-pub struct LineTest {
+pub struct LineFilter {
     test: Node,
     finder: Option<Finder>,
 }
@@ -42,11 +42,11 @@ enum Node {
 #[derive(Debug)]
 struct Finder(Vec<BytesRegex>);
 
-impl LineTest {
+impl LineFilter {
     /// The test of `pred`; `None` when a leaf does not compile (a regex
     /// past the size limit, say): then no line is dropped.
-    pub fn of(pred: &Pred) -> Option<LineTest> {
-        Some(LineTest { test: node(pred)?, finder: finder(pred) })
+    pub fn of(pred: &Pred) -> Option<LineFilter> {
+        Some(LineFilter { test: node(pred)?, finder: finder(pred) })
     }
 
     /// Whether `line` (decoded, without its `\n`) may satisfy the predicate.
@@ -65,7 +65,7 @@ impl LineTest {
         }
     }
 
-    /// [`LineTest::lines`] by testing each line.
+    /// [`LineFilter::lines`] by testing each line.
     fn every_line(&self, text: &[u8], each: &mut dyn FnMut(usize, &str) -> bool) {
         let mut start = 0;
         while start < text.len() {
@@ -78,7 +78,7 @@ impl LineTest {
         }
     }
 
-    /// [`LineTest::lines`] on valid UTF-8, testing the lines `finder` finds.
+    /// [`LineFilter::lines`] on valid UTF-8, testing the lines `finder` finds.
     fn found_lines(&self, finder: &Finder, text: &str, each: &mut dyn FnMut(usize, &str) -> bool) {
         let bytes = text.as_bytes();
         let mut next = vec![Next::Unknown; finder.0.len()];
@@ -212,7 +212,7 @@ mod tests {
     /// The lines `test` keeps of `text`, found through its finder and
     /// one by one: both ways must agree.
     fn kept(pred: &Pred, text: &[u8]) -> Vec<String> {
-        let test = LineTest::of(pred).expect("compiles");
+        let test = LineFilter::of(pred).expect("compiles");
         let mut found = Vec::new();
         test.lines(text, &mut |_, line| {
             found.push(line.to_string());
@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(kept(&pat("^$", false, false), b"a\n\nb"), [""]);
         // \A holds only at a line's own start: no finder, every line tested.
         assert_eq!(kept(&pat("\\Abar", false, false), text), ["bar foo"]);
-        assert!(LineTest::of(&pat("\\Abar", false, false)).unwrap().finder.is_none());
+        assert!(LineFilter::of(&pat("\\Abar", false, false)).unwrap().finder.is_none());
     }
 
     #[test]
