@@ -49,14 +49,19 @@ fn check(fx: &Fixture, tree: &Path, step: &str) -> Vec<String> {
 fn listed_by_index(fx: &Fixture, tree: &Path) -> bool {
     let q =
         format!("SELECT count(*) FROM lines('{}') WHERE line LIKE '%zebracorn%'", tree.display());
+    debug_log(fx, &q).contains("listed by the index")
+}
+
+/// What `tg-sql QUERY` logs at the debug level; it must succeed.
+fn debug_log(fx: &Fixture, query: &str) -> String {
     let out = std::process::Command::new(util::tg_sql())
         .env("TG_INDEX_DIR", fx.index_dir())
         .env("RUST_LOG", "trigrep_sql=debug")
-        .arg(&q)
+        .arg(query)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stderr).contains("listed by the index")
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A tree of a git repository: text files with and without the needles
@@ -184,13 +189,7 @@ fn issue_0028_block_texts_in_an_indexed_tree_are_read_through_their_indexes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Each text was listed, then read through its index.
     let q = format!("SELECT count(*) FROM {table} WHERE line LIKE '%zebracorn%'");
-    let out = std::process::Command::new(util::tg_sql())
-        .env("TG_INDEX_DIR", fx.index_dir())
-        .env("RUST_LOG", "trigrep_sql=debug")
-        .arg(&q)
-        .output()
-        .unwrap();
-    let log_text = String::from_utf8_lossy(&out.stderr);
+    let log_text = debug_log(&fx, &q);
     assert!(log_text.contains("listed by the index"), "{log_text}");
     for text in [l, g, z] {
         assert!(log_text.contains(&format!("{text}: part 0/")), "{text} as a text: {log_text}");
