@@ -7,8 +7,10 @@
 //! trigram plan made by trigrep's own planner, and only the files, blocks
 //! and frames that can match are read:
 //!
-//! - [`listing`] walks the paths with `tg`'s rules into [`read::Unit`]s (a
-//!   tree index rules out files), dealt to partitions;
+//! - [`tree`] finds the files of each path as `tg` does: listed from a
+//!   tree index (its candidates and the files changed since its build),
+//!   else walked with `tg`'s rules; [`listing`] makes them
+//!   [`read::Unit`]s, dealt to partitions;
 //! - [`text`] opens each file's text through the engine's seam over
 //!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
 //!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
@@ -50,3 +52,4 @@ pub mod rows;
 pub mod serve;
 pub mod session;
 pub mod text;
+pub mod tree;

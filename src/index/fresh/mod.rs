@@ -121,6 +121,40 @@ impl IndexFilter {
         msgs: &Messages,
         found: Located,
     ) -> Result<IndexFilter, Unused> {
+        IndexFilter::open_with(rules, &|edges| plans.query(edges).clone(), msgs, found)
+    }
+
+    /// The index covering the walk of `rules`, found and opened as
+    /// [`IndexFilter::locate`] and [`IndexFilter::open_at`] do, for a
+    /// caller that plans its own trigram query rather than a search's
+    /// patterns (the SQL crate's conditions on lines): `plan(edges)` is
+    /// the query for an index with edges or without.
+    /// `Err(Unused::NoTrigrams)` when the query reads every file.
+    pub fn open_planned(
+        rules: &Rules<'_>,
+        plan: &dyn Fn(bool) -> Query,
+        msgs: &Messages,
+    ) -> Result<IndexFilter, Unused> {
+        let started = Instant::now();
+        let query = plan(true);
+        if query == Query::All {
+            return Err(Unused::NoTrigrams);
+        }
+        let plan_time = started.elapsed();
+        let found = location::find(rules.base, &rules.start()).ok_or(Unused::NoIndex)?;
+        let found = Located { root: found.root, dir: found.dir, query, plan_time };
+        IndexFilter::open_with(rules, plan, msgs, found)
+    }
+
+    /// Opens the index `found` for the walk of `rules` (see
+    /// [`IndexFilter::open_at`]); `plan(false)` is the query for an
+    /// index without edges.
+    fn open_with(
+        rules: &Rules<'_>,
+        plan: &dyn Fn(bool) -> Query,
+        msgs: &Messages,
+        found: Located,
+    ) -> Result<IndexFilter, Unused> {
         let Located { mut query, plan_time, .. } = found;
         let started = Instant::now();
         let reader = match IndexReader::open(&found.dir) {
@@ -158,7 +192,7 @@ impl IndexFilter {
             return Err(Unused::Unusable);
         }
         if !reader.has_edges() && query != Query::All {
-            query = plans.query(false).clone();
+            query = plan(false);
         }
         let candidates = match reader.candidates(&query) {
             Ok(c) => c,

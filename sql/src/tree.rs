@@ -1,0 +1,117 @@
+//! Which files of one scanned path a scan reads, found as `tg` finds the
+//! files of a search, through the engine's freshness seam
+//! ([`trigrep::index::fresh`]).
+//!
+//! With a tree index covering the path and a predicate it can plan, the
+//! engine lists the files from the index's file table without walking
+//! ([`IndexFilter::sweep`]): the candidates of the predicate's trigram
+//! query plus the files changed or added since the build, exactly the
+//! files a walk with the same rules would read, in the walk's order. When
+//! the table cannot stand in for the walk (the path is a file, an ignore
+//! file changed, an entry cannot be stat-ed, a new directory cannot be
+//! walked), the path is walked and the index rules out each unchanged file
+//! without a candidate ([`IndexFilter::should_search`]); without a usable
+//! index, or a predicate that needs every line, every walked file is read.
+
+use std::path::{Path, PathBuf};
+
+use datafusion::error::{DataFusionError, Result};
+use trigrep::index::fresh::changes::Changes;
+use trigrep::index::fresh::{IndexFilter, Reads, Rules};
+use trigrep::options::{Sort, SortBy, WalkFilters, WalkOptions};
+use trigrep::report::Messages;
+
+use crate::filter::Pred;
+
+/// The files of one scanned path to read.
+pub struct Files {
+    /// Each file's path (as a walk gives it) and size, in walk order.
+    pub files: Vec<(PathBuf, u64)>,
+    /// How many files an index ruled out.
+    pub pruned: u64,
+}
+
+/// The files of `source` (a file or directory) to read for rows that
+/// satisfy `pred` (every file for `None`), with indexes under `base`; see
+/// the module docs.
+pub fn files(source: &Path, base: &Path, pred: Option<&Pred>) -> Result<Files> {
+    let walk = WalkOptions {
+        paths: vec![source.to_path_buf()],
+        implicit_path: false,
+        one_file: false,
+        filters: WalkFilters::default(),
+        sort: Some(Sort { by: SortBy::Path, reverse: false }),
+    };
+    let rules = Rules {
+        walk: &walk,
+        base,
+        threads: 1,
+        skip_stdout: false,
+        reads: Reads {
+            // A walked file is read up to its first NUL (`read.rs`), as
+            // far as the index saw it.
+            binary_whole: false,
+            misses: false,
+            // An indexed `.gz` is read as its text, which a tree index
+            // (holding its compressed bytes) never saw.
+            zip: true,
+        },
+    };
+    // Per-file errors are the walk's to report (it fails the scan).
+    let msgs = Messages::stderr(true);
+    let index =
+        pred.and_then(|p| IndexFilter::open_planned(&rules, &|edges| p.query(edges), &msgs).ok());
+    if let Some(listed) = index.as_ref().and_then(|index| listed(index, &rules, &msgs)) {
+        return Ok(listed);
+    }
+    walked(&rules, index.as_ref())
+}
+
+/// The files the index's table lists for `rules` (see the module docs),
+/// each stat-ed for its size; `None` when the table cannot stand in for
+/// the walk, or the listing met an error (a walk then reports it).
+fn listed(index: &IndexFilter, rules: &Rules<'_>, msgs: &Messages) -> Option<Files> {
+    let (swept, _) = index.sweep(rules, msgs, &Changes::Unknown)?;
+    if msgs.errored() {
+        return None;
+    }
+    let mut files = Vec::with_capacity(swept.len());
+    for s in swept {
+        // A file gone since the sweep is read (and reported) as a walk
+        // that met it would.
+        let size = std::fs::metadata(&s.path).map_or(0, |m| m.len());
+        files.push((s.path, size));
+    }
+    let pruned = index.report().not_read;
+    log::debug!("{} files listed by the index at {}", files.len(), index.root().display());
+    Some(Files { files, pruned })
+}
+
+/// The files a walk with `rules` yields, less those `index` rules out.
+fn walked(rules: &Rules<'_>, index: Option<&IndexFilter>) -> Result<Files> {
+    let (mut files, mut pruned) = (Vec::new(), 0);
+    for entry in rules.walk_builder_at(&rules.walk.paths).map_err(error)?.build() {
+        let entry = entry.map_err(error)?;
+        let md = entry.metadata().ok();
+        let is_file = if entry.depth() == 0 {
+            std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file())
+        } else {
+            entry.file_type().is_some_and(|t| t.is_file())
+        };
+        if !is_file {
+            continue;
+        }
+        let size = md.as_ref().map_or(0, |m| m.len());
+        if index.is_some_and(|i| !i.should_search(entry.path(), md, false)) {
+            pruned += 1;
+        } else {
+            files.push((entry.into_path(), size));
+        }
+    }
+    Ok(Files { files, pruned })
+}
+
+/// A walk's error, as the scan's.
+fn error(e: impl std::fmt::Display) -> DataFusionError {
+    DataFusionError::Execution(e.to_string())
+}
