@@ -45,7 +45,8 @@ impl fmt::Debug for OpenTexts {
 }
 
 impl OpenTexts {
-    /// The text at `path` as [`prepare`] finds it, prepared once.
+    /// The text at `path`, opened and its candidates for `pred` found
+    /// once: `None` when it is read whole, not by spans.
     pub fn get(
         &self,
         path: &Path,
