@@ -22,7 +22,10 @@ use crate::filter::Pred;
 use crate::line_filter::LineFilter;
 use crate::opened::OpenTexts;
 use crate::rows::{FileInfo, RowBuilder};
-use crate::text::{self, Opened};
+use crate::text::{self, Bom, Opened};
+
+/// The largest walked file read whole into memory as one span.
+const PLAIN_MAX: u64 = 16 << 20;
 
 /// What one partition of a scan reads, in turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,7 +88,11 @@ impl<'a> UnitReader<'a> {
     /// Reads `unit`; `false` once the batches' reader went away.
     pub fn read(&mut self, unit: &Unit) -> Result<bool> {
         match unit {
-            Unit::File { path } => self.read_walked(path, Walked::Path)?,
+            Unit::File { path } => {
+                if !self.read_plain(path)? {
+                    self.read_walked(path, Walked::Path)?;
+                }
+            }
             Unit::Text { path, part, parts } => self.read_text(path, *part, *parts)?,
         }
         Ok(!self.gone)
@@ -105,6 +112,31 @@ impl<'a> UnitReader<'a> {
             self.finish()?;
         }
         Ok(())
+    }
+
+    /// Reads the walked file at `path` as one span when lines are
+    /// filtered and it is plain text: at most [`PLAIN_MAX`] bytes, no NUL
+    /// (rg's binary rules) and no UTF-16 mark (rg transcodes those) — then
+    /// its lines are rg's lines, cut at `\n` — so that the filter's search
+    /// runs over the whole file, not line by line through the searcher;
+    /// `false` when it is read otherwise.
+    fn read_plain(&mut self, path: &Path) -> Result<bool> {
+        if self.test.is_none() {
+            return Ok(false);
+        }
+        let Ok(md) = std::fs::metadata(path) else { return Ok(false) };
+        if md.len() > PLAIN_MAX {
+            return Ok(false);
+        }
+        let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
+        let bom = Bom::in_head(&bytes);
+        if bom == Bom::Utf16 || memchr::memchr(0, &bytes).is_some() {
+            return Ok(false);
+        }
+        let file = FileInfo::of(path, Some(&md));
+        let whole = Block { offset: 0, len: bytes.len() as u64, first_line: 1 };
+        self.push_span(&file, &whole, &bytes, bom.dropped())?;
+        Ok(true)
     }
 
     /// Reads the file at `path` (or the stream made of it) whole, as rg

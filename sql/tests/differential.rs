@@ -245,10 +245,12 @@ fn issue_0028_a_byte_order_mark_is_dropped_as_rg_drops_it() {
     let packed = fx.path("logs/bom.log.zst");
     let (l, p) = (log.to_str().unwrap(), packed.to_str().unwrap());
     fx.tg(&["pack", "-q", "--frame-size", "4K", l, "-o", p]);
+    // The same text without an index: a walked file.
+    let walked = fx.write("walked/bom.log", &text);
     let want = rg_offsets(&["-F", "zebracorn"], &log);
     assert_eq!(want[0], (1, 0, "2024-01-01 INFO zebracorn on the first line".into()));
     let lines = rg_count(&[""], &[&log]);
-    for text in [&log, &gz, &packed] {
+    for text in [&log, &gz, &packed, &walked] {
         let table = format!("lines('{}')", text.display());
         for extra in [&[][..], &["--no-pushdown"][..], &["--partitions", "3"][..]] {
             let q = format!(
