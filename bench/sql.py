@@ -38,6 +38,11 @@ TREE_NEEDLE = "rcu_read_lock_bh_held"
 TREE_GROUP_LIKE = "%EXPORT_SYMBOL_GPL%"
 
 
+def like_literal(s):
+    """`s` with LIKE's `_` wildcard escaped (its `%` wildcards kept)."""
+    return s.replace("_", "\\_")
+
+
 def timed(fn, runs):
     """Runs fn once to warm up and check, then `runs` times; (answer, times)."""
     answer = fn()
@@ -187,9 +192,11 @@ def timed_runs(a, runs, results, what):
 
 def bench_tree(a, t, results):
     table = f"lines('{a.tree}')"
-    needle_q = f"SELECT count(*) AS n FROM {table} WHERE line LIKE '%{TREE_NEEDLE}%'"
+    # `_` is LIKE's one-character wildcard: escaped, each is the literal
+    # rg -F and tg -c look for.
+    needle_q = f"SELECT count(*) AS n FROM {table} WHERE line LIKE '%{like_literal(TREE_NEEDLE)}%'"
     group_q = (
-        f"SELECT path, count(*) AS n FROM {table} WHERE line LIKE '{TREE_GROUP_LIKE}' "
+        f"SELECT path, count(*) AS n FROM {table} WHERE line LIKE '{like_literal(TREE_GROUP_LIKE)}' "
         "GROUP BY path ORDER BY path"
     )
     pattern = TREE_GROUP_LIKE.strip("%")
