@@ -665,7 +665,7 @@ fn only_the_curated_modules_are_public() {
     ];
     expect("src/lib.rs", &top);
     expect("src/search/mod.rs", &["decode"]);
-    expect("src/serve/mod.rs", &["client", "protocol"]);
+    expect("src/serve/mod.rs", &["client", "protocol", "sql_wire"]);
 }
 
 /// No merge left its conflict markers in a source file or a document
