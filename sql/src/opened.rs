@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
@@ -28,8 +28,8 @@ pub struct Prepared {
 
 /// What opening a text found: `None` when it is not read by spans (no
 /// trusted index, a NUL, a UTF-16 mark), so it is read whole, by part 0;
-/// an error's message.
-type Found = std::result::Result<Option<Arc<Prepared>>, String>;
+/// or the error every part reports.
+type Found = SharedResult<Option<Arc<Prepared>>>;
 
 /// The texts of one scan, each opened once.
 #[derive(Default)]
@@ -57,10 +57,9 @@ impl OpenTexts {
             let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(texts.entry(path.to_path_buf()).or_default())
         };
-        let found = cell.get_or_init(|| {
-            prepare(path, base, pred).map(|p| p.map(Arc::new)).map_err(|e| e.to_string())
-        });
-        found.clone().map_err(DataFusionError::Execution)
+        let found = cell
+            .get_or_init(|| prepare(path, base, pred).map(|p| p.map(Arc::new)).map_err(Arc::new));
+        found.clone().map_err(DataFusionError::Shared)
     }
 }
 

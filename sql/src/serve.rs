@@ -94,7 +94,7 @@ struct Frames(Stream);
 
 impl Write for Frames {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        Reply::Stdout(buf.to_vec()).write(&mut self.0)?;
+        sql_wire::write_stdout(&mut self.0, buf)?;
         Ok(buf.len())
     }
 

@@ -21,6 +21,7 @@ use datafusion::error::{DataFusionError, Result};
 use trigrep::index::blocks::BlockIndex;
 use trigrep::index::error::IndexError;
 use trigrep::index::fresh::maybe_packed;
+use trigrep::index::gz::GzIndex;
 use trigrep::pack::PackError;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
@@ -81,9 +82,13 @@ pub fn block_text_len(path: &Path, size: u64, base: &Path) -> Option<u64> {
             Err(_) => Some(size),
         };
     }
-    if name.ends_with(b".gz") && trigrep::index::gz::has_index(base, path) {
-        let index = trigrep::index::gz::GzIndex::open(base, path).ok().flatten();
-        return Some(index.map_or(size, |i| i.record.text.len));
+    if name.ends_with(b".gz") {
+        return match GzIndex::open(base, path) {
+            Ok(Some(index)) => Some(index.record.text.len),
+            Ok(None) => None,
+            // An unusable index: opening it again says so, and reads it whole.
+            Err(_) => Some(size),
+        };
     }
     (size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_)))).then_some(size)
 }

@@ -93,7 +93,7 @@ impl Reply {
     /// Writes this frame.
     pub fn write(&self, w: &mut dyn Write) -> io::Result<()> {
         match self {
-            Reply::Stdout(b) => write_frame(w, b'o', b),
+            Reply::Stdout(b) => write_stdout(w, b),
             Reply::Stderr(b) => write_frame(w, b'e', b),
             Reply::Exit(code) => w.write_all(&[b'x', *code]),
         }
@@ -113,6 +113,11 @@ impl Reply {
             _ => Err(invalid("not a tg sql reply")),
         }
     }
+}
+
+/// Writes `bytes` as [`Reply::Stdout`] frames, without copying them first.
+pub fn write_stdout(w: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    write_frame(w, b'o', bytes)
 }
 
 /// Writes `bytes` as output frames: as several when longer than one may
