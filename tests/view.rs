@@ -62,8 +62,9 @@ fn scenario(kind: Kind) {
     t.send("g");
     let want: Vec<(u64, String)> =
         rg_lines(&tree, "needle", "app.log").into_iter().take(39).collect();
-    let screen = t.wait("&needle", |s| rows(s, 120) == want);
-    assert!(screen.last().unwrap().contains("&needle"));
+    t.wait("&needle, and said so", |s| {
+        rows(s, 120) == want && s.last().is_some_and(|l| l.contains("&needle"))
+    });
     t.send("&");
     t.key("Enter");
     t.wait("& alone", |s| rows(s, 120).first().map(|r| r.0) == Some(1) && rows(s, 120).len() == 39);

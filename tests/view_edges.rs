@@ -49,7 +49,11 @@ fn escapes_binary_and_long_lines() {
     let idx = tree.path("idx").display().to_string();
     let t = Tmux::new(tree.root(), 120, 40, &[("TG_INDEX_DIR", &idx), ("TG_AUTO_INDEX", "0")]);
     t.send_line(&format!("{} view bytes.log", util::tg_bin().display()));
-    let screen = t.wait_for("after the long line");
+    // The status line is drawn last: a screen with it is whole.
+    let screen = t.wait("the lines and the status line", |s| {
+        s.iter().any(|l| l.contains("after the long line"))
+            && s.last().is_some_and(|l| l.contains("binary file"))
+    });
     let text: Vec<String> = rows(&screen, 120).into_iter().map(|r| r.1).collect();
     assert_eq!(text[0], "red ^[[31mRED^[[0m end");
     assert_eq!(text[1], "bad \\xFF\\xFE bytes");
@@ -282,8 +286,11 @@ fn help_pages_and_wrapping() {
     tree.write("app.log", fixture());
     let (t, _) = open(&tree, Kind::Plain);
     t.send("h");
-    let screen = t.wait_for("keys as in less");
-    assert!(screen.iter().any(|l| l.contains("]  [") && l.contains("next / previous")));
+    // The whole help, not just its first row: tmux may show a frame half drawn.
+    let screen = t.wait("the help with the bar's keys", |s| {
+        s.iter().any(|l| l.contains("]  [") && l.contains("next / previous"))
+    });
+    assert!(screen.iter().any(|l| l.contains("keys as in less")));
     t.send("q");
     t.wait("the help closed", |s| at_top(s, 1));
     top_after(&t, " ", 40, "space");
@@ -294,12 +301,15 @@ fn help_pages_and_wrapping() {
     t.wait("PgUp", |s| at_top(s, 1));
     t.send("G/^00005 ");
     t.key("Enter");
-    let screen = t.wait("a forward search wrapping", |s| at_top(s, 5));
-    assert!(screen.last().unwrap().contains("search hit bottom, continuing at top"));
+    t.wait("a forward search wrapping", |s| {
+        at_top(s, 5) && s.last().is_some_and(|l| l.contains("search hit bottom, continuing at top"))
+    });
     t.send("?^02999 ");
     t.key("Enter");
-    let screen = t.wait("a backward search wrapping", |s| at_top(s, 2999));
-    assert!(screen.last().unwrap().contains("search hit top, continuing at bottom"));
+    t.wait("a backward search wrapping", |s| {
+        at_top(s, 2999)
+            && s.last().is_some_and(|l| l.contains("search hit top, continuing at bottom"))
+    });
     t.send("q");
 }
 
