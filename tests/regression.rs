@@ -34,6 +34,9 @@ fn issue_0028_tg_sql_runs_tg_sql_beside_tg() {
         std::process::Command::new(&tg)
             .args(["sql", "--format", "csv", "SELECT 1"])
             .env("PATH", dir.path().join("nowhere"))
+            // No server of the user's answers, and none is started.
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .env("TG_SQL_SERVE", "0")
             .output()
             .unwrap()
     };

@@ -7,12 +7,20 @@
 //! (relative paths mean what they mean to the client) with the client's
 //! index directory, in a session of its own: nothing but the warm process
 //! is kept between queries, so no answer is staler than a cold one.
+//!
+//! The server leaves (taking its door with it) when asked ([`stop`]),
+//! when signalled, after its idle timeout, when another server has taken
+//! its door, and when its own program has been replaced on disk (a new
+//! build): then the query that finds it so is turned away unanswered, and
+//! its client runs it itself. A client whose environment would change an
+//! answer is turned away too ([`sql_wire::answer_env`]).
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use trigrep::serve::sql_wire::{self, Reply, Request};
+use trigrep::serve::sql_wire::{self, Asked, Reply, Request};
 use trigrep::sys::door::{self, Listener, Stream};
 
 /// A query as the server hands it to its answerer.
@@ -29,23 +37,45 @@ pub struct Query {
 /// errors to the second, and returns its exit code.
 pub type Answer<'a> = dyn FnMut(Query, &mut dyn Write, &mut Vec<u8>) -> u8 + 'a;
 
+/// The arguments of a request to stop the server.
+const STOP: &[u8] = b"stop";
+
 /// How long a client may take to send its query.
 const READ_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long a write of output may wait for a client that does not read.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Answers queries on the SQL door until the process is stopped, each
-/// through `answer`. An error only when the door cannot be opened
-/// (another server answers there, say).
-pub fn run(answer: &mut Answer<'_>) -> io::Result<()> {
+/// How often an idle server looks at the clock, its door and its program.
+const TICK: Duration = Duration::from_millis(500);
+
+/// How long `stop` waits for the server's process to exit.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// Answers queries on the SQL door through `answer` until the server
+/// leaves (see the module's documentation); `idle`: how long it waits for
+/// a query before it leaves (`None`: for ever). An error only when the
+/// door cannot be opened (another server answers there, say).
+pub fn run(idle: Option<Duration>, answer: &mut Answer<'_>) -> io::Result<()> {
     let socket = sql_wire::socket()?;
     if door::connect(&socket).is_ok() {
         let why = format!("a SQL server already answers at {}", socket.display());
         return Err(io::Error::new(io::ErrorKind::AddrInUse, why));
     }
+    let program = Program::now()?;
     let listener = Listener::bind(&socket)?;
-    log::info!("answering tg sql at {}", socket.display());
+    let door = Door::opened(socket)?;
+    let state = Arc::new(Mutex::new(State { busy: false, last: Instant::now() }));
+    let on_signal = door.clone();
+    trigrep::sys::on_stop(move |sig| {
+        on_signal.withdraw();
+        std::process::exit(128 + sig);
+    })?;
+    {
+        let (door, program, state) = (door.clone(), program.clone(), state.clone());
+        std::thread::spawn(move || watch(idle, &door, &program, &state));
+    }
+    log::info!("answering tg sql at {}", door.path.display());
     loop {
         let stream = match listener.accept() {
             Ok(s) => s,
@@ -54,20 +84,125 @@ pub fn run(answer: &mut Answer<'_>) -> io::Result<()> {
                 continue;
             }
         };
-        if let Err(e) = serve_one(&listener, stream, answer) {
-            log::warn!("a client: {e}");
+        lock(&state).busy = true;
+        if program.replaced() {
+            leave(&door, "its program was replaced: the query is turned away, its client runs it");
+        }
+        match serve_one(&listener, stream, answer) {
+            Ok(Served::Stop(mut stream)) => {
+                door.withdraw();
+                log::info!("leaving: asked to stop");
+                let _ = Reply::Exit(0).write(&mut stream).and_then(|()| stream.flush());
+                std::process::exit(0);
+            }
+            Ok(Served::Answered | Served::TurnedAway) => {}
+            Err(e) => log::warn!("a client: {e}"),
+        }
+        trigrep::sys::release_free_heap();
+        let mut state = lock(&state);
+        state.busy = false;
+        state.last = Instant::now();
+    }
+}
+
+/// Asks the server to stop and waits until its process has exited; `false`
+/// (said on standard error) when none answers, so nothing was stopped.
+pub fn stop() -> Result<bool, String> {
+    let socket = sql_wire::socket().map_err(|e| e.to_string())?;
+    let pid = door::peer_pid(&socket);
+    let exit = pid.and_then(trigrep::sys::ExitWatch::new);
+    match sql_wire::ask(&[STOP.to_vec()], b"") {
+        Asked::Answered(_) => {}
+        Asked::NoServer => {
+            eprintln!("tg: sql: no SQL server answers at {} (nothing to stop)", socket.display());
+            return Ok(false);
+        }
+        // One that does not take the request (of an older wire) is sent
+        // the signal it leaves on, if the kernel says which process it is.
+        Asked::Declined | Asked::Failed(_) => {
+            let pid = pid.ok_or(format!(
+                "the SQL server at {} did not take the request to stop",
+                socket.display()
+            ))?;
+            trigrep::sys::terminate(pid).map_err(|e| format!("stopping pid {pid}: {e}"))?;
+        }
+    }
+    if let (Some(exit), Some(pid)) = (exit, pid)
+        && !exit.wait(STOP_WAIT)
+    {
+        return Err(format!("pid {pid} was asked to stop and still runs after {STOP_WAIT:?}"));
+    }
+    let who = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    eprintln!("tg: stopped the SQL server at {}{who}", socket.display());
+    Ok(true)
+}
+
+/// Whether a query is being answered, and when the last one ended.
+struct State {
+    busy: bool,
+    last: Instant,
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Leaves, between queries, when the server has been idle for `idle`,
+/// its door is no longer its own or its program was replaced.
+fn watch(idle: Option<Duration>, door: &Door, program: &Program, state: &Mutex<State>) {
+    loop {
+        std::thread::sleep(TICK);
+        // Held until the process exits: no query starts meanwhile.
+        let state = lock(state);
+        if state.busy {
+            continue;
+        }
+        if !door.is_ours() {
+            log::info!("leaving: another server took the door");
+            std::process::exit(0);
+        }
+        if program.replaced() {
+            leave(door, "its program was replaced");
+        }
+        if idle.is_some_and(|idle| state.last.elapsed() >= idle) {
+            leave(door, "idle");
         }
     }
 }
 
-/// Reads one query from `stream`, answers it and sends the reply.
-fn serve_one(listener: &Listener, stream: Stream, answer: &mut Answer<'_>) -> io::Result<()> {
+/// Takes the door away and exits, saying why.
+fn leave(door: &Door, why: &str) -> ! {
+    door.withdraw();
+    log::info!("leaving: {why}");
+    std::process::exit(0)
+}
+
+/// What became of one connection.
+enum Served {
+    /// A query was answered.
+    Answered,
+    /// A query from an environment that would change its answer was
+    /// hung up on before any output; its client runs it.
+    TurnedAway,
+    /// The client asked the server to stop; the reply is still owed.
+    Stop(Stream),
+}
+
+/// Reads one request from `stream`, answers it and sends the reply.
+fn serve_one(listener: &Listener, stream: Stream, answer: &mut Answer<'_>) -> io::Result<Served> {
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
     stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
     let mut reader = io::BufReader::new(stream.try_clone()?);
     let request = Request::read(&mut reader)?;
     if listener.token().is_some_and(|t| t.as_bytes() != request.token.as_slice()) {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, "a wrong token"));
+    }
+    if request.args == [STOP] {
+        return Ok(Served::Stop(stream));
+    }
+    if request.env != sql_wire::answer_env() {
+        log::info!("turned away a query: the client's HOME or XDG_CONFIG_HOME is not the server's");
+        return Ok(Served::TurnedAway);
     }
     let os = |b: Vec<u8>| trigrep::sys::os_string(b);
     let query = Query {
@@ -86,7 +221,72 @@ fn serve_one(listener: &Listener, stream: Stream, answer: &mut Answer<'_>) -> io
         Reply::Stderr(err).write(&mut stream)?;
     }
     Reply::Exit(code).write(&mut stream)?;
-    stream.flush()
+    stream.flush()?;
+    Ok(Served::Answered)
+}
+
+/// The door this server opened: its path and what the file there was.
+#[derive(Clone)]
+struct Door {
+    path: PathBuf,
+    id: Option<Identity>,
+}
+
+impl Door {
+    fn opened(path: PathBuf) -> io::Result<Door> {
+        let id = Identity::of(&path);
+        Ok(Door { path, id })
+    }
+
+    /// Whether the file at the door's path is still the one this server
+    /// made (another server may have replaced it).
+    fn is_ours(&self) -> bool {
+        self.id.is_some() && Identity::of(&self.path) == self.id
+    }
+
+    /// Removes the door, if it is still this server's.
+    fn withdraw(&self) {
+        if self.is_ours() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// This server's program, as it was on disk when the server started.
+#[derive(Clone)]
+struct Program {
+    path: PathBuf,
+    id: Option<Identity>,
+}
+
+impl Program {
+    fn now() -> io::Result<Program> {
+        let path = std::env::current_exe()?;
+        let id = Identity::of(&path);
+        Ok(Program { path, id })
+    }
+
+    /// Whether the file at the program's path is no longer the one that
+    /// was started (rebuilt, reinstalled or removed).
+    fn replaced(&self) -> bool {
+        self.id.is_some() && Identity::of(&self.path) != self.id
+    }
+}
+
+/// What tells one file at a path from another put there later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Identity {
+    file: trigrep::sys::FileId,
+    len: u64,
+    modified_ns: i64,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Option<Identity> {
+        let md = std::fs::metadata(path).ok()?;
+        let file = trigrep::sys::file_id(path, &md);
+        Some(Identity { file, len: md.len(), modified_ns: trigrep::sys::modified_ns(&md) })
+    }
 }
 
 /// Standard output as reply frames.

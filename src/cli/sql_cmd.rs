@@ -3,12 +3,15 @@
 //! `tg-sql` binary, so that building `tg` never builds it; `tg sql ARGS`
 //! replaces itself with `tg-sql ARGS`, found beside `tg` or on `PATH`,
 //! unless a warm SQL server (`tg sql serve`) answers: then the query goes
-//! to it ([`sql_wire::ask`]) and its output comes back.
+//! to it ([`sql_wire::ask`]) and its output comes back. When none answers,
+//! a query also starts one in the background (unless `TG_SQL_SERVE=0`),
+//! which leaves after [`AUTO_IDLE`] without queries: the first query pays
+//! for DataFusion's start, the ones after it do not.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use trigrep::serve::sql_wire;
+use trigrep::serve::sql_wire::{self, Asked};
 
 use crate::cli::config::Env;
 
@@ -17,20 +20,30 @@ const PROGRAM: &str = "tg-sql";
 
 /// The subcommands of `tg-sql` that run on their own, never through a
 /// warm SQL server.
-const ON_THEIR_OWN: [&str; 3] = ["serve", "scheduler", "executor"];
+const ON_THEIR_OWN: [&str; 4] = ["serve", "stop", "scheduler", "executor"];
+
+/// How long a server a query started waits for the next query before it
+/// leaves.
+pub const AUTO_IDLE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// The environment variable that, set to `0`, keeps `tg sql` from starting
+/// a server.
+const AUTO_SERVE_ENV: &str = "TG_SQL_SERVE";
 
 /// Hands the arguments after `tg sql` to a warm SQL server (`tg sql
 /// serve`) when one answers, else runs `tg-sql` with them; returns only
 /// when neither can be done.
 pub fn run(argv: &[OsString]) -> anyhow::Result<()> {
     let args = &argv[2.min(argv.len())..];
+    let mut start_server = false;
     if !args.first().is_some_and(|a| ON_THEIR_OWN.iter().any(|c| a == c)) {
         let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect();
         let base = Env::detect().base(None);
         match sql_wire::ask(&bytes, base.as_os_str().as_encoded_bytes()) {
-            Some(Ok(code)) => std::process::exit(i32::from(code)),
-            Some(Err(e)) => anyhow::bail!("sql: {e}"),
-            None => {}
+            Asked::Answered(code) => std::process::exit(i32::from(code)),
+            Asked::Failed(e) => anyhow::bail!("sql: {e}"),
+            Asked::NoServer => start_server = runs_a_query(args),
+            Asked::Declined => {}
         }
     }
     let Some(program) = find() else {
@@ -39,6 +52,9 @@ pub fn run(argv: &[OsString]) -> anyhow::Result<()> {
              put it beside tg or on PATH)"
         );
     };
+    if start_server {
+        start(&program);
+    }
     let err = trigrep::sys::exec(std::process::Command::new(&program).args(argv.iter().skip(2)));
     anyhow::bail!("sql: {}: {err}", program.display())
 }
@@ -59,6 +75,31 @@ pub fn command() -> clap::Command {
                 .trailing_var_arg(true)
                 .allow_hyphen_values(true),
         )
+}
+
+/// Whether `args` run a query (not only ask for help or the version), and
+/// the user lets queries start a server.
+fn runs_a_query(args: &[OsString]) -> bool {
+    let asks_only = |a: &OsString| ["-h", "--help", "-V", "--version"].iter().any(|f| a == f);
+    !args.is_empty()
+        && !args.iter().any(asks_only)
+        && std::env::var_os(AUTO_SERVE_ENV).is_none_or(|v| v != "0")
+}
+
+/// Starts `program serve` in the background, detached, leaving after
+/// [`AUTO_IDLE`] without queries. A server that finds another already
+/// answering exits at once, so two queries racing here start one.
+fn start(program: &std::path::Path) {
+    let mut cmd = std::process::Command::new(program);
+    cmd.arg("serve")
+        .arg("--idle-timeout")
+        .arg(AUTO_IDLE.as_secs().to_string())
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    trigrep::sys::detach(&mut cmd);
+    let _ = cmd.spawn();
 }
 
 /// `tg-sql` beside the running `tg`, else the first on `PATH`.

@@ -7,12 +7,16 @@
 //! The server runs each query in the directory and with the index
 //! directory of the client that sent it, and prints exactly what
 //! `tg-sql` run in the client's place would print; nothing is kept
-//! between queries but the warm process.
+//! between queries but the warm process. A client whose environment
+//! would change an answer ([`answer_env`]: where its ignore rules live)
+//! is turned away, as is every client once the server's own program has
+//! been replaced on disk: the server hangs up before any output and the
+//! client runs the query itself ([`Asked::Declined`]).
 //!
 //! A request: [`MAGIC`], then a `u32` count and that many strings, each a
 //! `u32` length and its bytes (little-endian): the door's token (empty
 //! where none is needed), the client's directory, its index directory,
-//! then the arguments. A reply: frames of one tag byte — `o` and `e`
+//! its [`answer_env`], then the arguments. A reply: frames of one tag byte — `o` and `e`
 //! (standard output and error) with a `u32` length and the bytes, `x`
 //! with the exit code in one byte, the last frame.
 
@@ -21,7 +25,15 @@ use std::path::PathBuf;
 
 /// What every request starts with (a version of the wire too: a server
 /// that does not know it hangs up, and the client runs the query itself).
-pub const MAGIC: &[u8; 7] = b"TGSQL1\n";
+pub const MAGIC: &[u8; 7] = b"TGSQL2\n";
+
+/// The strings of a request before its arguments.
+const FIXED: u32 = 4;
+
+/// The environment variables that can change a query's answer: where the
+/// user's global ignore rules are found (`~/.config/git/ignore`, the
+/// `core.excludesFile` of `~/.gitconfig`).
+const ANSWER_ENV: [&str; 2] = ["HOME", "XDG_CONFIG_HOME"];
 
 /// The most strings a request holds.
 const MAX_STRINGS: u32 = 4096;
@@ -43,6 +55,8 @@ pub struct Request {
     pub cwd: Vec<u8>,
     /// The client's index directory.
     pub index_dir: Vec<u8>,
+    /// The client's [`answer_env`].
+    pub env: Vec<u8>,
     /// The arguments after `tg sql`.
     pub args: Vec<Vec<u8>>,
 }
@@ -50,9 +64,10 @@ pub struct Request {
 impl Request {
     /// The request's bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let strings = [&self.token, &self.cwd, &self.index_dir].into_iter().chain(&self.args);
+        let fixed = [&self.token, &self.cwd, &self.index_dir, &self.env];
+        let strings = fixed.into_iter().chain(&self.args);
         let mut out = MAGIC.to_vec();
-        out.extend_from_slice(&(3 + self.args.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(FIXED + self.args.len() as u32).to_le_bytes());
         for s in strings {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
             out.extend_from_slice(s);
@@ -68,13 +83,14 @@ impl Request {
             return Err(invalid("not a tg sql request"));
         }
         let n = read_u32(r)?;
-        if !(3..=MAX_STRINGS).contains(&n) {
-            return Err(invalid("a tg sql request holds 3 to 4096 strings"));
+        if !(FIXED..=MAX_STRINGS).contains(&n) {
+            return Err(invalid("a tg sql request holds 4 to 4096 strings"));
         }
         let mut strings = (0..n).map(|_| read_bytes(r)).collect::<io::Result<Vec<_>>>()?;
-        let args = strings.split_off(3);
-        let [token, cwd, index_dir] = <[Vec<u8>; 3]>::try_from(strings).expect("three strings");
-        Ok(Request { token, cwd, index_dir, args })
+        let args = strings.split_off(FIXED as usize);
+        let [token, cwd, index_dir, env] =
+            <[Vec<u8>; FIXED as usize]>::try_from(strings).expect("the fixed strings");
+        Ok(Request { token, cwd, index_dir, env, args })
     }
 }
 
@@ -155,44 +171,78 @@ fn invalid(why: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, why)
 }
 
+/// This process's values of the environment variables that can change an
+/// answer, as a request carries them: `NAME=value` and a NUL for each
+/// one set.
+pub fn answer_env() -> Vec<u8> {
+    let mut out = Vec::new();
+    for name in ANSWER_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            out.extend_from_slice(name.as_bytes());
+            out.push(b'=');
+            out.extend_from_slice(value.as_encoded_bytes());
+            out.push(0);
+        }
+    }
+    out
+}
+
+/// What became of a query handed to the SQL server ([`ask`]).
+#[derive(Debug)]
+pub enum Asked {
+    /// The server answered; the query's exit code.
+    Answered(u8),
+    /// The server was lost in the middle of its reply, part of which was
+    /// printed; or printing it failed.
+    Failed(io::Error),
+    /// No server answers at the door.
+    NoServer,
+    /// A server took the query but hung up before any output (it turned
+    /// the query away, or it died): the caller runs the query itself.
+    Declined,
+}
+
 /// Hands `args` to the SQL server, if one answers, and relays its reply
-/// to this process's standard output and error: the exit code, or `None`
-/// when no server took the query before any output (none listens, or it
-/// hung up first), so the caller runs it itself. A server lost in the
-/// middle of a reply is an error: part of the output was printed.
-pub fn ask(args: &[Vec<u8>], index_dir: &[u8]) -> Option<io::Result<u8>> {
-    let socket = socket().ok()?;
-    let (mut stream, token) = crate::sys::door::connect(&socket).ok()?;
-    let cwd = std::env::current_dir().ok()?;
+/// to this process's standard output and error.
+pub fn ask(args: &[Vec<u8>], index_dir: &[u8]) -> Asked {
+    let Ok(socket) = socket() else { return Asked::NoServer };
+    let Ok((mut stream, token)) = crate::sys::door::connect(&socket) else {
+        return Asked::NoServer;
+    };
+    let Ok(cwd) = std::env::current_dir() else { return Asked::Declined };
     let request = Request {
         token: token.unwrap_or_default().into_bytes(),
         cwd: cwd.as_os_str().as_encoded_bytes().to_vec(),
         index_dir: index_dir.to_vec(),
+        env: answer_env(),
         args: args.to_vec(),
     };
-    stream.write_all(&request.encode()).ok()?;
+    if stream.write_all(&request.encode()).is_err() {
+        return Asked::Declined;
+    }
     let mut reader = io::BufReader::new(stream);
     let mut started = false;
     loop {
         let reply = match Reply::read(&mut reader) {
             Ok(reply) => reply,
-            Err(_) if !started => return None,
+            Err(_) if !started => return Asked::Declined,
             Err(e) => {
                 let why = format!("the SQL server at {} stopped answering: {e}", socket.display());
-                return Some(Err(io::Error::other(why)));
+                return Asked::Failed(io::Error::other(why));
             }
         };
         started = true;
-        let written = match reply {
-            Reply::Stdout(b) => io::stdout().write_all(&b),
-            Reply::Stderr(b) => io::stderr().write_all(&b),
-            Reply::Exit(code) => return Some(io::stdout().flush().map(|()| code)),
+        let (written, exit) = match reply {
+            Reply::Stdout(b) => (io::stdout().write_all(&b), None),
+            Reply::Stderr(b) => (io::stderr().write_all(&b), None),
+            Reply::Exit(code) => (io::stdout().flush(), Some(code)),
         };
-        match written {
+        match (written, exit) {
             // A closed pipe (`| head`) ends the query, as it ends tg-sql's.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Some(Ok(0)),
-            Err(e) => return Some(Err(e)),
-            Ok(()) => {}
+            (Err(e), _) if e.kind() == io::ErrorKind::BrokenPipe => return Asked::Answered(0),
+            (Err(e), _) => return Asked::Failed(e),
+            (Ok(()), Some(code)) => return Asked::Answered(code),
+            (Ok(()), None) => {}
         }
     }
 }
@@ -207,6 +257,7 @@ mod tests {
             token: b"t".to_vec(),
             cwd: b"/home/x".to_vec(),
             index_dir: Vec::new(),
+            env: b"HOME=/home/x\0".to_vec(),
             args: vec![b"--format".to_vec(), b"csv".to_vec(), b"SELECT 1".to_vec()],
         };
         assert_eq!(Request::read(&mut &req.encode()[..]).unwrap(), req);
@@ -231,7 +282,7 @@ mod tests {
         wrong[0] = b'X';
         assert_eq!(Request::read(&mut &wrong[..]).unwrap_err().kind(), io::ErrorKind::InvalidData);
         let mut huge = MAGIC.to_vec();
-        huge.extend_from_slice(&3u32.to_le_bytes());
+        huge.extend_from_slice(&4u32.to_le_bytes());
         huge.extend_from_slice(&u32::MAX.to_le_bytes());
         assert_eq!(Request::read(&mut &huge[..]).unwrap_err().kind(), io::ErrorKind::InvalidData);
         assert!(Reply::read(&mut &b"z"[..]).is_err());

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -64,8 +64,15 @@ enum FormatArg {
 enum Command {
     /// Answers `tg sql` queries from a warm process (one at a time, each
     /// in the client's directory), until stopped: a short query then
-    /// costs what it reads, not DataFusion's start.
-    Serve,
+    /// costs what it reads, not DataFusion's start. (`tg sql` starts one
+    /// by itself, leaving after 10 idle minutes, unless TG_SQL_SERVE=0.)
+    Serve {
+        /// Leave after this many seconds without a query (0: never).
+        #[arg(long = "idle-timeout", value_name = "SECONDS", default_value_t = 0)]
+        idle_timeout: u64,
+    },
+    /// Stops the warm SQL server, if one runs (exit 1 when none does).
+    Stop,
     /// Runs a Ballista scheduler that knows lines tables.
     Scheduler {
         /// Where it listens.
@@ -102,9 +109,16 @@ fn main() -> ExitCode {
     };
     log::debug!("runtime ready after {:?}", started.elapsed());
     let done = match cli.command {
-        Some(Command::Serve) => {
-            serve::run(&mut |q, out, err| answer(&runtime, q, out, err)).map_err(|e| e.to_string())
+        Some(Command::Serve { idle_timeout }) => {
+            let idle = (idle_timeout > 0).then(|| Duration::from_secs(idle_timeout));
+            serve::run(idle, &mut |q, out, err| answer(&runtime, q, out, err))
+                .map_err(|e| e.to_string())
         }
+        Some(Command::Stop) => match serve::stop() {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Some(Command::Scheduler { bind }) => {
             runtime.block_on(cluster::run_scheduler(bind)).map_err(|e| e.to_string())
         }
