@@ -6,7 +6,9 @@
 //! Queries are answered one at a time, each in the client's directory
 //! (relative paths mean what they mean to the client) with the client's
 //! index directory, in a session of its own: nothing but the warm process
-//! is kept between queries, so no answer is staler than a cold one.
+//! is kept between queries, so no answer is staler than a cold one. A
+//! query that arrives while another is answered is turned away at once,
+//! unanswered, so that it runs cold rather than waits behind a long one.
 //!
 //! The server leaves (taking its door with it) when asked ([`stop`]),
 //! when signalled, after its idle timeout, when another server has taken
@@ -17,7 +19,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use trigrep::serve::sql_wire::{self, Asked, Reply, Request};
@@ -35,7 +37,7 @@ pub struct Query {
 
 /// What answers one query: writes its output to the first writer and its
 /// errors to the second, and returns its exit code.
-pub type Answer<'a> = dyn FnMut(Query, &mut dyn Write, &mut Vec<u8>) -> u8 + 'a;
+pub type Answer<'a> = dyn FnMut(Query, &mut dyn Write, &mut Vec<u8>) -> u8 + Send + 'a;
 
 /// The arguments of a request to stop the server.
 const STOP: &[u8] = b"stop";
@@ -62,47 +64,35 @@ pub fn run(idle: Option<Duration>, answer: &mut Answer<'_>) -> io::Result<()> {
         let why = format!("a SQL server already answers at {}", socket.display());
         return Err(io::Error::new(io::ErrorKind::AddrInUse, why));
     }
-    let program = Program::now()?;
     let listener = Listener::bind(&socket)?;
-    let door = Door::opened(socket)?;
-    let state = Arc::new(Mutex::new(State { busy: false, last: Instant::now() }));
-    let on_signal = door.clone();
+    let server = Server {
+        door: Door::opened(socket),
+        program: Program::now()?,
+        answerer: Mutex::new(answer),
+        last: Mutex::new(Instant::now()),
+    };
+    let on_signal = server.door.clone();
     trigrep::sys::on_stop(move |sig| {
         on_signal.withdraw();
         std::process::exit(128 + sig);
     })?;
-    {
-        let (door, program, state) = (door.clone(), program.clone(), state.clone());
-        std::thread::spawn(move || watch(idle, &door, &program, &state));
-    }
-    log::info!("answering tg sql at {}", door.path.display());
-    loop {
-        let stream = match listener.accept() {
-            Ok(s) => s,
-            Err(e) => {
-                log::warn!("accepting a client: {e}");
-                continue;
+    log::info!("answering tg sql at {}", server.door.path.display());
+    std::thread::scope(|scope| {
+        scope.spawn(|| server.watch(idle));
+        loop {
+            match listener.accept() {
+                Ok(stream) => {
+                    let (server, listener) = (&server, &listener);
+                    scope.spawn(move || {
+                        if let Err(e) = server.serve_one(listener, stream) {
+                            log::warn!("a client: {e}");
+                        }
+                    });
+                }
+                Err(e) => log::warn!("accepting a client: {e}"),
             }
-        };
-        lock(&state).busy = true;
-        if program.replaced() {
-            leave(&door, "its program was replaced: the query is turned away, its client runs it");
         }
-        match serve_one(&listener, stream, answer) {
-            Ok(Served::Stop(mut stream)) => {
-                door.withdraw();
-                log::info!("leaving: asked to stop");
-                let _ = Reply::Exit(0).write(&mut stream).and_then(|()| stream.flush());
-                std::process::exit(0);
-            }
-            Ok(Served::Answered | Served::TurnedAway) => {}
-            Err(e) => log::warn!("a client: {e}"),
-        }
-        trigrep::sys::release_free_heap();
-        let mut state = lock(&state);
-        state.busy = false;
-        state.last = Instant::now();
-    }
+    })
 }
 
 /// Asks the server to stop and waits until its process has exited; `false`
@@ -137,92 +127,116 @@ pub fn stop() -> Result<bool, String> {
     Ok(true)
 }
 
-/// Whether a query is being answered, and when the last one ended.
-struct State {
-    busy: bool,
-    last: Instant,
+/// A running server: its door, its program, and the one answerer that
+/// queries take in turn.
+struct Server<'a, 'b> {
+    door: Door,
+    program: Program,
+    /// Held while a query is answered (the answerer sets the process's
+    /// working directory: one query at a time).
+    answerer: Mutex<&'a mut Answer<'b>>,
+    /// When the last query ended.
+    last: Mutex<Instant>,
 }
 
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Leaves, between queries, when the server has been idle for `idle`,
-/// its door is no longer its own or its program was replaced.
-fn watch(idle: Option<Duration>, door: &Door, program: &Program, state: &Mutex<State>) {
-    loop {
-        std::thread::sleep(TICK);
-        // Held until the process exits: no query starts meanwhile.
-        let state = lock(state);
-        if state.busy {
-            continue;
+impl Server<'_, '_> {
+    /// Reads one request from `stream` and answers it, or turns it away
+    /// unanswered (its client then runs it itself): when the client's
+    /// environment would change the answer, when the server's program was
+    /// replaced, and when another query is being answered, so that no
+    /// query waits behind a long one.
+    fn serve_one(&self, listener: &Listener, stream: Stream) -> io::Result<()> {
+        stream.set_read_timeout(Some(READ_TIMEOUT))?;
+        stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
+        let request = Request::read(&mut io::BufReader::new(stream.try_clone()?))?;
+        if listener.token().is_some_and(|t| t.as_bytes() != request.token.as_slice()) {
+            return Err(io::Error::new(io::ErrorKind::PermissionDenied, "a wrong token"));
         }
-        if !door.is_ours() {
-            log::info!("leaving: another server took the door");
+        if request.args == [STOP] {
+            // Once the query being answered, if any, is done.
+            let _answerer = lock(&self.answerer);
+            self.door.withdraw();
+            log::info!("leaving: asked to stop");
+            let mut stream = stream;
+            let _ = Reply::Exit(0).write(&mut stream).and_then(|()| stream.flush());
             std::process::exit(0);
         }
-        if program.replaced() {
-            leave(door, "its program was replaced");
+        let turned_away = if request.env != sql_wire::answer_env() {
+            "the client's HOME or XDG_CONFIG_HOME is not the server's"
+        } else if self.program.replaced() {
+            "the server's program was replaced (it leaves)"
+        } else {
+            match self.answerer.try_lock() {
+                Ok(mut answerer) => return self.answer(&mut **answerer, request, stream),
+                Err(std::sync::TryLockError::Poisoned(_)) => "a query before it panicked",
+                Err(std::sync::TryLockError::WouldBlock) => "another query is running",
+            }
+        };
+        log::info!("turned away a query: {turned_away}");
+        Ok(())
+    }
+
+    /// Answers `request` through `answerer` and sends the reply.
+    fn answer(
+        &self,
+        answerer: &mut Answer<'_>,
+        request: Request,
+        stream: Stream,
+    ) -> io::Result<()> {
+        let os = |b: Vec<u8>| trigrep::sys::os_string(b);
+        let query = Query {
+            cwd: PathBuf::from(os(request.cwd)),
+            index_dir: PathBuf::from(os(request.index_dir)),
+            args: request.args.into_iter().map(os).collect(),
+        };
+        let (started, cwd, args) = (Instant::now(), query.cwd.clone(), query.args.clone());
+        let mut out = BufWriter::with_capacity(64 << 10, Frames(stream.try_clone()?));
+        let mut err = Vec::new();
+        let code = answerer(query, &mut out, &mut err);
+        let sent = out.flush().and_then(|()| {
+            let mut stream = stream;
+            if !err.is_empty() {
+                Reply::Stderr(err).write(&mut stream)?;
+            }
+            Reply::Exit(code).write(&mut stream)?;
+            stream.flush()
+        });
+        log::info!("answered {args:?} in {} (exit {code}, {:?})", cwd.display(), started.elapsed());
+        trigrep::sys::release_free_heap();
+        *lock(&self.last) = Instant::now();
+        sent
+    }
+
+    /// Leaves, between queries, when the server has been idle for `idle`,
+    /// its door is no longer its own or its program was replaced.
+    fn watch(&self, idle: Option<Duration>) {
+        loop {
+            std::thread::sleep(TICK);
+            // Held until the process exits: no query starts meanwhile.
+            let Ok(_answerer) = self.answerer.try_lock() else { continue };
+            if !self.door.is_ours() {
+                log::info!("leaving: another server took the door");
+                std::process::exit(0);
+            }
+            if self.program.replaced() {
+                self.leave("its program was replaced");
+            }
+            if idle.is_some_and(|idle| lock(&self.last).elapsed() >= idle) {
+                self.leave("idle");
+            }
         }
-        if idle.is_some_and(|idle| state.last.elapsed() >= idle) {
-            leave(door, "idle");
-        }
+    }
+
+    /// Takes the door away and exits, saying why.
+    fn leave(&self, why: &str) -> ! {
+        self.door.withdraw();
+        log::info!("leaving: {why}");
+        std::process::exit(0)
     }
 }
 
-/// Takes the door away and exits, saying why.
-fn leave(door: &Door, why: &str) -> ! {
-    door.withdraw();
-    log::info!("leaving: {why}");
-    std::process::exit(0)
-}
-
-/// What became of one connection.
-enum Served {
-    /// A query was answered.
-    Answered,
-    /// A query from an environment that would change its answer was
-    /// hung up on before any output; its client runs it.
-    TurnedAway,
-    /// The client asked the server to stop; the reply is still owed.
-    Stop(Stream),
-}
-
-/// Reads one request from `stream`, answers it and sends the reply.
-fn serve_one(listener: &Listener, stream: Stream, answer: &mut Answer<'_>) -> io::Result<Served> {
-    stream.set_read_timeout(Some(READ_TIMEOUT))?;
-    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    let mut reader = io::BufReader::new(stream.try_clone()?);
-    let request = Request::read(&mut reader)?;
-    if listener.token().is_some_and(|t| t.as_bytes() != request.token.as_slice()) {
-        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "a wrong token"));
-    }
-    if request.args == [STOP] {
-        return Ok(Served::Stop(stream));
-    }
-    if request.env != sql_wire::answer_env() {
-        log::info!("turned away a query: the client's HOME or XDG_CONFIG_HOME is not the server's");
-        return Ok(Served::TurnedAway);
-    }
-    let os = |b: Vec<u8>| trigrep::sys::os_string(b);
-    let query = Query {
-        cwd: PathBuf::from(os(request.cwd)),
-        index_dir: PathBuf::from(os(request.index_dir)),
-        args: request.args.into_iter().map(os).collect(),
-    };
-    let (started, cwd, args) = (Instant::now(), query.cwd.clone(), query.args.clone());
-    let mut out = BufWriter::with_capacity(64 << 10, Frames(stream.try_clone()?));
-    let mut err = Vec::new();
-    let code = answer(query, &mut out, &mut err);
-    out.flush()?;
-    log::info!("answered {args:?} in {} (exit {code}, {:?})", cwd.display(), started.elapsed());
-    let mut stream = stream;
-    if !err.is_empty() {
-        Reply::Stderr(err).write(&mut stream)?;
-    }
-    Reply::Exit(code).write(&mut stream)?;
-    stream.flush()?;
-    Ok(Served::Answered)
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The door this server opened: its path and what the file there was.
@@ -233,9 +247,9 @@ struct Door {
 }
 
 impl Door {
-    fn opened(path: PathBuf) -> io::Result<Door> {
+    fn opened(path: PathBuf) -> Door {
         let id = Identity::of(&path);
-        Ok(Door { path, id })
+        Door { path, id }
     }
 
     /// Whether the file at the door's path is still the one this server

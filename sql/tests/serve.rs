@@ -387,3 +387,27 @@ fn issue_0028_a_server_turns_away_another_environment_and_leaves_when_idle() {
     assert!(server.log().contains("leaving: idle"), "{}", server.log());
     assert!(!server.socket.exists(), "the door was left behind");
 }
+
+#[test]
+fn issue_0028_a_query_never_waits_behind_another() {
+    let fx = fixture();
+    let work = fx.path("work");
+    let slow_args =
+        ["--format", "csv", "SELECT path, count(*) AS n FROM lines('tree') GROUP BY path"];
+    let quick_args = ["SELECT count(*) AS n FROM lines('big.log') WHERE line LIKE '%XYZZY%'"];
+    let (slow_want, quick_want) = (cold(&fx, &work, &slow_args), cold(&fx, &work, &quick_args));
+    // Each unit takes 2 s on the server: the first query holds it.
+    let server = Server::start(&fx, &[("TG_SQL_TEST_UNIT_DELAY_MS", "2000")]);
+    let slow = client(&fx, &work).args(slow_args).stdout(Stdio::piped()).spawn().unwrap();
+    eventually("the slow query to start", || server.log().contains("partition"));
+    let started = Instant::now();
+    let quick = client(&fx, &work).args(quick_args).output().unwrap();
+    let took = started.elapsed();
+    assert_eq!((quick.status.code(), &quick.stdout), (Some(0), &quick_want.stdout));
+    let slow = slow.wait_with_output().unwrap();
+    assert_eq!((slow.status.code(), &slow.stdout), (Some(0), &slow_want.stdout));
+    let log = server.log();
+    assert!(log.contains("turned away a query: another query is running"), "{log}");
+    assert_eq!(log.matches("answered [").count(), 1, "{log}");
+    assert!(took < Duration::from_secs(2), "the quick query took {took:?}");
+}
