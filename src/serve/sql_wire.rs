@@ -198,14 +198,17 @@ pub enum Asked {
     /// No server answers at the door.
     NoServer,
     /// A server took the query but hung up before any output (it turned
-    /// the query away, or it died): the caller runs the query itself.
+    /// the query away, or it died), or there can be no door: the caller
+    /// runs the query itself.
     Declined,
 }
 
 /// Hands `args` to the SQL server, if one answers, and relays its reply
 /// to this process's standard output and error.
 pub fn ask(args: &[Vec<u8>], index_dir: &[u8]) -> Asked {
-    let Ok(socket) = socket() else { return Asked::NoServer };
+    // No door can be made (the runtime directory is not private): none
+    // could be started either.
+    let Ok(socket) = socket() else { return Asked::Declined };
     let Ok((mut stream, token)) = crate::sys::door::connect(&socket) else {
         return Asked::NoServer;
     };
