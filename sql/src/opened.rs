@@ -69,9 +69,13 @@ fn prepare(path: &Path, base: &Path, pred: Option<&Pred>) -> Result<Option<Prepa
     let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
     // rg stops reading at a NUL, where its buffers happen to find one, and
     // transcodes a UTF-16 text: such a text is read whole, as rg reads it.
-    if bom == Bom::Utf16 || text::holds_nul(&*text).map_err(|e| text::error(path, e))? {
+    if bom == Bom::Utf16 || text.covered().has_nul {
         return Ok(None);
     }
-    let spans = text::spans(&*text, pred)?;
+    let tail = text::grown_tail(&*text).map_err(|e| text::error(path, e))?;
+    if tail.has_nul {
+        return Ok(None);
+    }
+    let spans = text::spans(&*text, pred, tail.spans)?;
     Ok(Some(Prepared { text, bom, spans }))
 }

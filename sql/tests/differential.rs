@@ -313,3 +313,49 @@ fn issue_0028_the_scan_drops_no_line_datafusion_would_keep() {
         }
     }
 }
+
+/// A tail longer than one span (16 MiB): cut into spans at line ends, read
+/// by several partitions, with rg's line numbers past every cut.
+#[test]
+fn issue_0028_a_long_grown_tail_is_read_in_spans_with_rgs_line_numbers() {
+    let fx = Fixture::new();
+    let log = big_log(&fx);
+    fx.tg(&["index", "-q", "--block-size", "4K", log.to_str().unwrap()]);
+    let mut more = util::log_text(130_000, 5);
+    more.extend_from_slice(b"2024-05-01 FATAL XYZZY-TAIL-NEEDLE at the end\n");
+    more.extend_from_slice(&util::log_text(1_000, 6));
+    assert!(more.len() > 20 << 20, "{} bytes", more.len());
+    let indexed = log.metadata().unwrap().len();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut f, &more).unwrap();
+    drop(f);
+    let table = format!("lines('{}')", log.display());
+    // The scan logs the offsets it reads: a span starts past the index.
+    let out = std::process::Command::new(util::tg_sql())
+        .env("TG_INDEX_DIR", fx.index_dir())
+        .env("RUST_LOG", "trigrep_sql=info")
+        .args(["--partitions", "3", &format!("SELECT count(*) FROM {table}")])
+        .output()
+        .unwrap();
+    let offsets: Vec<u64> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| l.split("at text offsets [").nth(1)?.split(']').next().map(str::to_string))
+        .flat_map(|l| l.split(", ").filter_map(|o| o.parse().ok()).collect::<Vec<u64>>())
+        .collect();
+    let last = offsets.iter().max();
+    assert!(last.is_some_and(|&o| o > indexed), "the tail is one span: last at {last:?}");
+    let cases: [(&str, &[&str]); 3] = [
+        ("line LIKE '%XYZZY%'", &["-F", "XYZZY"]),
+        ("line ~ 'user=99[0-9] request'", &["user=99[0-9] request"]),
+        ("line LIKE '%zebracorn needle at 1_%'", &["zebracorn needle at 1."]),
+    ];
+    for (cond, rg_args) in cases {
+        let want = rg_rows(rg_args, &[&log], &same);
+        assert!(want.iter().any(|r| r.1 > 150_000), "{cond}: no line past the first cut");
+        for extra in [&[][..], &["--partitions", "3"][..]] {
+            let got = fx.sql_rows(&table, cond, extra);
+            assert!(got == want, "{}", diff(cond, extra, &got, &want));
+        }
+    }
+    assert_eq!(fx.sql_count(&table, "true", &["--partitions", "3"]), rg_count(&[""], &[&log]));
+}
