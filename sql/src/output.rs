@@ -1,5 +1,6 @@
-//! Query results printed: an aligned table (the default), CSV with a
-//! header row, or JSON with one object per line.
+//! Query results printed: an aligned table (the default; a result of more
+//! than [`TABLE_ROWS`] rows as several), CSV with a header row, or JSON
+//! with one object per line.
 
 use std::io::Write;
 
@@ -22,6 +23,13 @@ pub enum Format {
     Json,
 }
 
+/// The most rows one aligned table holds: a longer result prints as
+/// several tables, each with its header, so that memory stays bounded.
+pub const TABLE_ROWS: usize = 10_000;
+
+/// The most bytes of rows one aligned table holds (as [`TABLE_ROWS`]).
+const TABLE_BYTES: usize = 64 << 20;
+
 /// Runs `df` and prints its rows to `out` as `format` says.
 pub async fn print(df: DataFrame, format: Format, out: &mut dyn Write) -> Result<()> {
     let schema = df.schema().inner().clone();
@@ -29,14 +37,24 @@ pub async fn print(df: DataFrame, format: Format, out: &mut dyn Write) -> Result
     log::debug!("physical plan ready");
     match format {
         Format::Table => {
-            let mut batches = Vec::new();
+            // A table is aligned over the rows it holds, so they are held
+            // until it is printed: a long result prints as several tables.
+            let (mut batches, mut rows, mut bytes, mut printed) = (Vec::new(), 0, 0, false);
             while let Some(b) = stream.next().await {
-                batches.push(b?);
+                let b = b?;
+                (rows, bytes) = (rows + b.num_rows(), bytes + b.get_array_memory_size());
+                batches.push(b);
+                if rows >= TABLE_ROWS || bytes >= TABLE_BYTES {
+                    writeln!(out, "{}", pretty_format_batches(&batches)?)?;
+                    (batches, rows, bytes, printed) = (Vec::new(), 0, 0, true);
+                }
             }
-            if batches.is_empty() {
+            if batches.is_empty() && !printed {
                 batches.push(RecordBatch::new_empty(schema));
             }
-            writeln!(out, "{}", pretty_format_batches(&batches)?)?;
+            if !batches.is_empty() {
+                writeln!(out, "{}", pretty_format_batches(&batches)?)?;
+            }
         }
         Format::Csv => {
             let mut w = WriterBuilder::new().with_header(true).build(&mut *out);

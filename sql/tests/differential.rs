@@ -359,3 +359,27 @@ fn issue_0028_a_long_grown_tail_is_read_in_spans_with_rgs_line_numbers() {
     }
     assert_eq!(fx.sql_count(&table, "true", &["--partitions", "3"]), rg_count(&[""], &[&log]));
 }
+
+/// A long result prints as several aligned tables, each with its header
+/// (no table holds more than some 10,000 rows in memory), every row once
+/// and in order; a short one as one table.
+#[test]
+fn issue_0028_a_long_table_prints_in_pieces_every_row_once() {
+    let fx = Fixture::new();
+    let text: String = (1..=25_000).map(|i| format!("row {i}\n")).collect();
+    let file = fx.write("rows.txt", text.as_bytes());
+    let table = |query: &str| {
+        let out = fx.sql_output(&[&query.replace("{T}", &format!("lines('{}')", file.display()))]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let long = table("SELECT line_number FROM {T} ORDER BY line_number");
+    let numbers: Vec<u64> = long
+        .lines()
+        .filter_map(|l| l.trim_matches(|c| c == '|' || c == ' ').parse().ok())
+        .collect();
+    assert_eq!(numbers, (1..=25_000).collect::<Vec<u64>>());
+    assert!(long.matches("| line_number |").count() >= 2, "one table");
+    let short = table("SELECT count(*) AS n FROM {T}");
+    assert_eq!(short, "+-------+\n| n     |\n+-------+\n| 25000 |\n+-------+\n");
+}
