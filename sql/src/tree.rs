@@ -7,6 +7,9 @@
 //! ([`IndexFilter::sweep`]): the candidates of the predicate's trigram
 //! query plus the files changed or added since the build, exactly the
 //! files a walk with the same rules would read, in the walk's order. When
+//! a server (`tg serve`) runs for the index, it lists them
+//! ([`search::files_from_server`]), or says what changed so that the
+//! sweep stats only that. When
 //! the table cannot stand in for the walk (the path is a file, an ignore
 //! file changed, an entry cannot be stat-ed, a new directory cannot be
 //! walked), the path is walked and the index rules out each unchanged file
@@ -17,9 +20,11 @@ use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
 use trigrep::index::fresh::changes::Changes;
+use trigrep::index::fresh::sweep::Swept;
 use trigrep::index::fresh::{IndexFilter, Reads, Rules};
 use trigrep::options::{Sort, SortBy, WalkFilters, WalkOptions};
 use trigrep::report::Messages;
+use trigrep::search;
 
 use crate::filter::Pred;
 
@@ -59,32 +64,60 @@ pub fn files(source: &Path, base: &Path, pred: Option<&Pred>) -> Result<Files> {
     };
     // Per-file errors are the walk's to report (it fails the scan).
     let msgs = Messages::stderr(true);
-    let index =
-        pred.and_then(|p| IndexFilter::open_planned(&rules, &|edges| p.query(edges), &msgs).ok());
-    if let Some(listed) = index.as_ref().and_then(|index| listed(index, &rules, &msgs)) {
+    let Some(pred) = pred else { return walked(&rules, None) };
+    let plan = |edges| pred.query(edges);
+    let Ok(found) = IndexFilter::locate_planned(&rules, &plan) else {
+        return walked(&rules, None);
+    };
+    // A server that runs for the index lists the files itself; else it
+    // says what changed, so that the sweep stats only that.
+    let told = match search::files_from_server(&rules, &msgs, &found) {
+        Ok((swept, report)) if !msgs.errored() => {
+            log::debug!("{} files listed by the server at {}", swept.len(), found.root.display());
+            return Ok(sized(swept, report.not_read));
+        }
+        Ok(_) => None,
+        Err(answer) => Some(answer),
+    };
+    let Ok(index) = IndexFilter::open_planned(&rules, &plan, &msgs, found) else {
+        return walked(&rules, None);
+    };
+    let changes = told.map_or(Changes::Unknown, |t| t.for_table(index.table_id()).changes);
+    if let Some(listed) = listed(&index, &rules, &msgs, &changes) {
         return Ok(listed);
     }
-    walked(&rules, index.as_ref())
+    walked(&rules, Some(&index))
 }
 
 /// The files the index's table lists for `rules` (see the module docs),
-/// each stat-ed for its size; `None` when the table cannot stand in for
-/// the walk, or the listing met an error (a walk then reports it).
-fn listed(index: &IndexFilter, rules: &Rules<'_>, msgs: &Messages) -> Option<Files> {
-    let (swept, _) = index.sweep(rules, msgs, &Changes::Unknown)?;
+/// `changes` since the build stat-ed; `None` when the table cannot stand
+/// in for the walk, or the listing met an error (a walk then reports it).
+fn listed(
+    index: &IndexFilter,
+    rules: &Rules<'_>,
+    msgs: &Messages,
+    changes: &Changes,
+) -> Option<Files> {
+    let (swept, _) = index.sweep(rules, msgs, changes)?;
     if msgs.errored() {
         return None;
     }
-    let mut files = Vec::with_capacity(swept.len());
-    for s in swept {
-        // A file gone since the sweep is read (and reported) as a walk
-        // that met it would.
-        let size = std::fs::metadata(&s.path).map_or(0, |m| m.len());
-        files.push((s.path, size));
-    }
-    let pruned = index.report().not_read;
-    log::debug!("{} files listed by the index at {}", files.len(), index.root().display());
-    Some(Files { files, pruned })
+    log::debug!("{} files listed by the index at {}", swept.len(), index.root().display());
+    Some(sized(swept, index.report().not_read))
+}
+
+/// Listed files, each stat-ed for its size.
+fn sized(swept: Vec<Swept>, pruned: u64) -> Files {
+    let files = swept
+        .into_iter()
+        // A file gone since it was listed is read (and reported) as a
+        // walk that met it would.
+        .map(|s| {
+            let size = std::fs::metadata(&s.path).map_or(0, |m| m.len());
+            (s.path, size)
+        })
+        .collect();
+    Files { files, pruned }
 }
 
 /// The files a walk with `rules` yields, less those `index` rules out.

@@ -47,9 +47,14 @@ fn check(fx: &Fixture, tree: &Path, step: &str) -> Vec<String> {
 /// Whether a needle scan of `tree` listed its files from the index
 /// rather than walking (the scan logs it).
 fn listed_by_index(fx: &Fixture, tree: &Path) -> bool {
+    listed_by(fx, tree, "listed by the index")
+}
+
+/// Whether a needle scan of `tree` logged `how` its files were listed.
+fn listed_by(fx: &Fixture, tree: &Path, how: &str) -> bool {
     let q =
         format!("SELECT count(*) FROM lines('{}') WHERE line LIKE '%zebracorn%'", tree.display());
-    debug_log(fx, &q).contains("listed by the index")
+    debug_log(fx, &q).contains(how)
 }
 
 /// What `tg-sql QUERY` logs at the debug level; it must succeed.
@@ -94,8 +99,20 @@ fn issue_0028_a_tree_index_lists_what_rg_walks_after_the_tree_changed() {
     let failures = check(&fx, &tree, "as indexed");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(listed_by_index(&fx, &tree), "an unchanged tree is listed by its index");
-    type Step = (&'static str, fn(&Fixture));
-    let steps: [Step; 7] = [
+    for (step, change) in steps() {
+        change(&fx);
+        let failures = check(&fx, &tree, step);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(listed_by_index(&fx, &tree), "{step}: the tree is listed by its index");
+    }
+}
+
+/// A change to the fixture's tree, and its name.
+type Step = (&'static str, fn(&Fixture));
+
+/// The changes made to the tree after its index was built.
+fn steps() -> [Step; 7] {
+    [
         ("a file changed, same size", |fx| {
             // `nothing at 001\nelse\n` has no needle: no candidate.
             fx.write("tree/d1/f01.txt", b"zebracorn on 1\nelse\n");
@@ -119,12 +136,48 @@ fn issue_0028_a_tree_index_lists_what_rg_walks_after_the_tree_changed() {
         ("a file renamed", |fx| {
             std::fs::rename(fx.path("tree/d1/f04.txt"), fx.path("tree/d2/renamed.txt")).unwrap()
         }),
-    ];
-    for (step, change) in steps {
+    ]
+}
+
+/// `tg serve` for the fixture's tree, stopped when dropped.
+struct Served<'a>(&'a Fixture, std::path::PathBuf);
+
+impl Drop for Served<'_> {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(util::tg())
+            .arg("stop")
+            .arg(&self.1)
+            .env("TG_INDEX_DIR", self.0.index_dir())
+            .output();
+    }
+}
+
+#[test]
+fn issue_0028_a_served_tree_is_listed_by_its_server_as_rg_walks_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let tree = tree(&fx);
+    fx.tg(&["index", "-q", tree.to_str().unwrap()]);
+    let runtime = fx.path("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let daemon = std::process::Command::new(util::tg())
+        .args(["serve", "--daemon"])
+        .arg(&tree)
+        .env("TG_INDEX_DIR", fx.index_dir())
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert!(daemon.status.success(), "{}", String::from_utf8_lossy(&daemon.stderr));
+    let _served = Served(&fx, tree.clone());
+    let failures = check(&fx, &tree, "as indexed, served");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(listed_by(&fx, &tree, "listed by the server"), "a served tree is listed by its server");
+    for (step, change) in steps() {
         change(&fx);
         let failures = check(&fx, &tree, step);
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-        assert!(listed_by_index(&fx, &tree), "{step}: the tree is listed by its index");
+        assert!(listed_by(&fx, &tree, "listed by the server"), "{step}: listed by the server");
     }
 }
 

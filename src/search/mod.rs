@@ -30,12 +30,13 @@ mod walk;
 use crate::error::Result;
 use crate::index::fresh::changes::Changes;
 use crate::index::fresh::sweep::Swept;
-use crate::index::fresh::{IndexFilter, IndexReport, Reads, Rules};
+use crate::index::fresh::{IndexFilter, IndexReport, Located, Reads, Rules};
 use crate::options::{Engine, Mode, OutputMode, SearchOptions};
 use crate::query::search_plan::{Plans, Unused, lists_misses, reads_binary_whole, unusable_for};
 use crate::report::Messages;
 use crate::stats::RunStats;
 use driven::{Driven, Run};
+pub use served::Answer as ServerAnswer;
 pub use subject::{Source, Subject};
 use walk::Walk;
 
@@ -117,6 +118,20 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     let driven = drive(opts, &plans, mode, source.as_ref(), msgs)?;
     let index = || filter.as_ref().map(IndexFilter::report).map_err(|e| *e);
     Ok(summary(opts, driven, index, serve_wanted))
+}
+
+/// The files of the walk of `rules` that can hold a match of the query
+/// `found` holds, as the server (`tg serve`) of that index lists them,
+/// with what the index did; when no server runs or it cannot list them,
+/// what it says changed since the build, for the caller's own sweep of
+/// the index it opens ([`ServerAnswer::for_table`]). For a caller that
+/// plans its own query ([`IndexFilter::locate_planned`]: the SQL crate).
+pub fn files_from_server(
+    rules: &Rules<'_>,
+    msgs: &Messages,
+    found: &Located,
+) -> std::result::Result<(Vec<Swept>, IndexReport), ServerAnswer> {
+    served::list(rules, msgs, found).map(|(files, _, report)| (files, report))
 }
 
 /// The files a walk would list (`--files`), from the index's table when

@@ -124,17 +124,16 @@ impl IndexFilter {
         IndexFilter::open_with(rules, &|edges| plans.query(edges).clone(), msgs, found)
     }
 
-    /// The index covering the walk of `rules`, found and opened as
-    /// [`IndexFilter::locate`] and [`IndexFilter::open_at`] do, for a
-    /// caller that plans its own trigram query rather than a search's
-    /// patterns (the SQL crate's conditions on lines): `plan(edges)` is
-    /// the query for an index with edges or without.
-    /// `Err(Unused::NoTrigrams)` when the query reads every file.
-    pub fn open_planned(
+    /// The index covering the walk of `rules`, found as
+    /// [`IndexFilter::locate`] finds it, for a caller that plans its own
+    /// trigram query rather than a search's patterns (the SQL crate's
+    /// conditions on lines): `plan(edges)` is the query for an index with
+    /// edges or without. `Err(Unused::NoTrigrams)` when the query reads
+    /// every file.
+    pub fn locate_planned(
         rules: &Rules<'_>,
         plan: &dyn Fn(bool) -> Query,
-        msgs: &Messages,
-    ) -> Result<IndexFilter, Unused> {
+    ) -> Result<Located, Unused> {
         let started = Instant::now();
         let query = plan(true);
         if query == Query::All {
@@ -142,7 +141,17 @@ impl IndexFilter {
         }
         let plan_time = started.elapsed();
         let found = location::find(rules.base, &rules.start()).ok_or(Unused::NoIndex)?;
-        let found = Located { root: found.root, dir: found.dir, query, plan_time };
+        Ok(Located { root: found.root, dir: found.dir, query, plan_time })
+    }
+
+    /// Opens the index `found` by [`IndexFilter::locate_planned`], as
+    /// [`IndexFilter::open_at`] opens one a search located.
+    pub fn open_planned(
+        rules: &Rules<'_>,
+        plan: &dyn Fn(bool) -> Query,
+        msgs: &Messages,
+        found: Located,
+    ) -> Result<IndexFilter, Unused> {
         IndexFilter::open_with(rules, plan, msgs, found)
     }
 
