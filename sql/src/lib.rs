@@ -51,5 +51,6 @@ pub mod read;
 pub mod rows;
 pub mod serve;
 pub mod session;
+pub mod tail;
 pub mod text;
 pub mod tree;

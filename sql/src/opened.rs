@@ -14,6 +14,7 @@ use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
+use crate::tail;
 use crate::text::{self, Bom, Opened};
 
 /// A text read by its candidate spans.
@@ -72,7 +73,7 @@ fn prepare(path: &Path, base: &Path, pred: Option<&Pred>) -> Result<Option<Prepa
     if bom == Bom::Utf16 || text.covered().has_nul {
         return Ok(None);
     }
-    let tail = text::grown_tail(&*text).map_err(|e| text::error(path, e))?;
+    let tail = tail::grown_tail(&*text).map_err(|e| text::error(path, e))?;
     if tail.has_nul {
         return Ok(None);
     }
