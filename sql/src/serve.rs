@@ -135,7 +135,7 @@ struct Server<'a, 'b> {
     /// Held while a query is answered (the answerer sets the process's
     /// working directory: one query at a time).
     answerer: Mutex<&'a mut Answer<'b>>,
-    /// When the last query ended.
+    /// When the last client came or the last query ended.
     last: Mutex<Instant>,
 }
 
@@ -146,6 +146,7 @@ impl Server<'_, '_> {
     /// replaced, and when another query is being answered, so that no
     /// query waits behind a long one.
     fn serve_one(&self, listener: &Listener, stream: Stream) -> io::Result<()> {
+        *lock(&self.last) = Instant::now();
         stream.set_read_timeout(Some(READ_TIMEOUT))?;
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let request = Request::read(&mut io::BufReader::new(stream.try_clone()?))?;
@@ -193,7 +194,11 @@ impl Server<'_, '_> {
         let mut out = BufWriter::with_capacity(64 << 10, Frames(stream.try_clone()?));
         let mut err = Vec::new();
         let code = answerer(query, &mut out, &mut err);
-        let sent = out.flush().and_then(|()| {
+        let flushed = out.flush();
+        // Logged before the client has its exit code: a client that
+        // reads the log after its query finds the query in it.
+        log::info!("answered {args:?} in {} (exit {code}, {:?})", cwd.display(), started.elapsed());
+        let sent = flushed.and_then(|()| {
             let mut stream = stream;
             if !err.is_empty() {
                 Reply::Stderr(err).write(&mut stream)?;
@@ -201,7 +206,6 @@ impl Server<'_, '_> {
             Reply::Exit(code).write(&mut stream)?;
             stream.flush()
         });
-        log::info!("answered {args:?} in {} (exit {code}, {:?})", cwd.display(), started.elapsed());
         trigrep::sys::release_free_heap();
         *lock(&self.last) = Instant::now();
         sent
