@@ -46,6 +46,7 @@ pub mod line_filter;
 pub mod listing;
 pub mod opened;
 pub mod output;
+pub mod paths;
 pub mod provider;
 pub mod read;
 pub mod rows;

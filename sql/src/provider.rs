@@ -16,11 +16,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::{LinesExec, ScanSpec, units_source};
 use crate::filter::{is_pushable, pred_of};
-use crate::{listing, rows};
+use crate::{listing, paths, rows};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
 /// walks it), a huge file with a block index, an indexed `.gz`, a packed
-/// `.zst`, or a directory of any of these.
+/// `.zst`, or a directory of any of these (globs naming them expanded
+/// when the table is made).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinesTable {
     /// The files and directories the table reads.
@@ -30,6 +31,13 @@ pub struct LinesTable {
     /// Whether conditions on `line` prune through indexes (off: every
     /// line of every file is read, for tests that compare both ways).
     pub pushdown: bool,
+}
+
+impl LinesTable {
+    /// The table over `paths`, its globs expanded ([`paths::expand`]).
+    pub fn new(paths: &[PathBuf], base: PathBuf, pushdown: bool) -> Result<LinesTable> {
+        Ok(LinesTable { paths: paths::expand(paths)?, base, pushdown })
+    }
 }
 
 #[async_trait]
@@ -112,6 +120,6 @@ impl TableFunctionImpl for LinesFunction {
         if paths.is_empty() {
             return Err(DataFusionError::Plan("lines() needs at least one path".into()));
         }
-        Ok(Arc::new(LinesTable { paths, base: self.base.clone(), pushdown: self.pushdown }))
+        Ok(Arc::new(LinesTable::new(&paths, self.base.clone(), self.pushdown)?))
     }
 }

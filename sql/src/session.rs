@@ -48,8 +48,7 @@ pub async fn context(opts: &SessionOptions) -> Result<SessionContext> {
     let function = LinesFunction { base: opts.base.clone(), pushdown: opts.pushdown };
     ctx.register_udtf("lines", Arc::new(function));
     for (name, paths) in &opts.tables {
-        let table =
-            LinesTable { paths: paths.clone(), base: opts.base.clone(), pushdown: opts.pushdown };
+        let table = LinesTable::new(paths, opts.base.clone(), opts.pushdown)?;
         ctx.register_table(name.as_str(), Arc::new(table))?;
     }
     Ok(ctx)
