@@ -169,7 +169,8 @@ impl Server<'_, '_> {
         } else {
             match self.answerer.try_lock() {
                 Ok(mut answerer) => return self.answer(&mut **answerer, request, stream),
-                Err(std::sync::TryLockError::Poisoned(_)) => "a query before it panicked",
+                // A query panicked: a fresh server answers the next ones.
+                Err(std::sync::TryLockError::Poisoned(_)) => self.leave("a query panicked"),
                 Err(std::sync::TryLockError::WouldBlock) => "another query is running",
             }
         };
