@@ -14,7 +14,9 @@
 //!
 //! The `line` column holds each line decoded lossily (an invalid byte is
 //! U+FFFD): a pattern that names U+FFFD could match such a line without
-//! its bytes, so it is not pushed down.
+//! its bytes, so it is not pushed down; a regex that can match U+FFFD
+//! otherwise (a class holding it) is planned with what can match it
+//! widened to any character ([`crate::lossy`]).
 
 use datafusion::logical_expr::{Expr, Like, Operator};
 use datafusion::scalar::ScalarValue;
@@ -22,6 +24,8 @@ use serde::{Deserialize, Serialize};
 use trigrep::options::{Case, MatchOptions};
 use trigrep::query::Query;
 use trigrep::query::search_plan::query_for;
+
+use crate::lossy;
 
 /// The name of the column conditions are pushed down on.
 pub const LINE: &str = "line";
@@ -52,7 +56,12 @@ impl Pred {
     pub fn query(&self, edges: bool) -> Query {
         match self {
             Pred::Pattern { pattern, fixed, case_insensitive } => {
-                let mut m = MatchOptions::new(vec![pattern.clone()]);
+                let planned = if *fixed {
+                    pattern.clone()
+                } else {
+                    lossy::planned(pattern, *case_insensitive)
+                };
+                let mut m = MatchOptions::new(vec![planned]);
                 m.fixed_strings = *fixed;
                 m.case = if *case_insensitive { Case::Insensitive } else { Case::Sensitive };
                 query_for(&m, edges)
@@ -238,6 +247,17 @@ mod tests {
     fn the_replacement_character_is_never_pushed() {
         assert_eq!(pred_of(&[col("line").like(lit("%\u{FFFD}%"))]), None);
         assert_eq!(pred_of(&[col("line").eq(lit("x\\x{FFFD}"))]), None);
+    }
+
+    #[test]
+    fn a_class_holding_the_replacement_character_requires_no_bytes_of_it() {
+        let p = r"bad[\x{FFFC}-\x{FFFE}]{2}bytes";
+        let as_bytes = query_for(&MatchOptions::new(vec![p.to_string()]), true);
+        assert_ne!(pat(p, false, false).query(true), as_bytes, "tg's own plan needs its bytes");
+        assert_eq!(
+            pat(p, false, false).query(true),
+            pat(r"bad(?s:.){2}bytes", false, false).query(true)
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`), read
 //! as `tg` and `rg` read them. Conditions on `line` ([`filter`]) become a
 //! trigram plan made by trigrep's own planner, and only the files, blocks
-//! and frames that can match are read:
+//! and frames that can match are read (a regex planned as [`lossy`] says,
+//! since the `line` column holds lines decoded lossily):
 //!
 //! - [`tree`] finds the files of each path as `tg` does: listed from a
 //!   tree index (its candidates and the files changed since its build),
@@ -44,6 +45,7 @@ pub mod exec;
 pub mod filter;
 pub mod line_filter;
 pub mod listing;
+pub mod lossy;
 pub mod opened;
 pub mod output;
 pub mod paths;

@@ -281,9 +281,11 @@ fn issue_0028_a_byte_order_mark_is_dropped_as_rg_drops_it() {
 }
 
 /// Conditions whose lines rg cannot select as DataFusion does (`.` on
-/// an invalid byte, which the `line` column holds as U+FFFD; anchors to
-/// the text's ends): through the indexes and the scan's own line test,
-/// the rows DataFusion returns reading every line.
+/// an invalid byte, which the `line` column holds as U+FFFD, and so does
+/// a small class holding U+FFFD, which trigrep's planner expands; anchors
+/// to the text's ends): through the indexes (a packed log's frames, a tree
+/// index) and the scan's own line test, the rows DataFusion returns
+/// reading every line.
 #[test]
 fn issue_0028_the_scan_drops_no_line_datafusion_would_keep() {
     let fx = Fixture::new();
@@ -294,8 +296,10 @@ fn issue_0028_the_scan_drops_no_line_datafusion_would_keep() {
     fx.write("tree/a.log", &util::log_text(3000, 5));
     fx.write("tree/b.log", b"bad\xff\xfebytes\nzebracorn\n");
     let tree = fx.path("tree");
+    fx.tg(&["index", "-q", tree.to_str().unwrap()]);
     let conds = [
         "line ~ 'bad..bytes'",
+        "line ~ 'bad[\\x{FFFC}-\\x{FFFE}]{2}bytes'",
         "line ~ '\\A2024-01-1'",
         "line ~ '(?-m)[0-9]$'",
         "line ILIKE '%ZEBRACORN%' AND line ~ 'needle at [0-9]+$'",
