@@ -14,7 +14,9 @@
 //! ends) searches the span whole; only the lines where it matches are
 //! tested. Every line holding a match holds one the search finds: the
 //! search resumes at line starts, and a leaf whose regex anchors to the
-//! text's own ends (`\A`, `\z`) gives no finder (then every line is tested).
+//! text's own ends (`\A`, `\z`), or whose CRLF anchors (`(?mR)^`,
+//! `(?mR)$`) cannot hold between a line's `\r` and its `\n`, gives no
+//! finder (then every line is tested).
 //! A span holding invalid UTF-8 is tested line by line, on decoded lines.
 
 use regex::bytes::Regex as BytesRegex;
@@ -165,7 +167,7 @@ fn node(pred: &Pred) -> Option<Node> {
 /// A finder for `pred`: a leaf's regex with `^` and `$` at line ends; one
 /// side of a conjunction (a literal one first: it is searched fastest);
 /// every side of a disjunction. `None` when a leaf anchors to the text's
-/// ends, or does not compile.
+/// ends or has a CRLF anchor, or does not compile.
 fn finder(pred: &Pred) -> Option<Finder> {
     match pred {
         Pred::Pattern { pattern, fixed, case_insensitive } => {
@@ -176,8 +178,13 @@ fn finder(pred: &Pred) -> Option<Finder> {
                 .build()
                 .parse(&source)
                 .ok()?;
+            // `\A`, `\z` and `(?-m)` anchors hold at the span's ends only;
+            // CRLF anchors (`(?mR)^`, `(?mR)$`) hold at the end of a line
+            // ending in `\r`, but in the span never between that `\r` and
+            // its `\n`.
             let looks = hir.properties().look_set();
-            if looks.contains(Look::Start) || looks.contains(Look::End) {
+            let ends = [Look::Start, Look::End, Look::StartCRLF, Look::EndCRLF];
+            if ends.iter().any(|&l| looks.contains(l)) {
                 return None;
             }
             let re = regex::bytes::RegexBuilder::new(&source)
@@ -236,6 +243,17 @@ mod tests {
         // \A holds only at a line's own start: no finder, every line tested.
         assert_eq!(kept(&pat("\\Abar", false, false), text), ["bar foo"]);
         assert!(LineFilter::of(&pat("\\Abar", false, false)).unwrap().finder.is_none());
+    }
+
+    #[test]
+    fn crlf_anchors_hold_at_a_line_ending_in_a_carriage_return() {
+        // `(?mR)$` and `(?mR)^` hold at the end of the line "foo\r" alone,
+        // never between the `\r` and `\n` of the text: no finder, every
+        // line tested.
+        let text = b"foo\r\nbar\nbaz\r";
+        assert_eq!(kept(&pat("(?mR)\\r$", false, false), text), ["foo\r", "baz\r"]);
+        assert_eq!(kept(&pat("(?mR)o\\r$", false, false), text), ["foo\r"]);
+        assert_eq!(kept(&pat("o\\r(?mR:^)", false, false), text), ["foo\r"]);
     }
 
     #[test]

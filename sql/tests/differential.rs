@@ -302,6 +302,8 @@ fn issue_0028_the_scan_drops_no_line_datafusion_would_keep() {
         "line ~ 'bad[\\x{FFFC}-\\x{FFFE}]{2}bytes'",
         "line ~ '\\A2024-01-1'",
         "line ~ '(?-m)[0-9]$'",
+        "line ~ '(?mR)ms\\r$'",
+        "line ~ 'ms\\r(?mR:^)'",
         "line ILIKE '%ZEBRACORN%' AND line ~ 'needle at [0-9]+$'",
         "line ~ 'ms.$' OR line LIKE '%bad%'",
     ];
