@@ -18,6 +18,7 @@
 //! otherwise (a class holding it) is planned with what can match it
 //! widened to any character ([`crate::lossy`]).
 
+use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::{Expr, Like, Operator};
 use datafusion::scalar::ScalarValue;
 use serde::{Deserialize, Serialize};
@@ -141,16 +142,18 @@ fn pred_of_expr(e: &Expr) -> Option<Pred> {
     }
 }
 
-/// `Some` when `e` is the `line` column (possibly cast to another string type).
+/// `Some` when `e` is the `line` column (possibly cast to another string
+/// type: a cast through another type can change the text, as "1e3" cast
+/// to a double and back is "1000").
 fn on_line(e: &Expr) -> Option<()> {
     match e {
         Expr::Column(c) if c.name == LINE => Some(()),
-        Expr::Cast(c) => on_line(&c.expr),
+        Expr::Cast(c) if is_string(c.field.data_type()) => on_line(&c.expr),
         _ => None,
     }
 }
 
-/// The string literal `e`, if it is one.
+/// The string literal `e`, if it is one (possibly cast to another string type).
 fn literal(e: &Expr) -> Option<&str> {
     match e {
         Expr::Literal(
@@ -159,9 +162,14 @@ fn literal(e: &Expr) -> Option<&str> {
             | ScalarValue::Utf8View(Some(s)),
             _,
         ) => Some(s),
-        Expr::Cast(c) => literal(&c.expr),
+        Expr::Cast(c) if is_string(c.field.data_type()) => literal(&c.expr),
         _ => None,
     }
+}
+
+/// Whether `t` is a string type (a string cast to it keeps its text).
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 /// Whether `s` names U+FFFD, which a lossily decoded line may hold where
@@ -213,7 +221,7 @@ fn like(p: &str, escape: Option<char>, case_insensitive: bool) -> Option<Pred> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datafusion::logical_expr::{col, lit};
+    use datafusion::logical_expr::{cast, col, lit};
 
     fn pat(p: &str, fixed: bool, ci: bool) -> Pred {
         Pred::Pattern { pattern: p.into(), fixed, case_insensitive: ci }
@@ -241,6 +249,22 @@ mod tests {
         assert_eq!(pred_of(&[l.clone().or(other.clone())]), None);
         assert_eq!(pred_of(&[l.clone().and(other)]), Some(Pred::And(vec![pat("a", true, false)])));
         assert!(!is_pushable(&col("line").not_like(lit("%a%"))));
+    }
+
+    #[test]
+    fn only_casts_to_strings_leave_the_line_as_it_is() {
+        // "1e3" cast to a double and back is "1000": the line does not hold
+        // the pattern's literal, yet the condition holds.
+        let through_double = cast(cast(col("line"), DataType::Float64), DataType::Utf8);
+        assert_eq!(pred_of(&[through_double.clone().like(lit("1000%"))]), None);
+        assert_eq!(pred_of(&[through_double.eq(lit("1000"))]), None);
+        let as_int = cast(lit("007"), DataType::Int32);
+        assert_eq!(pred_of(&[col("line").eq(cast(as_int, DataType::Utf8))]), None);
+        let view = cast(col("line"), DataType::Utf8View);
+        assert_eq!(
+            pred_of(&[view.like(lit("%ab%"))]),
+            Some(Pred::And(vec![pat("ab", true, false)]))
+        );
     }
 
     #[test]
