@@ -130,8 +130,8 @@ fn pred_of_expr(e: &Expr) -> Option<Pred> {
             match (f.func.name(), args.len()) {
                 ("regexp_like", 2) => regex(arg, false),
                 ("regexp_like", 3) => match literal(&args[2])? {
-                    "i" => regex(arg, true),
-                    "" => regex(arg, false),
+                    "i" | "iu" => regex(arg, true),
+                    "" | "u" => regex(arg, false),
                     _ => None,
                 },
                 ("starts_with" | "contains" | "strpos", 2) => fixed(arg, false),

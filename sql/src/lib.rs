@@ -51,6 +51,7 @@ pub mod output;
 pub mod paths;
 pub mod provider;
 pub mod read;
+pub mod regex_ops;
 pub mod rows;
 pub mod serve;
 pub mod session;

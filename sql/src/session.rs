@@ -12,6 +12,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::codec::{LinesLogicalCodec, LinesPhysicalCodec};
 use crate::provider::{LinesFunction, LinesTable};
+use crate::regex_ops::RegexOpsAsCalls;
 
 /// How a session is set up.
 #[derive(Clone, Debug)]
@@ -45,6 +46,7 @@ pub async fn context(opts: &SessionOptions) -> Result<SessionContext> {
             SessionContext::remote_with_state(&format!("df://{addr}"), state).await?
         }
     };
+    ctx.add_analyzer_rule(Arc::new(RegexOpsAsCalls));
     let function = LinesFunction { base: opts.base.clone(), pushdown: opts.pushdown };
     ctx.register_udtf("lines", Arc::new(function));
     for (name, paths) in &opts.tables {

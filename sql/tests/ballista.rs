@@ -153,6 +153,7 @@ fn packed_logs(fx: &Fixture, n: u64) -> PathBuf {
             format!("2024-04-01 FATAL XYZZY-NEEDLE-4242 in app{i}\n").as_bytes(),
         );
         text.extend_from_slice(&util::log_text(500, 20 + i));
+        text.extend_from_slice(format!("2024-04-02 WARN spool C:\\app{i}\\out\n").as_bytes());
         let log = fx.write(&format!("text/app{i}.log"), &text);
         let packed = fx.path(&format!("packed/app{i}.log.zst"));
         std::fs::create_dir_all(packed.parent().unwrap()).unwrap();
@@ -182,6 +183,8 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
              WHERE line LIKE '%status=500%' GROUP BY level ORDER BY level"
         ),
         format!("SELECT count(*) AS n FROM {table}"),
+        // A backslash: the scheduler plans it as the embedded engine does.
+        format!(r"SELECT count(*) AS n FROM {table} WHERE line ~ 'C:\\app[0-9]\\out$'"),
     ];
     let (cluster, scheduler) = Cluster::start(&fx, &[]);
     let remote = format!("127.0.0.1:{scheduler}");
@@ -206,6 +209,7 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
     let together = per_executor.iter().fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1));
     assert_eq!(together, embedded_reads, "executors {per_executor:?}, embedded {embedded_reads:?}");
     assert!(together.0 * 4 < together.1, "the needle read {} of {} frames", together.0, together.1);
+    assert_eq!(answer(&fx, &queries[4], &[]), answer(&fx, "SELECT 4 AS n", &[]), "a backslash");
     for q in &queries[1..] {
         let embedded = answer(&fx, q, &[]);
         assert!(!embedded.is_empty(), "{q}: no rows");

@@ -389,3 +389,34 @@ fn issue_0028_a_long_table_prints_in_pieces_every_row_once() {
     let short = table("SELECT count(*) AS n FROM {T}");
     assert_eq!(short, "+-------+\n| n     |\n+-------+\n| 25000 |\n+-------+\n");
 }
+
+/// A regex holding a backslash matches as rg matches it: DataFusion's
+/// simplifier wrote `line ~ '\\'` as `LIKE '%\%'` (a percent sign), so
+/// such operators and calls reach it as `regexp_like(..., 'u')`.
+#[test]
+fn issue_0028_a_regex_holding_a_backslash_matches_as_rg() {
+    let fx = Fixture::new();
+    let mut text = util::log_text(3000, 7);
+    text.extend_from_slice(b"C:\\temp\\x 50% off\nk\\s here\nks here\nback\\\nslash\n");
+    let log = fx.write("logs/win.log", &text);
+    fx.tg(&["index", "-q", "--block-size", "4K", log.to_str().unwrap()]);
+    let table = format!("lines('{}')", log.display());
+    let cases: [(&str, &[&str]); 5] = [
+        (r"line ~ '\\'", &[r"\\"]),
+        (r"line ~ 'k\\s'", &[r"k\\s"]),
+        (r"line ~* 'C:\\TEMP'", &["-i", r"C:\\TEMP"]),
+        (r"regexp_like(line, 'back\\$')", &[r"back\\$"]),
+        (r"regexp_like(line, 'x 50%', 'i')", &["-i", "x 50%"]),
+    ];
+    for (cond, rg_args) in cases {
+        let want = rg_rows(rg_args, &[&log], &same);
+        assert!(!want.is_empty(), "{cond}");
+        for extra in [&[][..], &["--no-pushdown"][..]] {
+            let got = fx.sql_rows(&table, cond, extra);
+            assert!(got == want, "{}", diff(cond, extra, &got, &want));
+        }
+    }
+    let lines = rg_count(&[""], &[&log]);
+    let not = fx.sql_count(&table, r"line !~ '\\'", &[]);
+    assert_eq!(not, lines - rg_count(&[r"\\"], &[&log]), "line !~ '\\\\'");
+}
