@@ -104,13 +104,17 @@ impl<W: WriteColor> SearchWorker<W> {
 
     /// Searches what `reader` yields from its start, labelled `path`, as
     /// the read strategy does. Its first 64 KiB are read first: a file that
-    /// ends within them (a read returns nothing) is searched as a slice,
-    /// which spares the stream's byte-order-mark sniff and buffer copies
-    /// and prints the same (`search_slice` transcodes byte-order marks, and
-    /// its binary check covers the bytes a read's first fill holds); a
-    /// longer one is streamed, those bytes first. Streamed from the start:
-    /// binary data to convert (only a stream rewrites NUL bytes), and
-    /// multi-line searches (which read everything their own way).
+    /// ends within them (a read returns nothing) and holds no byte that
+    /// quits the search is searched as a slice, which spares the stream's
+    /// byte-order-mark sniff and buffer copies and prints the same
+    /// (`search_slice` transcodes byte-order marks, and its binary check
+    /// covers the bytes a read's first fill holds); a longer one is
+    /// streamed, those bytes first. Streamed from the start: binary data to
+    /// convert (only a stream rewrites NUL bytes), and multi-line searches
+    /// (which read everything their own way). A small file with a quit byte
+    /// is streamed too: the sniff's first read returns its first three
+    /// bytes, so a line ending within them is searched before the binary
+    /// check, as rg searches it (`a\nb\0` prints `a`); a slice checks first.
     pub fn search_read(
         &mut self,
         path: &Path,
@@ -122,10 +126,18 @@ impl<W: WriteColor> SearchWorker<W> {
         {
             return self.search(path, explicit, false, Haystack::Reader(reader));
         }
+        let quit = bin.quit_byte();
         let mut head = std::mem::take(&mut self.small);
         head.resize(SMALL, 0);
         let result = match read_full(reader, &mut head) {
-            Ok(n) if n < SMALL => self.search(path, explicit, false, Haystack::Slice(&head[..n])),
+            Ok(n) if n < SMALL => {
+                let small = &head[..n];
+                if quit.is_some_and(|b| memchr::memchr(b, small).is_some()) {
+                    self.search(path, explicit, false, Haystack::Reader(&mut &small[..]))
+                } else {
+                    self.search(path, explicit, false, Haystack::Slice(small))
+                }
+            }
             Ok(n) => {
                 let mut rest = (&head[..n]).chain(reader);
                 self.search(path, explicit, false, Haystack::Reader(&mut rest))

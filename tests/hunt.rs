@@ -1,0 +1,30 @@
+//! Wrong answers found by session 16's randomized differential hunt (random
+//! trees, flags and patterns; tg's scan, tree index and server against the
+//! pinned rg), each reduced to its smallest case and kept here.
+
+mod util;
+
+use util::{Case, Report, Tree};
+
+/// A walked file whose first line ends within its first three bytes and
+/// that holds a NUL further on: rg reads walked files through a
+/// byte-order-mark sniffer whose first read returns those three bytes, so
+/// that line is searched (and printed, with the "stopped searching binary
+/// file after match" warning) before the NUL is seen. tg searched such a
+/// small file as a slice, whose binary check came first: no line, exit 1.
+#[test]
+fn a_short_first_line_before_a_nul_is_searched_as_rg_reads_it() {
+    let t = Tree::new("hunt_short_first_line");
+    t.write("repo/a.txt", "a\nb\0\n");
+    t.write("repo/b.txt", "\nhay\n\0\n");
+    t.write("repo/c.txt", "xy\na\0\n");
+    let mut r = Report::new("hunt_short_first_line");
+    for args in [&["-n", "a"][..], &["-n", "^"], &["-c", "^$"], &["-l", "a"], &["--json", "a"]] {
+        r.check(&t, &Case::new(args.join(" "), args).cwd("repo"));
+    }
+    util::tg_index(&t, "repo");
+    for args in [&["-n", "a"][..], &["--count-matches", "^"]] {
+        r.check(&t, &Case::new(format!("indexed {}", args.join(" ")), args).cwd("repo"));
+    }
+    r.finish();
+}
