@@ -28,3 +28,16 @@ fn a_short_first_line_before_a_nul_is_searched_as_rg_reads_it() {
     }
     r.finish();
 }
+
+/// A pattern that can match only a NUL while binary detection is on: rg's
+/// error ends with its hint about `--text` (tg printed the first line only).
+#[test]
+fn a_nul_pattern_error_carries_rgs_text_hint() {
+    let t = Tree::new("hunt_nul_hint");
+    t.write("a.txt", "a\n");
+    let mut r = Report::new("hunt_nul_hint");
+    r.check(&t, &Case::new("nul", [r"\x00", "a.txt"]).stderr_exact());
+    r.check(&t, &Case::new("nul walked", [r"a\x00?b\x00"]).stderr_exact());
+    r.check(&t, &Case::new("nul -a", ["-a", r"\x00", "a.txt"]).stderr_exact());
+    r.finish();
+}
