@@ -24,7 +24,7 @@ fn a_short_first_line_before_a_nul_is_searched_as_rg_reads_it() {
     }
     util::tg_index(&t, "repo");
     for args in [&["-n", "a"][..], &["--count-matches", "^"]] {
-        r.check(&t, &Case::new(format!("indexed {}", args.join(" ")), args).cwd("repo"));
+        r.check(&t, &Case::new(format!("indexed/{}", args.join(" ")), args).cwd("repo"));
     }
     r.finish();
 }
@@ -39,5 +39,33 @@ fn a_nul_pattern_error_carries_rgs_text_hint() {
     r.check(&t, &Case::new("nul", [r"\x00", "a.txt"]).stderr_exact());
     r.check(&t, &Case::new("nul walked", [r"a\x00?b\x00"]).stderr_exact());
     r.check(&t, &Case::new("nul -a", ["-a", r"\x00", "a.txt"]).stderr_exact());
+    r.finish();
+}
+
+/// `--passthru` prints every line of every file searched, matched or not,
+/// so an index may rule no file out: tg printed only the candidates' lines
+/// through a tree index and a server (files without the pattern's trigrams
+/// vanished from the output).
+#[test]
+fn passthru_prints_every_file_through_an_index_and_a_server() {
+    let t = Tree::new("hunt_passthru");
+    t.write("repo/a.txt", "one\ntwo\n");
+    t.write("repo/b.txt", "three\nzzz\n");
+    t.write("repo/sub/c.txt", "four\n");
+    util::tg_index(&t, "repo");
+    let cases = |label: &str| {
+        [
+            &["--passthru", "zzz"][..],
+            &["--passthru", "qqq"],
+            &["--passthru", "-n", "zzz", "sub"],
+            &["--json", "--passthru", "zzz"],
+        ]
+        .map(|args| Case::new(format!("{label}/{}", args.join(" ")), args).cwd("repo"))
+    };
+    let mut r = Report::new("hunt_passthru");
+    r.check_all(&t, &cases("indexed"));
+    let served = util::serve::Served::start(&t, &[]);
+    r.check_all(&t, &cases("served"));
+    drop(served);
     r.finish();
 }
