@@ -69,3 +69,28 @@ fn passthru_prints_every_file_through_an_index_and_a_server() {
     drop(served);
     r.finish();
 }
+
+/// A link in the tree that closes a loop (`sub/up -> ..`) is recorded as a
+/// directory that changed; the server's reconcile at its start watched
+/// "the new directories below it" by walking from the link, which reached
+/// the root's and `sub`'s inodes again: their watches were renamed
+/// `sub/up` and `sub/up/sub`, so a file renamed in `sub` while served was
+/// still listed (`tg: sub/a.txt: No such file or directory`, exit 2) and
+/// its new name never searched.
+#[test]
+fn a_server_keeps_its_watches_beside_a_link_that_closes_a_loop() {
+    let t = Tree::new("hunt_loop_watch");
+    t.write("repo/sub/a.txt", "foo\n");
+    t.write("repo/top.txt", "foo top\n");
+    t.symlink("..", "repo/sub/up");
+    util::tg_index(&t, "repo");
+    let served = util::serve::Served::start(&t, &[]);
+    let mut r = Report::new("hunt_loop_watch");
+    r.check(&t, &Case::new("served/before", ["foo"]).cwd("repo"));
+    std::fs::rename(t.path("repo/sub/a.txt"), t.path("repo/sub/b.txt")).unwrap();
+    t.write("repo/sub/c.txt", "foo c\n");
+    r.check(&t, &Case::new("served/renamed", ["foo"]).cwd("repo"));
+    r.check(&t, &Case::new("served/renamed in sub", ["-n", "foo", "sub"]).cwd("repo"));
+    drop(served);
+    r.finish();
+}
