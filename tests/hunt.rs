@@ -94,3 +94,38 @@ fn a_server_keeps_its_watches_beside_a_link_that_closes_a_loop() {
     drop(served);
     r.finish();
 }
+
+/// A walked packed file holding a NUL is read as rg reads the original: in
+/// 64 KiB buffers, the one holding the NUL not searched. tg's reader of the
+/// frames returned one 4 KiB frame a read, so binary detection struck later
+/// and tg printed the matches between rg's last buffer and the NUL
+/// (115 lines where rg printed 89).
+#[test]
+fn a_walked_packed_file_with_a_nul_stops_where_rg_stops() {
+    let t = Tree::new("hunt_packed_nul");
+    let mut text: Vec<u8> =
+        (0..6_000).flat_map(|i| format!("line {i} needle\n").into_bytes()).collect();
+    text.splice(100_000..100_000, *b"\0");
+    t.write("o/big.log", &text);
+    t.write("p/big.log", &text);
+    let packed = util::tg_command(&t, t.path("p"))
+        .args(["pack", "-q", "--frame-size", "4K", "big.log"])
+        .output()
+        .unwrap();
+    assert!(packed.status.success(), "{}", String::from_utf8_lossy(&packed.stderr));
+    std::fs::remove_file(t.path("p/big.log")).unwrap();
+    for args in [&["-n", "needle"][..], &["-c", "needle"], &["-b", "--no-mmap", "line 1"]] {
+        let case = Case::new(args.join(" "), args);
+        let want = util::run(&util::rg_bin(), &t.path("o"), &case);
+        let got = util::run(&util::tg_bin(), &t.path("p"), &case);
+        let got_out = String::from_utf8_lossy(&got.stdout).replace("big.log.zst", "big.log");
+        let want_out = String::from_utf8_lossy(&want.stdout);
+        assert!(
+            want_out == got_out && want.code == got.code,
+            "{args:?}: exit {:?} vs rg {:?}\n{}",
+            got.code,
+            want.code,
+            util::diff::render(want_out.as_bytes(), got_out.as_bytes(), "  ")
+        );
+    }
+}

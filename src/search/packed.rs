@@ -244,7 +244,9 @@ struct Target<'a> {
 }
 
 /// The text of a packed file read frame by frame, each checked as it is
-/// decompressed.
+/// decompressed. A read fills all it is given (frames joined), as a read
+/// of the original file does: rg's 64 KiB buffers, and so where binary
+/// detection strikes, are the original's.
 struct Frames<'a> {
     packed: &'a PackedFile,
     next: usize,
@@ -255,21 +257,40 @@ struct Frames<'a> {
 
 impl io::Read for Frames<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.buf.len() {
-            if self.next == self.packed.frames().len() {
-                return Ok(0);
+        let mut n = 0;
+        while n < out.len() {
+            if self.at == self.buf.len() {
+                if self.next == self.packed.frames().len() {
+                    break;
+                }
+                // A damaged frame: the bytes before it first, then its
+                // error (the next read decompresses it again).
+                if let Err(e) = self.load() {
+                    return if n == 0 { Err(e) } else { Ok(n) };
+                }
             }
-            let dctx = match &mut self.dctx {
-                Some(d) => d,
-                None => self.dctx.insert(zstd::bulk::Decompressor::new()?),
-            };
-            self.packed.frame(self.next, dctx, &mut self.buf)?;
-            self.next += 1;
-            self.at = 0;
+            let k = (out.len() - n).min(self.buf.len() - self.at);
+            out[n..n + k].copy_from_slice(&self.buf[self.at..self.at + k]);
+            self.at += k;
+            n += k;
         }
-        let n = out.len().min(self.buf.len() - self.at);
-        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
-        self.at += n;
         Ok(n)
+    }
+}
+
+impl Frames<'_> {
+    /// Decompresses the next frame into the buffer.
+    fn load(&mut self) -> io::Result<()> {
+        let dctx = match &mut self.dctx {
+            Some(d) => d,
+            None => self.dctx.insert(zstd::bulk::Decompressor::new()?),
+        };
+        self.at = 0;
+        if let Err(e) = self.packed.frame(self.next, dctx, &mut self.buf) {
+            self.buf.clear();
+            return Err(e.into());
+        }
+        self.next += 1;
+        Ok(())
     }
 }
