@@ -40,8 +40,12 @@ impl PatternMatcher {
     pub fn new(opts: &SearchOptions) -> EngineResult<PatternMatcher> {
         let rust =
             || opts.matcher().map(|m| PatternMatcher::Rust(LineMatcher::new(m, &opts.matcher)));
-        let pcre2 =
-            || Pcre2Matcher::new(&opts.matcher, opts.line_terminator()).map(PatternMatcher::Pcre2);
+        // Under `-v`, the searcher's fast path passes over a matching line
+        // without a stop: `--stop-on-nonmatch` must see every line, as rg's
+        // PCRE2 search (one line at a time) does.
+        let by_lines = !(opts.read.stop_on_nonmatch && opts.read.invert_match);
+        let term = by_lines.then(|| opts.line_terminator());
+        let pcre2 = || Pcre2Matcher::new(&opts.matcher, term).map(PatternMatcher::Pcre2);
         match opts.matcher.engine {
             Engine::Default => rust().map_err(|e| Error::Pattern(suggest_pcre2(e.to_string()))),
             Engine::Pcre2 => pcre2(),

@@ -129,3 +129,25 @@ fn a_walked_packed_file_with_a_nul_stops_where_rg_stops() {
         );
     }
 }
+
+/// `-P --stop-on-nonmatch -v`: rg's PCRE2 search reads one line at a time
+/// and stops at the first line it does not select after one it did; tg
+/// found PCRE2's candidate lines in whole buffers, where the searcher's
+/// inverted fast path passes over a matching line without stopping (rg's
+/// default engine does that too, and tg matches it there).
+#[test]
+fn pcre2_stop_on_nonmatch_inverted_stops_as_rg_does() {
+    let t = Tree::new("hunt_pcre2_stop");
+    t.write("a.txt", "a\nthe\nb\nthe\nc\n");
+    let mut r = Report::new("hunt_pcre2_stop");
+    for args in [
+        &["-P", "--stop-on-nonmatch", "-v", "the", "a.txt"][..],
+        &["-P", "--stop-on-nonmatch", "-v", "-c", "the", "a.txt"],
+        &["-P", "--stop-on-nonmatch", "-v", "-n", "-F", "th", "a.txt"],
+        &["-P", "--stop-on-nonmatch", "the", "a.txt"],
+    ] {
+        r.check(&t, &Case::new(args.join(" "), args).pcre2());
+    }
+    r.check(&t, &Case::new("default engine", ["--stop-on-nonmatch", "-v", "the", "a.txt"]));
+    r.finish();
+}

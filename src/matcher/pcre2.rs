@@ -36,10 +36,12 @@ pub struct Pcre2Matcher {
 impl Pcre2Matcher {
     /// Builds the PCRE2 matcher of `m` (an invalid pattern is an error in
     /// PCRE2's words) and, where it can, the regex finding candidate lines
-    /// ended by `term`, the search's line terminator.
-    pub fn new(m: &MatchOptions, term: LineTerminator) -> EngineResult<Pcre2Matcher> {
+    /// ended by `term`, the search's line terminator (`None`: the search
+    /// must hand PCRE2 every line).
+    pub fn new(m: &MatchOptions, term: Option<LineTerminator>) -> EngineResult<Pcre2Matcher> {
         let regex = m.pcre2_matcher()?;
-        Ok(Pcre2Matcher { regex, lines: candidate_lines(m).map(|r| (r, term)) })
+        let lines = term.and_then(|term| candidate_lines(m).map(|r| (r, term)));
+        Ok(Pcre2Matcher { regex, lines })
     }
 
     /// Whether candidate lines are found by the default engine (the tests
