@@ -111,10 +111,12 @@ impl<W: WriteColor> SearchWorker<W> {
     /// covers the bytes a read's first fill holds); a longer one is
     /// streamed, those bytes first. Streamed from the start: binary data to
     /// convert (only a stream rewrites NUL bytes), and multi-line searches
-    /// (which read everything their own way). A small file with a quit byte
-    /// is streamed too: the sniff's first read returns its first three
-    /// bytes, so a line ending within them is searched before the binary
-    /// check, as rg searches it (`a\nb\0` prints `a`); a slice checks first.
+    /// (which read everything their own way). A small file is streamed too
+    /// when a slice would not be searched as rg reads it: the sniff's first
+    /// read returns three bytes, so a line ending within them is a buffer
+    /// of its own (a pattern anchored at the haystack's start, `\A`, then
+    /// shows a match at line 2 when positions are printed), searched before
+    /// the binary check (`a\nb\0` prints `a`; a slice checks first).
     pub fn search_read(
         &mut self,
         path: &Path,
@@ -127,12 +129,16 @@ impl<W: WriteColor> SearchWorker<W> {
             return self.search(path, explicit, false, Haystack::Reader(reader));
         }
         let quit = bin.quit_byte();
+        let term = self.searcher_read.line_terminator().as_byte();
         let mut head = std::mem::take(&mut self.small);
         head.resize(SMALL, 0);
         let result = match read_full(reader, &mut head) {
             Ok(n) if n < SMALL => {
                 let small = &head[..n];
-                if quit.is_some_and(|b| memchr::memchr(b, small).is_some()) {
+                let first_read = &small[..n.min(3)];
+                if quit.is_some_and(|b| memchr::memchr(b, small).is_some())
+                    || memchr::memchr(term, first_read).is_some()
+                {
                     self.search(path, explicit, false, Haystack::Reader(&mut &small[..]))
                 } else {
                     self.search(path, explicit, false, Haystack::Slice(small))
