@@ -108,25 +108,9 @@ fn a_walked_packed_file_with_a_nul_stops_where_rg_stops() {
     text.splice(100_000..100_000, *b"\0");
     t.write("o/big.log", &text);
     t.write("p/big.log", &text);
-    let packed = util::tg_command(&t, t.path("p"))
-        .args(["pack", "-q", "--frame-size", "4K", "big.log"])
-        .output()
-        .unwrap();
-    assert!(packed.status.success(), "{}", String::from_utf8_lossy(&packed.stderr));
-    std::fs::remove_file(t.path("p/big.log")).unwrap();
+    pack(&t, "p");
     for args in [&["-n", "needle"][..], &["-c", "needle"], &["-b", "--no-mmap", "line 1"]] {
-        let case = Case::new(args.join(" "), args);
-        let want = util::run(&util::rg_bin(), &t.path("o"), &case);
-        let got = util::run(&util::tg_bin(), &t.path("p"), &case);
-        let got_out = String::from_utf8_lossy(&got.stdout).replace("big.log.zst", "big.log");
-        let want_out = String::from_utf8_lossy(&want.stdout);
-        assert!(
-            want_out == got_out && want.code == got.code,
-            "{args:?}: exit {:?} vs rg {:?}\n{}",
-            got.code,
-            want.code,
-            util::diff::render(want_out.as_bytes(), got_out.as_bytes(), "  ")
-        );
+        same_as_rg(&t, ("o", args), ("p", args), ("big.log", "big.log.zst"));
     }
 }
 
@@ -171,4 +155,74 @@ fn a_short_first_line_is_its_own_buffer_as_rg_reads_it() {
         }
     }
     r.finish();
+}
+
+/// `tg` run as `tg` says (a directory of `t` and the arguments) against
+/// `rg` run as `rg` says: the same stdout (tg's `names.1` read as rg's
+/// `names.0`) and exit code.
+fn same_as_rg(t: &Tree, rg: (&str, &[&str]), tg: (&str, &[&str]), names: (&str, &str)) {
+    let want = util::run(&util::rg_bin(), &t.path(rg.0), &Case::new("rg", rg.1));
+    let got = util::run(&util::tg_bin(), &t.path(tg.0), &Case::new("tg", tg.1));
+    let norm = |b: &[u8]| String::from_utf8_lossy(&util::normalize_stdout(b)).into_owned();
+    let got_out = norm(&got.stdout).replace(names.1, names.0);
+    let want_out = norm(&want.stdout);
+    assert!(
+        want_out == got_out && want.code == got.code,
+        "tg {:?}: exit {:?} vs rg {:?}\n{}",
+        tg.1,
+        got.code,
+        want.code,
+        util::diff::render(want_out.as_bytes(), got_out.as_bytes(), "  ")
+    );
+}
+
+/// Packs `dir/big.log` of `t` (4 KiB frames) into `big.log.zst` and
+/// removes the original.
+fn pack(t: &Tree, dir: &str) {
+    let packed = util::tg_command(t, t.path(dir))
+        .args(["pack", "-q", "--frame-size", "4K", "big.log"])
+        .output()
+        .unwrap();
+    assert!(packed.status.success(), "{}", String::from_utf8_lossy(&packed.stderr));
+    std::fs::remove_file(t.path(dir).join("big.log")).unwrap();
+}
+
+/// A huge file cut into chunks: each chunk is a haystack of its own, so a
+/// pattern anchored at the haystack's start showed a match at every
+/// chunk's first line (`--vimgrep` printed a column there, `-o` an empty
+/// match) where rg, reading the file whole, shows none; such a pattern
+/// now searches the file whole.
+#[test]
+fn a_haystack_start_anchor_is_not_seen_at_chunk_starts() {
+    let t = Tree::new("hunt_chunk_anchor");
+    let text: String = (0..8_000).map(|i| format!("Jan {i} web{}\n", i % 7)).collect();
+    t.write("a/big.log", &text);
+    let huge = ["--chunk-threshold", "1", "--chunk-size", "16K", "-j", "4"];
+    for args in [
+        &["--vimgrep", r"\AJan", "big.log"][..],
+        &["-o", r"\A", "big.log"],
+        &["--json", r"(?-m)^J|web3", "big.log"],
+        &["--vimgrep", r"\AJan"],
+        &["-b", "-o", r"x|\A"],
+    ] {
+        same_as_rg(&t, ("a", args), ("a", &[&huge[..], args].concat()), ("", ""));
+    }
+}
+
+/// A packed file named on the command line is read as rg reads the
+/// original, from a map: one haystack. tg streamed its frames in 64 KiB
+/// buffers, and a pattern anchored at the haystack's start showed a match
+/// where each buffer started (`--vimgrep`, `-o`).
+#[test]
+fn a_named_packed_file_is_one_haystack_as_rg_maps_the_original() {
+    let t = Tree::new("hunt_packed_anchor");
+    let text: String = (0..8_000).map(|i| format!("Jan {i} web{}\n", i % 7)).collect();
+    t.write("o/big.log", &text);
+    t.write("p/big.log", &text);
+    pack(&t, "p");
+    for args in [&["--vimgrep", r"\AJan"][..], &["-o", r"\A"], &["-z", "-o", r"\A|web3"]] {
+        let rg_args = [args, &["big.log"]].concat();
+        let tg_args = [args, &["big.log.zst"]].concat();
+        same_as_rg(&t, ("o", &rg_args), ("p", &tg_args), ("big.log", "big.log.zst"));
+    }
 }

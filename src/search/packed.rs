@@ -211,7 +211,9 @@ impl<'o> PackedSearch<'o> {
 
     /// Searches the whole text as one stream (what chunks cannot do),
     /// reading it as rg reads the original: from a map when rg would map it
-    /// and a NUL may make the two reads differ, else as a stream.
+    /// and the two reads may differ (a NUL, or a pattern anchored at the
+    /// haystack's start, which matches where each read buffer starts),
+    /// else as a stream.
     fn search_stream<W: WriteColor>(
         &self,
         worker: &mut SearchWorker<W>,
@@ -221,7 +223,8 @@ impl<'o> PackedSearch<'o> {
     ) -> io::Result<SearchResult> {
         let binary = self.opts.binary_detection(t.explicit) != BinaryDetection::none();
         run.bytes_read += t.file.metadata().map_or(0, |m| m.len());
-        if self.opts.rg_mmap() && may_have_nul && binary {
+        let anchored = self.opts.matcher.anchors_at_haystack_start();
+        if self.opts.rg_mmap() && (may_have_nul && binary || anchored) {
             run.file("sequential", "decompressed whole");
             let mut text = Vec::with_capacity(t.packed.text_len() as usize);
             t.packed.unpack(&mut text)?;
