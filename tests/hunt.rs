@@ -226,3 +226,24 @@ fn a_named_packed_file_is_one_haystack_as_rg_maps_the_original() {
         same_as_rg(&t, ("o", &rg_args), ("p", &tg_args), ("big.log", "big.log.zst"));
     }
 }
+
+/// `-l --stats` and `--files-without-match --stats` count every match of a
+/// file (rg's summary printer searches on when it keeps statistics); a
+/// huge file searched in chunks stopped at the first chunk with a match
+/// (35 matches where rg counted 400), through a block index too.
+#[test]
+fn listings_with_stats_count_every_chunk() {
+    let t = Tree::new("hunt_list_stats");
+    let text: String = (0..20_000)
+        .map(|i| if i % 50 == 0 { format!("line {i} Kelvin\n") } else { format!("line {i}\n") })
+        .collect();
+    t.write("a/big.log", &text);
+    let huge = ["--chunk-threshold", "1", "--chunk-size", "16K", "-j", "4"];
+    for args in [
+        &["-l", "--stats", "Kelvin", "big.log"][..],
+        &["--files-without-match", "--stats", "Kelvin", "big.log"],
+        &["-l", "--stats", "Kelvin"],
+    ] {
+        same_as_rg(&t, ("a", args), ("a", &[&huge[..], args].concat()), ("", ""));
+    }
+}
