@@ -247,3 +247,21 @@ fn listings_with_stats_count_every_chunk() {
         same_as_rg(&t, ("a", args), ("a", &[&huge[..], args].concat()), ("", ""));
     }
 }
+
+/// PCRE2's candidate lines are found by a rewrite of the pattern where a
+/// class the default engine does not share (`\pL`) is any character, so
+/// `\pL+` reads `(?s:.)+`: the leftmost-first search for each candidate
+/// ran greedily to the end of the buffer, quadratic in the file (a 64 KiB
+/// file took 19 s, debug build; 0.4 s in release, 1.4 s at twice the size).
+/// Past the harness's 30 s timeout here.
+#[test]
+fn pcre2_candidate_lines_do_not_run_to_the_end_of_the_buffer() {
+    let t = Tree::new("hunt_pcre2_quadratic");
+    let text: String = (0..40_000).map(|i| format!("line {i} w{}\n", i % 9)).collect();
+    t.write("big.log", &text);
+    let mut r = Report::new("hunt_pcre2_quadratic");
+    for args in [&["-P", "-c", r"\pL+", "big.log"][..], &["-P", "-n", r"w3\pL*$", "big.log"]] {
+        r.check(&t, &Case::new(args.join(" "), args).pcre2());
+    }
+    r.finish();
+}

@@ -57,7 +57,11 @@ impl Pcre2Matcher {
         let Some((regex, term)) = &self.lines else {
             return self.regex.find_candidate_line(haystack);
         };
-        Ok(regex.find(Input::new(haystack)).and_then(|m| {
+        // The earliest match, not the leftmost-first one: its start lies in
+        // a line at or before the first line PCRE2 matches (any match ends
+        // no earlier), and a rewrite such as `(?s:.)+` (of `\pL+`) would
+        // otherwise run greedily to the buffer's end at every candidate.
+        Ok(regex.find(Input::new(haystack).earliest(true)).and_then(|m| {
             // Past a final line terminator there is no line to confirm.
             let past_end = m.start() == haystack.len()
                 && (haystack.is_empty() || haystack.ends_with(&[term.as_byte()]));
