@@ -265,3 +265,32 @@ fn pcre2_candidate_lines_do_not_run_to_the_end_of_the_buffer() {
     }
     r.finish();
 }
+
+/// An ignore file made, after the build, in a directory above the search
+/// path (`.ignore` at the root, `tg PAT sub`) changes what the walk
+/// finds below it; the sweep judged only the entries below the search
+/// path (and the ignore files it knew), so the new rule was not applied.
+#[test]
+fn an_ignore_file_made_above_the_search_path_is_seen() {
+    let t = Tree::new("hunt_ignore_above");
+    t.write("repo/a.txt", "foo\n");
+    t.write("repo/sub/h.rs", "foo\n");
+    t.write("repo/sub/deep/i.rs", "foo\n");
+    t.write("repo/sub/deep/j.txt", "foo\n");
+    util::tg_index(&t, "repo");
+    t.write("repo/.ignore", "*.rs\n");
+    t.write("repo/sub/.rgignore", "*.txt\n");
+    let cases = |label: &str| {
+        [&["foo", "sub"][..], &["foo", "sub/deep"], &["-l", "foo", "./sub/deep"], &["foo"]]
+            .map(|args| Case::new(format!("{label}/{}", args.join(" ")), args).cwd("repo"))
+    };
+    let mut r = Report::new("hunt_ignore_above");
+    r.check_all(&t, &cases("indexed"));
+    let served = util::serve::Served::start(&t, &[]);
+    r.check_all(&t, &cases("served"));
+    std::fs::remove_file(t.path("repo/.ignore")).unwrap();
+    t.write("repo/sub/deep/.ignore", "j.txt\n");
+    r.check_all(&t, &cases("served again"));
+    drop(served);
+    r.finish();
+}
