@@ -294,3 +294,23 @@ fn an_ignore_file_made_above_the_search_path_is_seen() {
     drop(served);
     r.finish();
 }
+
+/// `-P -m N`: rg's PCRE2 search goes line by line, and reaching the limit
+/// at the last line of a read buffer reads the next buffer before it
+/// stops (where a NUL then shows: the binary warning, JSON's
+/// `binary_offset`); tg's candidate lines took the searcher's fast path,
+/// which stops at once.
+#[test]
+fn pcre2_max_count_reads_on_as_rg_does() {
+    let t = Tree::new("hunt_pcre2_max_count");
+    t.write("repo/a.txt", "\nabc\nx\0y\n");
+    let mut r = Report::new("hunt_pcre2_max_count");
+    for args in [
+        &["-P", "-v", "-m", "1", "zzz"][..],
+        &["-P", "-m", "1", "^"],
+        &["-P", "-m1", "--json", "^"],
+    ] {
+        r.check(&t, &Case::new(args.join(" "), args).cwd("repo").pcre2());
+    }
+    r.finish();
+}
