@@ -80,6 +80,9 @@ pub struct SearchWorker<W> {
     binary_implicit: BinaryDetection,
     /// The buffer [`SearchWorker::search_read`] reads a file's head into.
     small: Vec<u8>,
+    /// A pattern is anchored at the haystack's start: where each read
+    /// buffer starts shows (`options::MatchOptions::anchors_at_haystack_start`).
+    anchored: bool,
 }
 
 /// The head [`SearchWorker::search_read`] reads first, and the largest file
@@ -99,6 +102,7 @@ impl<W: WriteColor> SearchWorker<W> {
             binary_explicit: opts.binary_detection(true),
             binary_implicit: opts.binary_detection(false),
             small: Vec::new(),
+            anchored: opts.matcher.anchors_at_haystack_start(),
         })
     }
 
@@ -114,9 +118,11 @@ impl<W: WriteColor> SearchWorker<W> {
     /// (which read everything their own way). A small file is streamed too
     /// when a slice would not be searched as rg reads it: the sniff's first
     /// read returns three bytes, so a line ending within them is a buffer
-    /// of its own (a pattern anchored at the haystack's start, `\A`, then
-    /// shows a match at line 2 when positions are printed), searched before
-    /// the binary check (`a\nb\0` prints `a`; a slice checks first).
+    /// of its own, searched before the binary check (`a\nb\0` prints `a`;
+    /// a slice checks first); and a pattern anchored at the haystack's
+    /// start (`\A`) shows a match where each of rg's buffers starts when
+    /// positions are printed (such a first line, a last line without a
+    /// line end).
     pub fn search_read(
         &mut self,
         path: &Path,
@@ -129,16 +135,13 @@ impl<W: WriteColor> SearchWorker<W> {
             return self.search(path, explicit, false, Haystack::Reader(reader));
         }
         let quit = bin.quit_byte();
-        let term = self.searcher_read.line_terminator().as_byte();
+        let anchored = self.anchored;
         let mut head = std::mem::take(&mut self.small);
         head.resize(SMALL, 0);
         let result = match read_full(reader, &mut head) {
             Ok(n) if n < SMALL => {
                 let small = &head[..n];
-                let first_read = &small[..n.min(3)];
-                if quit.is_some_and(|b| memchr::memchr(b, small).is_some())
-                    || memchr::memchr(term, first_read).is_some()
-                {
+                if anchored || quit.is_some_and(|b| memchr::memchr(b, small).is_some()) {
                     self.search(path, explicit, false, Haystack::Reader(&mut &small[..]))
                 } else {
                     self.search(path, explicit, false, Haystack::Slice(small))

@@ -136,18 +136,20 @@ fn pcre2_stop_on_nonmatch_inverted_stops_as_rg_does() {
     r.finish();
 }
 
-/// rg reads a walked file through a byte-order-mark sniff whose first read
-/// returns three bytes: a first line ending within them is searched as a
-/// buffer of its own, so the next buffer starts at line 2, and a pattern
-/// anchored at the haystack's start (`\A`, `(?-m)^`) shows a match there
-/// when the printer looks for positions (`--vimgrep`, `-o`, `--json`).
-/// tg searched such a small file as one slice.
+/// rg reads a walked file in buffers: the byte-order-mark sniff's first
+/// read returns three bytes, so a first line ending within them is a
+/// buffer of its own, and a last line without a line end is searched as
+/// one at the end. A pattern anchored at the haystack's start (`\A`,
+/// `(?-m)^`) shows a match where each buffer starts when the printer looks
+/// for positions (`--vimgrep`, `-o`, `--json`). tg searched a small file
+/// as one slice.
 #[test]
-fn a_short_first_line_is_its_own_buffer_as_rg_reads_it() {
+fn a_walked_file_shows_rgs_buffer_starts_to_a_haystack_anchor() {
     let t = Tree::new("hunt_short_first_buffer");
     t.write("repo/f.txt", "a\nbc\nd\n");
     t.write("repo/g.txt", "\nxy\nz\n");
     t.write("repo/h.txt", "abcd\nbc\n");
+    t.write("repo/i.txt", "abcd\nbc\nlast");
     let mut r = Report::new("hunt_short_first_buffer");
     for mode in ["--vimgrep", "-o", "--json", "-n"] {
         for pat in [r"\A", r"(?-m)^b", r"\Ax|d"] {
