@@ -316,3 +316,20 @@ fn pcre2_max_count_reads_on_as_rg_does() {
     }
     r.finish();
 }
+
+/// `-P -v -l` (and `-q`): rg's PCRE2 search goes line by line and stops at
+/// the first selected line; the searcher's inverted fast path, which tg's
+/// PCRE2 candidate lines took, passes over the printer's request to stop
+/// and reads on to the NUL, and the listing of a binary file is dropped
+/// (rg's default engine does the same, and tg matches it there).
+#[test]
+fn pcre2_inverted_listing_stops_at_the_first_line_as_rg_does() {
+    let t = Tree::new("hunt_pcre2_inverted_list");
+    t.write("repo/g.txt", "ab\n\nzz\0x\n");
+    let mut r = Report::new("hunt_pcre2_inverted_list");
+    for args in [&["-P", "-l", "-v", "4567"][..], &["-P", "-q", "-v", "4567"]] {
+        r.check(&t, &Case::new(args.join(" "), args).cwd("repo").pcre2());
+    }
+    r.check(&t, &Case::new("default engine", ["-l", "-v", "4567"]).cwd("repo"));
+    r.finish();
+}
