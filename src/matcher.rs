@@ -40,8 +40,18 @@ impl PatternMatcher {
     pub fn new(opts: &SearchOptions) -> EngineResult<PatternMatcher> {
         let rust =
             || opts.matcher().map(|m| PatternMatcher::Rust(LineMatcher::new(m, &opts.matcher)));
-        let pcre2 =
-            || Pcre2Matcher::new(&opts.matcher, opts.line_terminator()).map(PatternMatcher::Pcre2);
+        // Where the searcher's fast path (candidate lines in whole buffers)
+        // and rg's PCRE2 search (one line at a time) part: under `-v` the
+        // fast path passes over a matching line without a stop
+        // (`--stop-on-nonmatch`) and over the printer's request to stop
+        // (`-l`, `-q`: it reads on, to a NUL that drops the listing); and
+        // at `-m`'s limit it stops at once, where rg reads the next buffer
+        // first when the limit falls on a buffer's last line (a NUL there
+        // is reported).
+        let read = &opts.read;
+        let by_lines = !read.invert_match && read.max_count.is_none();
+        let term = by_lines.then(|| opts.line_terminator());
+        let pcre2 = || Pcre2Matcher::new(&opts.matcher, term).map(PatternMatcher::Pcre2);
         match opts.matcher.engine {
             Engine::Default => rust().map_err(|e| Error::Pattern(suggest_pcre2(e.to_string()))),
             Engine::Pcre2 => pcre2(),

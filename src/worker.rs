@@ -80,6 +80,9 @@ pub struct SearchWorker<W> {
     binary_implicit: BinaryDetection,
     /// The buffer [`SearchWorker::search_read`] reads a file's head into.
     small: Vec<u8>,
+    /// A pattern is anchored at the haystack's start: where each read
+    /// buffer starts shows (`options::MatchOptions::anchors_at_haystack_start`).
+    anchored: bool,
 }
 
 /// The head [`SearchWorker::search_read`] reads first, and the largest file
@@ -99,18 +102,27 @@ impl<W: WriteColor> SearchWorker<W> {
             binary_explicit: opts.binary_detection(true),
             binary_implicit: opts.binary_detection(false),
             small: Vec::new(),
+            anchored: opts.matcher.anchors_at_haystack_start(),
         })
     }
 
     /// Searches what `reader` yields from its start, labelled `path`, as
     /// the read strategy does. Its first 64 KiB are read first: a file that
-    /// ends within them (a read returns nothing) is searched as a slice,
-    /// which spares the stream's byte-order-mark sniff and buffer copies
-    /// and prints the same (`search_slice` transcodes byte-order marks, and
-    /// its binary check covers the bytes a read's first fill holds); a
-    /// longer one is streamed, those bytes first. Streamed from the start:
-    /// binary data to convert (only a stream rewrites NUL bytes), and
-    /// multi-line searches (which read everything their own way).
+    /// ends within them (a read returns nothing) and holds no byte that
+    /// quits the search is searched as a slice, which spares the stream's
+    /// byte-order-mark sniff and buffer copies and prints the same
+    /// (`search_slice` transcodes byte-order marks, and its binary check
+    /// covers the bytes a read's first fill holds); a longer one is
+    /// streamed, those bytes first. Streamed from the start: binary data to
+    /// convert (only a stream rewrites NUL bytes), and multi-line searches
+    /// (which read everything their own way). A small file is streamed too
+    /// when a slice would not be searched as rg reads it: the sniff's first
+    /// read returns three bytes, so a line ending within them is a buffer
+    /// of its own, searched before the binary check (`a\nb\0` prints `a`;
+    /// a slice checks first); and a pattern anchored at the haystack's
+    /// start (`\A`) shows a match where each of rg's buffers starts when
+    /// positions are printed (such a first line, a last line without a
+    /// line end).
     pub fn search_read(
         &mut self,
         path: &Path,
@@ -122,10 +134,19 @@ impl<W: WriteColor> SearchWorker<W> {
         {
             return self.search(path, explicit, false, Haystack::Reader(reader));
         }
+        let quit = bin.quit_byte();
+        let anchored = self.anchored;
         let mut head = std::mem::take(&mut self.small);
         head.resize(SMALL, 0);
         let result = match read_full(reader, &mut head) {
-            Ok(n) if n < SMALL => self.search(path, explicit, false, Haystack::Slice(&head[..n])),
+            Ok(n) if n < SMALL => {
+                let small = &head[..n];
+                if anchored || quit.is_some_and(|b| memchr::memchr(b, small).is_some()) {
+                    self.search(path, explicit, false, Haystack::Reader(&mut &small[..]))
+                } else {
+                    self.search(path, explicit, false, Haystack::Slice(small))
+                }
+            }
             Ok(n) => {
                 let mut rest = (&head[..n]).chain(reader);
                 self.search(path, explicit, false, Haystack::Reader(&mut rest))

@@ -75,6 +75,7 @@ fn readme_says_which_searches_use_the_index() {
         ("`--json`", &["--json", "needle"], true),
         ("`--include-zero`", &["-c", "--include-zero", "needle"], true),
         ("`-v`", &["-v", "needle"], false),
+        ("`--passthru`", &["--passthru", "needle"], false),
         ("`-z`", &["-z", "needle"], true),
         ("`--pre`", &["--pre", "cat", "needle"], false),
     ];

@@ -49,6 +49,9 @@ enum Combine {
 /// Writes chunk outputs, in file order, as the output of one search.
 pub(super) struct Combiner {
     kind: Combine,
+    /// Every chunk counts, even after `-l` or `--files-without-match` is
+    /// decided: rg's summary printer searches on to keep statistics.
+    all: bool,
     /// Some chunk had a real match (whatever the printer's `has_match` means).
     has_match: bool,
     stats: Option<Stats>,
@@ -66,8 +69,9 @@ pub(super) struct Combiner {
 }
 
 impl Combiner {
-    /// A combiner for one file searched in `mode`.
-    pub(super) fn new(mode: OutputMode) -> Combiner {
+    /// A combiner for one file searched in `mode`; `stats`: statistics are
+    /// kept (every chunk counts).
+    pub(super) fn new(mode: OutputMode, stats: bool) -> Combiner {
         let kind = match mode {
             OutputMode::Standard => Combine::Concat,
             OutputMode::Count | OutputMode::CountMatches => Combine::Count,
@@ -77,6 +81,7 @@ impl Combiner {
         };
         Combiner {
             kind,
+            all: stats,
             has_match: false,
             stats: None,
             bytes_searched: 0,
@@ -106,6 +111,7 @@ impl Combiner {
         }
         // The summary printer's `has_match` means "no match" for --files-without-match.
         let matched = if self.kind == Combine::WithoutMatch { !r.has_match } else { r.has_match };
+        let first = matched && !self.has_match;
         self.has_match |= matched;
         match self.kind {
             Combine::Concat => out.write_all(&bytes)?,
@@ -116,18 +122,16 @@ impl Combiner {
                     self.count_frame.get_or_insert_with(|| (head.to_vec(), tail.to_vec()));
                 }
             }
-            Combine::FirstMatch => {
-                if r.has_match {
+            Combine::FirstMatch | Combine::WithoutMatch if self.has_match => {
+                if first && self.kind == Combine::FirstMatch {
                     out.write_all(&bytes)?;
+                }
+                if !self.all {
                     return Ok(false);
                 }
             }
-            Combine::WithoutMatch => {
-                if matched {
-                    return Ok(false);
-                }
-                self.last = bytes;
-            }
+            Combine::FirstMatch => {}
+            Combine::WithoutMatch => self.last = bytes,
             Combine::Json => self.take_json(&bytes, out)?,
         }
         Ok(!r.stopped)

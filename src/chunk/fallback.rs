@@ -19,6 +19,8 @@ pub fn fallback_reason(opts: &SearchOptions, explicit: bool, head: &[u8]) -> Opt
     let (read, print) = (&opts.read, &opts.print);
     if opts.matcher.multiline {
         Some("multiline")
+    } else if opts.matcher.anchors_at_haystack_start() {
+        Some("a pattern anchored at the haystack's start")
     } else if read.context != (0, 0) {
         Some("context")
     } else if read.passthru {

@@ -238,7 +238,7 @@ impl<'o> ChunkEngine<'o> {
             shared.set_window(h.window(s, self.threads));
         }
         let claim = AtomicUsize::new(0);
-        let mut combiner = Combiner::new(self.mode);
+        let mut combiner = Combiner::new(self.mode, self.opts.print.stats);
         let mut out = Counted { inner: out, written: 0 };
         let mut error = None;
         let mut replay = false;

@@ -36,10 +36,12 @@ pub struct Pcre2Matcher {
 impl Pcre2Matcher {
     /// Builds the PCRE2 matcher of `m` (an invalid pattern is an error in
     /// PCRE2's words) and, where it can, the regex finding candidate lines
-    /// ended by `term`, the search's line terminator.
-    pub fn new(m: &MatchOptions, term: LineTerminator) -> EngineResult<Pcre2Matcher> {
+    /// ended by `term`, the search's line terminator (`None`: the search
+    /// must hand PCRE2 every line).
+    pub fn new(m: &MatchOptions, term: Option<LineTerminator>) -> EngineResult<Pcre2Matcher> {
         let regex = m.pcre2_matcher()?;
-        Ok(Pcre2Matcher { regex, lines: candidate_lines(m).map(|r| (r, term)) })
+        let lines = term.and_then(|term| candidate_lines(m).map(|r| (r, term)));
+        Ok(Pcre2Matcher { regex, lines })
     }
 
     /// Whether candidate lines are found by the default engine (the tests
@@ -55,7 +57,11 @@ impl Pcre2Matcher {
         let Some((regex, term)) = &self.lines else {
             return self.regex.find_candidate_line(haystack);
         };
-        Ok(regex.find(Input::new(haystack)).and_then(|m| {
+        // The earliest match, not the leftmost-first one: its start lies in
+        // a line at or before the first line PCRE2 matches (any match ends
+        // no earlier), and a rewrite such as `(?s:.)+` (of `\pL+`) would
+        // otherwise run greedily to the buffer's end at every candidate.
+        Ok(regex.find(Input::new(haystack).earliest(true)).and_then(|m| {
             // Past a final line terminator there is no line to confirm.
             let past_end = m.start() == haystack.len()
                 && (haystack.is_empty() || haystack.ends_with(&[term.as_byte()]));

@@ -62,7 +62,8 @@ impl MatchOptions {
         if ban_nul {
             b.ban_byte(Some(b'\0'));
         }
-        b.build_many(&self.patterns).map_err(|e| Error::Pattern(suggest_multiline(e.to_string())))
+        b.build_many(&self.patterns)
+            .map_err(|e| Error::Pattern(suggest_text(suggest_multiline(e.to_string()))))
     }
 }
 
@@ -102,6 +103,18 @@ fn suggest_multiline(msg: String) -> String {
     if msg.contains("the literal") && msg.contains("not allowed") {
         format!(
             "{msg}\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
+        )
+    } else {
+        msg
+    }
+}
+
+/// Adds ripgrep's hint about `-a` when a pattern can match only a NUL while
+/// binary detection bans it.
+fn suggest_text(msg: String) -> String {
+    if msg.contains("pattern contains \"\\0\"") {
+        format!(
+            "{msg}\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible."
         )
     } else {
         msg

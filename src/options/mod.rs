@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use grep_printer::{ColorSpecs, HyperlinkConfig};
 use grep_searcher::{BinaryDetection, Encoding};
 
+mod anchors;
 pub mod build;
 pub mod classes;
 pub mod engine;

@@ -96,6 +96,8 @@ pub enum Unused {
     Disabled,
     /// `-v`: the lines selected are those without a match.
     Inverted,
+    /// `--passthru`: every line of every file is printed, matched or not.
+    Passthru,
     /// `-E` with an encoding: the index holds the files' raw bytes.
     Encoding,
     /// `--pre`: what is searched is not the files' bytes.
@@ -121,6 +123,7 @@ impl std::fmt::Display for Unused {
         f.write_str(match self {
             Unused::Disabled => "--no-index",
             Unused::Inverted => "-v selects the lines without a match",
+            Unused::Passthru => "--passthru prints every line of every file",
             Unused::Encoding => "-E reads files in an encoding the index does not hold",
             Unused::Transformed => {
                 "--pre searches what files turn into, and a tree index holds their bytes"
@@ -153,6 +156,8 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
         Unused::Disabled
     } else if opts.read.invert_match {
         Unused::Inverted
+    } else if passes_through(opts) {
+        Unused::Passthru
     } else if matches!(opts.read.encoding, EncodingChoice::Label(_)) {
         Unused::Encoding
     } else if opts.read.preprocessor.is_some() {
@@ -162,6 +167,12 @@ pub fn unusable_for(opts: &SearchOptions) -> Option<Unused> {
     } else {
         return None;
     })
+}
+
+/// Whether `--passthru` prints lines: in the modes that print lines (a
+/// count or a listing prints the same with or without it).
+fn passes_through(opts: &SearchOptions) -> bool {
+    opts.read.passthru && matches!(opts.mode, Mode::Search(OutputMode::Standard | OutputMode::Json))
 }
 
 /// Why the block index of a file's own bytes (a huge file, a packed

@@ -211,7 +211,9 @@ impl<'o> PackedSearch<'o> {
 
     /// Searches the whole text as one stream (what chunks cannot do),
     /// reading it as rg reads the original: from a map when rg would map it
-    /// and a NUL may make the two reads differ, else as a stream.
+    /// and the two reads may differ (a NUL, or a pattern anchored at the
+    /// haystack's start, which matches where each read buffer starts),
+    /// else as a stream.
     fn search_stream<W: WriteColor>(
         &self,
         worker: &mut SearchWorker<W>,
@@ -221,7 +223,8 @@ impl<'o> PackedSearch<'o> {
     ) -> io::Result<SearchResult> {
         let binary = self.opts.binary_detection(t.explicit) != BinaryDetection::none();
         run.bytes_read += t.file.metadata().map_or(0, |m| m.len());
-        if self.opts.rg_mmap() && may_have_nul && binary {
+        let anchored = self.opts.matcher.anchors_at_haystack_start();
+        if self.opts.rg_mmap() && (may_have_nul && binary || anchored) {
             run.file("sequential", "decompressed whole");
             let mut text = Vec::with_capacity(t.packed.text_len() as usize);
             t.packed.unpack(&mut text)?;
@@ -244,7 +247,9 @@ struct Target<'a> {
 }
 
 /// The text of a packed file read frame by frame, each checked as it is
-/// decompressed.
+/// decompressed. A read fills all it is given (frames joined), as a read
+/// of the original file does: rg's 64 KiB buffers, and so where binary
+/// detection strikes, are the original's.
 struct Frames<'a> {
     packed: &'a PackedFile,
     next: usize,
@@ -255,21 +260,40 @@ struct Frames<'a> {
 
 impl io::Read for Frames<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.buf.len() {
-            if self.next == self.packed.frames().len() {
-                return Ok(0);
+        let mut n = 0;
+        while n < out.len() {
+            if self.at == self.buf.len() {
+                if self.next == self.packed.frames().len() {
+                    break;
+                }
+                // A damaged frame: the bytes before it first, then its
+                // error (the next read decompresses it again).
+                if let Err(e) = self.load() {
+                    return if n == 0 { Err(e) } else { Ok(n) };
+                }
             }
-            let dctx = match &mut self.dctx {
-                Some(d) => d,
-                None => self.dctx.insert(zstd::bulk::Decompressor::new()?),
-            };
-            self.packed.frame(self.next, dctx, &mut self.buf)?;
-            self.next += 1;
-            self.at = 0;
+            let k = (out.len() - n).min(self.buf.len() - self.at);
+            out[n..n + k].copy_from_slice(&self.buf[self.at..self.at + k]);
+            self.at += k;
+            n += k;
         }
-        let n = out.len().min(self.buf.len() - self.at);
-        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
-        self.at += n;
         Ok(n)
+    }
+}
+
+impl Frames<'_> {
+    /// Decompresses the next frame into the buffer.
+    fn load(&mut self) -> io::Result<()> {
+        let dctx = match &mut self.dctx {
+            Some(d) => d,
+            None => self.dctx.insert(zstd::bulk::Decompressor::new()?),
+        };
+        self.at = 0;
+        if let Err(e) = self.packed.frame(self.next, dctx, &mut self.buf) {
+            self.buf.clear();
+            return Err(e.into());
+        }
+        self.next += 1;
+        Ok(())
     }
 }

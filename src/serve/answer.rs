@@ -62,7 +62,7 @@ pub fn candidates(server: &Server, ask: &Ask<'_>, w: &mut impl Write) -> io::Res
     };
     let started = Instant::now();
     let (touched, reader) = (synced.touched, synced.reader);
-    let Some(admitted) = table_admits(&reader, &scopes, out, no_parent) else {
+    let Some(admitted) = table_admits(&reader, server.root(), &scopes, out, no_parent) else {
         // The table does not hold what this walk yields: the query walks.
         protocol::write_json(w, Kind::Reply, &json!({"ok": true, "ready": true, "walk": true}))?;
         return Ok(());

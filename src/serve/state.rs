@@ -171,9 +171,16 @@ impl State {
     }
 
     /// Watches the new directory `rel` of the tree at `root` and the
-    /// directories below it that the index's walk would enter.
+    /// directories below it that the index's walk would enter. A link is
+    /// not walked (a walk follows the link it starts at): what it leads to
+    /// is watched under its own name, or stat-ed by every query, and a
+    /// second name for a watched inode would take over its events (a
+    /// looping `sub/up -> ..` renamed the root's and `sub`'s watches).
     pub fn watch_new_tree(&mut self, root: &Path, rel: &[u8]) {
         let top = root.join(crate::sys::rel_path(rel));
+        if !top.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            return;
+        }
         let Ok(builder) = crate::index::build::walk::watched_walk(&top) else {
             return;
         };

@@ -30,6 +30,7 @@ use crate::query::search_plan::{Plans, Unused};
 use crate::report::Messages;
 pub use rules::{Reads, Rules};
 
+mod above;
 pub mod changes;
 pub mod judge;
 mod links;

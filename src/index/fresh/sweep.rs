@@ -68,7 +68,7 @@ impl IndexFilter {
         let scopes = scopes_for(rules, &self.roots)?;
         let view = View::of(rules.filters())?;
         let prefixes: Vec<Vec<u8>> = scopes.iter().map(|(_, p)| p.clone()).collect();
-        let admitted = table_admits(&self.reader, &prefixes, view.out, view.no_parent)?;
+        let admitted = table_admits(&self.reader, &self.root, &prefixes, view.out, view.no_parent)?;
         let outside: Vec<Vec<u8>> = match view.includes {
             true => outside_dirs(&self.reader, &prefixes, view.out, view.judged)
                 .into_iter()

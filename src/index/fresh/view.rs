@@ -296,9 +296,11 @@ pub struct Admitted {
 /// entries flagged `out` below `scopes` (table paths), `no_parent` as
 /// [`View::no_parent`]; and if so, what [`Admitted`] says. `None`: it
 /// cannot (an index without views, a search path the walk itself leaves
-/// out, an ignore file above the tree).
+/// out, an ignore file above the tree, or one made above a search path
+/// inside it: `root` is the tree's).
 pub fn table_admits(
     reader: &IndexReader,
+    root: &Path,
     scopes: &[Vec<u8>],
     out: u32,
     no_parent: bool,
@@ -317,6 +319,9 @@ pub fn table_admits(
         if f.flags & flags::DIR == 0 || f.flags & out != 0 {
             return None;
         }
+    }
+    if super::above::made_above(reader, root, scopes) {
+        return None;
     }
     let mut admitted = Admitted::default();
     for f in reader.files() {

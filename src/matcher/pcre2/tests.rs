@@ -83,7 +83,7 @@ fn candidate_lines_never_lose_a_pcre2_match() {
                 ..MatchOptions::new(vec![p.clone()])
             };
             let term = if crlf { LineTerminator::crlf() } else { LineTerminator::byte(b'\n') };
-            let Ok(ours) = Pcre2Matcher::new(&m, term) else { return Ok(()) };
+            let Ok(ours) = Pcre2Matcher::new(&m, Some(term)) else { return Ok(()) };
             used.set(used.get() + usize::from(ours.finds_lines()));
             let mut rng = StdRng::seed_from_u64(p.len() as u64 * 17 + u64::from(case));
             let words = ["ab", "a", "b", "c", "cc", "é", "É", " ", "\t", "x", "A.", "\u{0b}"];
