@@ -154,7 +154,7 @@ fn on_line(e: &Expr) -> Option<()> {
 }
 
 /// The string literal `e`, if it is one (possibly cast to another string type).
-fn literal(e: &Expr) -> Option<&str> {
+pub(crate) fn literal(e: &Expr) -> Option<&str> {
     match e {
         Expr::Literal(
             ScalarValue::Utf8(Some(s))

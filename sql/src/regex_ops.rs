@@ -14,7 +14,8 @@ use datafusion::error::Result;
 use datafusion::functions::regex::expr_fn::regexp_like;
 use datafusion::logical_expr::{BinaryExpr, Expr, LogicalPlan, Operator, lit};
 use datafusion::optimizer::AnalyzerRule;
-use datafusion::scalar::ScalarValue;
+
+use crate::filter::literal;
 
 /// The analyzer rule (see the module docs).
 #[derive(Debug, Default)]
@@ -46,7 +47,7 @@ fn as_call(e: Expr) -> Transformed<Expr> {
             _ => return Transformed::no(e),
         },
         Expr::ScalarFunction(f) if f.func.name() == "regexp_like" => {
-            let case_insensitive = match f.args.get(2).map(text) {
+            let case_insensitive = match f.args.get(2).map(literal) {
                 None | Some(Some("")) => false,
                 Some(Some("i")) => true,
                 // Other flags: the simplifier keeps the call as it is.
@@ -59,7 +60,7 @@ fn as_call(e: Expr) -> Transformed<Expr> {
         }
         _ => return Transformed::no(e),
     };
-    if !text(pattern).is_some_and(|p| p.contains('\\')) {
+    if !literal(pattern).is_some_and(|p| p.contains('\\')) {
         return Transformed::no(e);
     }
     // `u` (Unicode, already on) is a flag the simplifier has no operator
@@ -67,17 +68,4 @@ fn as_call(e: Expr) -> Transformed<Expr> {
     let flags = lit(if case_insensitive { "iu" } else { "u" });
     let call = regexp_like(subject.clone(), pattern.clone(), Some(flags));
     Transformed::yes(if negated { !call } else { call })
-}
-
-/// The text of a string literal.
-fn text(e: &Expr) -> Option<&str> {
-    match e {
-        Expr::Literal(
-            ScalarValue::Utf8(Some(p))
-            | ScalarValue::LargeUtf8(Some(p))
-            | ScalarValue::Utf8View(Some(p)),
-            _,
-        ) => Some(p),
-        _ => None,
-    }
 }
