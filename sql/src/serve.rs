@@ -70,6 +70,7 @@ pub fn run(idle: Option<Duration>, answer: &mut Answer<'_>) -> io::Result<()> {
         program: Program::now()?,
         answerer: Mutex::new(answer),
         last: Mutex::new(Instant::now()),
+        used: std::sync::atomic::AtomicBool::new(false),
     };
     let on_signal = server.door.clone();
     trigrep::sys::on_stop(move |sig| {
@@ -137,6 +138,8 @@ struct Server<'a, 'b> {
     answerer: Mutex<&'a mut Answer<'b>>,
     /// When the last client came or the last query ended.
     last: Mutex<Instant>,
+    /// Whether a query ran since the heap was last given back.
+    used: std::sync::atomic::AtomicBool,
 }
 
 impl Server<'_, '_> {
@@ -207,8 +210,8 @@ impl Server<'_, '_> {
             Reply::Exit(code).write(&mut stream)?;
             stream.flush()
         });
-        trigrep::sys::release_free_heap();
         *lock(&self.last) = Instant::now();
+        self.used.store(true, std::sync::atomic::Ordering::Relaxed);
         sent
     }
 
@@ -217,6 +220,14 @@ impl Server<'_, '_> {
     fn watch(&self, idle: Option<Duration>) {
         loop {
             std::thread::sleep(TICK);
+            // The heap a query left is given back once the server is idle,
+            // not while a client waits, nor holding the answerer (a query
+            // arriving then would be turned away).
+            if lock(&self.last).elapsed() >= TICK
+                && self.used.swap(false, std::sync::atomic::Ordering::Relaxed)
+            {
+                trigrep::sys::release_free_heap();
+            }
             // Held until the process exits: no query starts meanwhile.
             let Ok(_answerer) = self.answerer.try_lock() else { continue };
             if !self.door.is_ours() {
