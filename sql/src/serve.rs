@@ -66,8 +66,8 @@ pub fn run(idle: Option<Duration>, answer: &mut Answer<'_>) -> io::Result<()> {
     }
     let listener = Listener::bind(&socket)?;
     let server = Server {
-        door: Door::opened(socket),
-        program: Program::now()?,
+        door: OnDisk::now(socket),
+        program: OnDisk::now(std::env::current_exe()?),
         answerer: Mutex::new(answer),
         last: Mutex::new(Instant::now()),
         used: std::sync::atomic::AtomicBool::new(false),
@@ -131,8 +131,8 @@ pub fn stop() -> Result<bool, String> {
 /// A running server: its door, its program, and the one answerer that
 /// queries take in turn.
 struct Server<'a, 'b> {
-    door: Door,
-    program: Program,
+    door: OnDisk,
+    program: OnDisk,
     /// Held while a query is answered (the answerer sets the process's
     /// working directory: one query at a time).
     answerer: Mutex<&'a mut Answer<'b>>,
@@ -255,51 +255,36 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The door this server opened: its path and what the file there was.
+/// A file as it was when the server started: its door (which it removes
+/// on leaving only while it is still its own) or its program (replaced by
+/// a new build).
 #[derive(Clone)]
-struct Door {
+struct OnDisk {
     path: PathBuf,
     id: Option<Identity>,
 }
 
-impl Door {
-    fn opened(path: PathBuf) -> Door {
+impl OnDisk {
+    fn now(path: PathBuf) -> OnDisk {
         let id = Identity::of(&path);
-        Door { path, id }
+        OnDisk { path, id }
     }
 
-    /// Whether the file at the door's path is still the one this server
-    /// made (another server may have replaced it).
+    /// Whether the file at the path is still the one seen at the start.
     fn is_ours(&self) -> bool {
         self.id.is_some() && Identity::of(&self.path) == self.id
     }
 
-    /// Removes the door, if it is still this server's.
+    /// Whether another file (or none) is at the path now.
+    fn replaced(&self) -> bool {
+        self.id.is_some() && !self.is_ours()
+    }
+
+    /// Removes the file, if it is still the one seen (the door).
     fn withdraw(&self) {
         if self.is_ours() {
             let _ = std::fs::remove_file(&self.path);
         }
-    }
-}
-
-/// This server's program, as it was on disk when the server started.
-#[derive(Clone)]
-struct Program {
-    path: PathBuf,
-    id: Option<Identity>,
-}
-
-impl Program {
-    fn now() -> io::Result<Program> {
-        let path = std::env::current_exe()?;
-        let id = Identity::of(&path);
-        Ok(Program { path, id })
-    }
-
-    /// Whether the file at the program's path is no longer the one that
-    /// was started (rebuilt, reinstalled or removed).
-    fn replaced(&self) -> bool {
-        self.id.is_some() && Identity::of(&self.path) != self.id
     }
 }
 
