@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Case-insensitive names under wine (issue 26): tg.exe against rg.exe,
+"""Case-insensitive names under wine: tg.exe against rg.exe,
 scanning and from an index, on a tree whose names differ from the
 patterns, globs, ignore rules and path arguments only in case.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The differential core under wine (issue 26): tg.exe against rg.exe.
+"""The differential core under wine: tg.exe against rg.exe.
 
 Run by .ci/wine, which builds both for x86_64-pc-windows-gnu. Makes a
 corpus (this repository's sources and docs plus files that exercise

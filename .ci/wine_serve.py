@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The server under wine (issue 26): `tg.exe serve` watches its tree
+"""The server under wine: `tg.exe serve` watches its tree
 through ReadDirectoryChangesW (the notify crate), and a change made after
 it started is seen by the very next query, answered through the server
 without a sweep of the tree.

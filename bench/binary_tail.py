@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# binary_tail.py -- the corpus of issue 23 (item 4): huge files that start
+# binary_tail.py -- a corpus of huge files that start
 # as text and turn binary past their first 64 KiB (like Rust .rlib archives
 # and debug executables in a target/ directory). Walked, rg quits at the
 # first NUL of each and reads only its text; tg must stop there too.

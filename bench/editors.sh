@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# editors.sh -- issue 27: each editor's exact rg flags (docs/COMPAT.md,
+# editors.sh -- each editor's exact rg flags (docs/COMPAT.md,
 # "Editors and their command lines") on the kernel's selective queries,
 # tg against rg through bench/compare.py (outputs compared first), with a
 # warm `tg serve` on the tree; and VS Code's quick-open `--files`.

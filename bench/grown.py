@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What the trust rule costs on a log that is appended to while it is
-searched (issue 23, item 1).
+searched.
 
 A copy of LOG is indexed (`tg index`, a private index directory), then the
 same queries are timed, tg and rg alternated, in three phases:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SQL over logs and trees (issue 28): `tg sql` against DataFusion's own scan.
+"""SQL over logs and trees: `tg sql` against DataFusion's own scan.
 
 Measures, hot (files cached), median and min-max of --runs runs:
 

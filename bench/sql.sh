@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the SQL benchmark's figures (issue 28; docs/SQL.md, bench/README.md):
+# Makes the SQL benchmark's figures:
 # builds tg and tg-sql in the sql-bench profile (release without debug
 # info), packs the log with `tg pack` and indexes the kernel tree (each once,
 # in $W), starts a warm SQL server (tg sql serve), a Ballista scheduler and

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""`tg view` against `less` on a big log: keypress to screen (issue 25).
+"""`tg view` against `less` on a big log: keypress to screen.
 
 Two ways of timing, both reported:
 
 * **replay** (tg only, precise): `tg view --replay KEYS FILE` runs the viewer
   without a terminal, draws every screen on ratatui's in-memory backend and
   prints, per key, the time from the key to the drawn screen and the
-  process's RssAnon (src/cli/view/replay.rs). `{count}` waits for the
+  process's RssAnon (src/view/replay.rs). `{count}` waits for the
   background line count, `{density}` for the density bar. Process start is
   not included; the wall time of the whole process is reported apart.
 * **tmux** (tg and less alike): each tool runs in a 120x40 tmux window;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""`tg view` moves over a line of a gigabyte in the middle of a file (issue 25).
+"""`tg view` moves over a line of a gigabyte in the middle of a file.
 
-Each case runs `tg view --replay KEYS FILE` (src/cli/view/replay.rs) and
+Each case runs `tg view --replay KEYS FILE` (src/view/replay.rs) and
 takes the timed key's line: the time from the key to its screen drawn,
 and (binaries that print it) the time until the UI thread was free for
 the next key (the first screen drawn while a job still runs). A binary

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vscode-corpus.sh -- the kernel tree as a VS Code user has it (issue 27).
+# vscode-corpus.sh -- the kernel tree as a VS Code user has it.
 #
 #   bash bench/vscode-corpus.sh [C]     (C: the corpora, ~/.cache/trigrep-corpora)
 #

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record corpus/integrity
+mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record corpus/integrity corpus/logline
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TG_INDEX_DIR="$work/idx"
@@ -81,6 +81,11 @@ for i, p in enumerate(sys.argv[1:]):
         windows = sum(int.from_bytes(table[k + 28:k + 32], "little") for k in range(0, len(table), 32))
         open(f"corpus/gz_record/seed{i}", "wb").write(b[at:at + 104 + 32 * n + windows])
 PY
+# Log lines of each timestamp format and level spelling.
+head -n 50 "$work/app.log" > corpus/logline/seed-syslog
+printf '2026-01-03 10:00:00,250 ERROR boom\n\tat x\n2026-01-03T10:00:01.5+01:00 [WARN] slow\n' > corpus/logline/seed-iso
+printf '10.0.0.1 - - [03/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5\n' > corpus/logline/seed-access
+printf '{"ts":1767434400.5,"level":"info"}\n{"@timestamp":"2026-01-03T10:00:00Z"}\n<11>x\n' > corpus/logline/seed-json
 # tg serve's protocol: a hello, a sync request, a path list, JSON lines.
 mkdir -p corpus/serve_protocol
 python3 - <<'PY'

@@ -1,6 +1,11 @@
 //! `tg`: run, map the outcome to an exit code (0 match, 1 none, 2 error).
+//!
+//! The binary holds the front doors that need a terminal or a command
+//! line: `cli` (flags, subcommands, output) and `view` (the pager). The
+//! engine is the `trigrep` library (`engine/`).
 
 mod cli;
+mod view;
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! Huge files indexed as blocks (issue 12): with a block index, `tg` reads
+//! Huge files indexed as blocks: with a block index, `tg` reads
 //! only candidate blocks of a huge file, and must still print exactly what
 //! the pinned `rg` prints, byte for byte, with the same exit code — on
 //! logs whose lines straddle block edges, a line longer than a block, CRLF,
@@ -234,7 +234,7 @@ fn candidate_blocks_include_every_block_with_a_match() {
 
 #[test]
 fn z_keeps_a_plain_files_block_index_and_stats_say_so_once() {
-    // Issue 23, items 5 and 6: `-z` leaves a plain file as it is, so its
+    // `-z` leaves a plain file as it is, so its
     // block index still answers; `--stats` says in one sentence which
     // indexes answered, never "not used" beside a block index that was.
     let tree = Tree::new("blocks-z");

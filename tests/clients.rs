@@ -1,4 +1,4 @@
-//! Issue 27: each editor's exact rg command line (docs/COMPAT.md, "Editors
+//! Each editor's exact rg command line (docs/COMPAT.md, "Editors
 //! and their command lines"), as its current source builds it, over a tree
 //! with hidden files, `.gitignore`d files and no `.git` (so
 //! `--no-require-git` matters), a `.gz` file, CRLF lines, a line longer

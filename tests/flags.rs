@@ -1,4 +1,4 @@
-//! Issue 10: every ripgrep flag, ripgrep's way — `tg` against the pinned rg
+//! Every ripgrep flag, ripgrep's way — `tg` against the pinned rg
 //! 15.2.0, flag family by flag family.
 //!
 //! * `repeated_and_negated` — the last occurrence wins, `--no-…` undoes,

@@ -1,4 +1,4 @@
-//! Issue 13: `.gz` files searched through the index of their text. With
+//! `.gz` files searched through the index of their text. With
 //! and without `tg index FILE.gz`, `tg -z` must print exactly what the
 //! pinned `rg -z` prints (and `rg` on the original text), byte for byte,
 //! with the same exit code: single-member gzip (made by `gzip -6`),

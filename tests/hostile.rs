@@ -1,4 +1,4 @@
-//! Issue 14, hostile and heavy input: a 64 MiB single line (1 GiB with
+//! Hostile and heavy input: a 64 MiB single line (1 GiB with
 //! `TG_SLOW=1`), 20,000 files in one directory (100,000 with `TG_SLOW=1`),
 //! a 1,000-deep directory chain, one deeper than `PATH_MAX`, symlink loops, names with newlines and
 //! invalid UTF-8, files deleted, truncated, grown or replaced by a

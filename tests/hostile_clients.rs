@@ -1,4 +1,4 @@
-//! Issue 14, hostile clients of `tg serve` (the other-user, token and
+//! Hostile clients of `tg serve` (the other-user, token and
 //! garbage cases are in `serve.rs`): clients that connect and never read
 //! their replies (the server keeps answering others within a bound, its
 //! private memory stays under `--max-memory`, and it drops them after its

@@ -1,4 +1,4 @@
-//! Huge-file search (issue 3): `tg` with a tiny chunk threshold, so that
+//! Huge-file search: `tg` with a tiny chunk threshold, so that
 //! multi-megabyte fixtures are cut into dozens of chunks, must print exactly
 //! what the pinned `rg` prints, byte for byte, with the same exit code —
 //! for every `--io` strategy and with one and four threads.
@@ -288,7 +288,7 @@ fn stat(stderr: &[u8], label: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {label:?} in tg's stats: {text}"))
 }
 
-/// Issue 23: huge walked files that turn binary past their first 64 KiB
+/// Huge walked files that turn binary past their first 64 KiB
 /// (Rust `.rlib` archives, debug executables) are read about as far as rg
 /// reads them, its first NUL and a buffer, not whole (they were read whole,
 /// searched in chunks, then searched again whole); named on the command

@@ -1,4 +1,4 @@
-//! A damaged index must never change an answer (issue 4: "A corrupt,
+//! A damaged index must never change an answer ("A corrupt,
 //! truncated or foreign index gives one warning and the search falls back
 //! to scanning: never a wrong answer, never a panic").
 //!
@@ -122,7 +122,7 @@ fn check(
 }
 
 /// `tg status` on a damaged index: exit 2, one line on stderr; on stdout,
-/// none of the index's figures, but the server's lines (issue 23: a server
+/// none of the index's figures, but the server's lines (a server
 /// may run whatever the index's state).
 fn check_status(tree: &Tree, label: &str, failures: &mut Vec<String>) {
     let got =

@@ -1,4 +1,4 @@
-//! Crash test of `tg index` (issue 4: "the builder killed at random points
+//! Crash test of `tg index` ("the builder killed at random points
 //! (at least 20 trials) leaves a usable index").
 //!
 //! A generated tree of 400 files (~1.9 MB of varied text, the same bytes on
@@ -290,7 +290,7 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
 }
 
-/// Issue 10: an interrupted `tg index` (SIGINT, SIGTERM) removes its own
+/// An interrupted `tg index` (SIGINT, SIGTERM) removes its own
 /// temporary file before it exits, leaving the previous index as it was.
 /// The temporary file lives only while the index is written, so the test
 /// polls for it and interrupts the build as soon as it appears; a build

@@ -1,4 +1,4 @@
-//! Issue 4, "never stale": after `tg index`, the tree changes behind the
+//! "never stale": after `tg index`, the tree changes behind the
 //! index's back, and every query must still print exactly what rg prints.
 //!
 //! Each scenario builds a small git tree, indexes it, changes it in one way

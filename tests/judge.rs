@@ -1,4 +1,4 @@
-//! Issue 11: a server judges a query's file table with a sparse pass that
+//! A server judges a query's file table with a sparse pass that
 //! visits only the entries that may have changed, the candidates and the
 //! files read whatever the query ([`TableSummary`]), and counts the rest.
 //! It must decide exactly what the full pass a query runs on its own

@@ -1,4 +1,4 @@
-//! Issue 14, processes killed at random points: a live server SIGKILLed at
+//! Processes killed at random points: a live server SIGKILLed at
 //! random moments of its overlay merge, and `tg pack -f` SIGKILLed at
 //! random moments of a pack. (`tests/index_crash.rs` does the same to
 //! `tg index`.) The kill delays are stratified over a measured merge or
@@ -98,7 +98,7 @@ fn merge_started(t: &Tree, merges: usize) -> Option<Instant> {
 }
 
 /// The files a live server keeps in its index directory, with the index.
-const KEEP: &[&str] = &["index.tg", "ROOT", ".building", "server", "serve.auto"];
+const KEEP: &[&str] = &["index.tg", "ROOT", ".building", ".takeover", "server", "serve.auto"];
 
 #[test]
 fn servers_killed_while_merging_restart_correct() {

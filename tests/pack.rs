@@ -1,4 +1,4 @@
-//! Packed logs (issue 13): `tg pack LOG` writes a seekable zstd file that
+//! Packed logs: `tg pack LOG` writes a seekable zstd file that
 //! `tg PATTERN LOG.zst` searches in place and must print exactly what the
 //! pinned `rg` prints for the original `LOG` (same lines, line numbers,
 //! offsets, counts, JSON, context across frame edges, `-m`, `-v`), byte for
@@ -196,7 +196,7 @@ fn round_trips_through_tg_unpack_and_zstd() {
 
 /// A damaged copy of `ok.log.zst` as `bad.log.zst`: every search reports
 /// it in one `tg: bad.log.zst: ` line and exits 2, even one whose
-/// candidate frames are sound (issue 23: the container is checked whole
+/// candidate frames are sound (the container is checked whole
 /// before its index is trusted), and every line it prints is one rg
 /// prints for the original; `tg unpack` always fails.
 fn damaged(tree: &Tree, bytes: &[u8], why: &str) {

@@ -1,4 +1,4 @@
-//! PCRE2 (issue 27): `-P`, `--engine pcre2|auto` and their flags, against
+//! PCRE2: `-P`, `--engine pcre2|auto` and their flags, against
 //! the pinned rg built with PCRE2 (`TG_TEST_RG_PCRE2`, installed by
 //! `.ci/run`), byte for byte, through every path: a scan, a tree index, a
 //! server, a huge file's block index (4 KiB blocks), an indexed `.gz` and a

@@ -21,7 +21,7 @@ fn issue_0000_example_count_on_empty_file() {
     r.finish();
 }
 
-/// Issue 28: `tg sql ARGS` runs `tg-sql ARGS` found beside `tg` (or on
+/// `tg sql ARGS` runs `tg-sql ARGS` found beside `tg` (or on
 /// `PATH`), as git runs its external subcommands; without one it prints
 /// one `tg:` line and exits 2.
 #[test]
@@ -53,4 +53,42 @@ fn issue_0028_tg_sql_runs_tg_sql_beside_tg() {
     let found = run();
     assert_eq!(String::from_utf8_lossy(&found.stdout), "--format|csv|SELECT 1|");
     assert_eq!(found.status.code(), Some(3), "the exit code is tg-sql's");
+}
+
+/// Without `tg-sql`, `tg sql` says how to install it (a release
+/// build through `cargo install`, which puts it beside a cargo-installed
+/// `tg`), and `tg sql --help` still prints a usage.
+#[test]
+fn issue_0039_tg_sql_without_tg_sql_says_how_to_install_it_and_still_helps() {
+    let dir = tempfile::tempdir().unwrap();
+    let tg = dir.path().join("tg");
+    std::fs::copy(util::tg_bin(), &tg).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(&tg)
+            .arg("sql")
+            .args(args)
+            .env("PATH", dir.path().join("nowhere"))
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .env("TG_SQL_SERVE", "0")
+            .output()
+            .unwrap()
+    };
+    let missing = run(&["SELECT 1"]);
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{err}");
+    assert!(err.contains("`cargo install --locked --path sql`"), "{err}");
+    assert!(!err.contains("cargo build -p"), "a debug build is no install: {err}");
+    for help in ["--help", "-h"] {
+        let out = run(&[help]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{help}: {}", String::from_utf8_lossy(&out.stderr));
+        for part in [
+            "Usage: tg sql",
+            "--scheduler HOST:PORT",
+            "--format",
+            "cargo install --locked --path sql",
+        ] {
+            assert!(text.contains(part), "{help} lacks {part:?}:\n{text}");
+        }
+    }
 }

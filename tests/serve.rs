@@ -1,4 +1,4 @@
-//! Issue 11: `tg serve`. A real server runs on a temporary tree; queries go
+//! `tg serve`. A real server runs on a temporary tree; queries go
 //! through it (checked with `--stats`: the server lists the files to read)
 //! and must print exactly what rg
 //! prints, also right after the tree changed: files written, added,
@@ -204,15 +204,12 @@ fn a_burst_of_a_thousand_files_is_seen_and_merged() {
 #[test]
 fn a_lost_event_overflow_reconciles_once() {
     const KNOB: &str = "/proc/sys/fs/inotify/max_queued_events";
-    let Ok(old) = std::fs::read_to_string(KNOB) else {
-        eprintln!("skipped: {KNOB} is not readable");
-        return;
-    };
-    let t = tree("serve_overflow");
-    if std::fs::write(KNOB, "8").is_err() {
-        eprintln!("skipped: {KNOB} is not writable (needs root)");
+    if !util::require_root("lowering inotify's max_queued_events") {
         return;
     }
+    let old = std::fs::read_to_string(KNOB).expect(KNOB);
+    let t = tree("serve_overflow");
+    std::fs::write(KNOB, "8").expect("lower max_queued_events (root)");
     let served = std::panic::catch_unwind(|| Served::start(&t, &[]));
     std::fs::write(KNOB, old.trim()).expect("restore max_queued_events");
     let s = served.expect("server started");
@@ -403,10 +400,10 @@ fn an_index_rebuilt_behind_the_servers_back_is_followed() {
 #[test]
 fn past_the_watch_limit_queries_check_the_unwatched_part() {
     const KNOB: &str = "/proc/sys/fs/inotify/max_user_watches";
-    let Ok(old) = std::fs::read_to_string(KNOB) else {
-        eprintln!("skipped: {KNOB} is not readable");
+    if !util::require_root("lowering inotify's max_user_watches") {
         return;
-    };
+    }
+    let old = std::fs::read_to_string(KNOB).expect(KNOB);
     let t = tree("serve_watch_limit");
     // Watches held by this user now, from every inotify instance.
     let used: usize = std::fs::read_dir("/proc")
@@ -420,10 +417,7 @@ fn past_the_watch_limit_queries_check_the_unwatched_part() {
         .map(|s| s.lines().filter(|l| l.starts_with("inotify wd:")).count())
         .sum();
     // No watch allowed at all: the server refuses to start, in one line.
-    if std::fs::write(KNOB, "0").is_err() {
-        eprintln!("skipped: {KNOB} is not writable (needs root)");
-        return;
-    }
+    std::fs::write(KNOB, "0").expect("lower max_user_watches (root)");
     let refused = util::tg_command(&t, t.root()).args(["serve", "repo"]).output();
     // Room for three more watches: the server starts, past the limit.
     let lowered = std::fs::write(KNOB, (used + 3).to_string());

@@ -1,4 +1,4 @@
-//! Issue 27: a server sends a listing (`--files`, or a pattern every file
+//! A server sends a listing (`--files`, or a pattern every file
 //! may match) again, unjudged, while nothing it was judged from changed
 //! (`src/serve/listings.rs`), and trusts its watcher for the entries
 //! reached through a link that points inside the tree

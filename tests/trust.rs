@@ -1,4 +1,4 @@
-//! Issue 23, the two wrong answers: a text with an index is answered from
+//! The two wrong answers: a text with an index is answered from
 //! it only while the rule of `trigrep::index::trust` holds.
 //!
 //! - A block-indexed log changed by any sequence of writes, truncations,

@@ -1,4 +1,4 @@
-//! `tg view` (issue 25) driven in a real terminal: tmux runs the binary in
+//! `tg view` driven in a real terminal: tmux runs the binary in
 //! a 120×40 window, keys are sent, the screen is captured and compared
 //! with `sed -n Np` (the fixture's lines) and `rg -n` (the lines a search
 //! reaches and a filter shows), for a plain file, a block-indexed log
@@ -87,40 +87,64 @@ fn scenario(kind: Kind) {
 
 #[test]
 fn plain_file() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Plain);
 }
 
 #[test]
 fn block_indexed_log() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Blocks);
 }
 
 #[test]
 fn indexed_gz() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Gz);
 }
 
 #[test]
 fn gz_without_index() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::GzSpool);
 }
 
 #[test]
 fn packed_zst() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Packed);
 }
 
 #[test]
 fn another_tools_seekable_zst() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Seekable);
 }
 
 #[test]
 fn plain_zst() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::ZstSpool);
 }
 
 #[test]
 fn stdin() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     scenario(Kind::Stdin);
 }

@@ -1,4 +1,4 @@
-//! `tg view` (issue 25) over a line of 2 GiB in the middle of a file, in
+//! `tg view` over a line of 2 GiB in the middle of a file, in
 //! a real terminal (tmux): `N%` landing in it, `k` and `G` crossing it
 //! backward, Right while it is read. Each move is right when it completes
 //! (the screen against `tail | head | cut`, which stream the line where
@@ -73,6 +73,9 @@ fn quit(tree: &Tree, t: &Tmux) {
 /// once it is found; `50%` alone shows the line's start and the lines below.
 #[test]
 fn a_percent_landing_in_a_long_line() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-long-percent");
     long_line_file(&tree, "long.log", BEFORE, LONG, 200);
     let t = counted(&tree, BEFORE + 201);
@@ -90,6 +93,9 @@ fn a_percent_landing_in_a_long_line() {
 /// stops them at once); `kk` typed with either apply after it, in order.
 #[test]
 fn k_and_g_crossing_a_long_line() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-long-back");
     long_line_file(&tree, "long.log", BEFORE, LONG, 20);
     let total = BEFORE + 21;
@@ -120,6 +126,9 @@ fn k_and_g_crossing_a_long_line() {
 /// while the long line's end is looked for shifts it at once.
 #[test]
 fn right_during_a_move_over_a_long_line() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-long-right");
     long_line_file(&tree, "long.log", BEFORE, LONG, 200);
     let total = BEFORE + 201;
@@ -167,6 +176,9 @@ const BOUND: u64 = 64 << 20;
 /// density bar (main's binary read the 2 GiB line into memory).
 #[test]
 fn a_search_in_a_long_line_keeps_memory_bounded() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-long-search");
     long_line_file(&tree, "long.log", BEFORE, LONG, 200);
     // "9abc" is only in the long line (digits then letters, no space).

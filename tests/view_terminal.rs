@@ -1,4 +1,4 @@
-//! `tg view` (issue 25) and its terminal, in a real one (tmux): arrow
+//! `tg view` and its terminal, in a real one (tmux): arrow
 //! keys and PgUp/PgDn move as `sed` says; `-S` searches and filters with
 //! rg's smart case; `--color never` and `NO_COLOR` leave no colour in the
 //! pane (`capture-pane -e`): reverse video and resets only; tiny windows (1×1, 2×2,
@@ -16,6 +16,9 @@ use util::view::*;
 /// Right and Left shift the lines by half a screen; Home and End.
 #[test]
 fn arrow_keys_and_pages() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-arrows");
     let data = fixture();
     tree.write("app.log", &data);
@@ -74,6 +77,9 @@ fn cases_fixture() -> Vec<u8> {
 /// reach rg's lines either way, and `-S` again plans them case-sensitive.
 #[test]
 fn smart_case_toggles_as_rgs() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-smart");
     tree.write("app.log", cases_fixture());
     let t = view(&tree, "app.log", &[]);
@@ -140,6 +146,9 @@ fn colours(params: &BTreeSet<String>) -> Vec<String> {
 /// (so that this test sees them when they are there).
 #[test]
 fn no_colour_when_told() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     for (args, env, coloured) in [
         ("app.log", "", true),
         ("--color never app.log", "", false),
@@ -179,6 +188,9 @@ fn no_colour_when_told() {
 /// rows, as it does after `less -N`, so the text cannot tell).
 #[test]
 fn tiny_windows() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     for (w, h) in [(1, 1), (2, 2), (300, 5)] {
         let tree = Tree::new("view-tiny");
         let data = fixture();
@@ -223,6 +235,9 @@ fn tiny_windows() {
 /// the search ends, its match is at the top of the screen as it is then.
 #[test]
 fn resize_during_a_search() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
     let tree = Tree::new("view-resize-search");
     let mut data = Vec::with_capacity(20 << 20);
     for i in 1..=300_000u32 {

@@ -1,4 +1,4 @@
-//! Issue 27: include globs (`-g '*.c'`, `--iglob`), types (`-t`, `-T`,
+//! Include globs (`-g '*.c'`, `--iglob`), types (`-t`, `-T`,
 //! `--type-add`) and `--max-filesize` answered from an index's table and a
 //! server, not by a walk, exactly as rg's walker applies them: a glob
 //! decides over ignore rules and hidden names, a selected type admits a

@@ -1,4 +1,4 @@
-//! Issue 10: `-z/--search-zip`, `--pre` and `--pre-glob` against rg 15.2.
+//! `-z/--search-zip`, `--pre` and `--pre-glob` against rg 15.2.
 //!
 //! Fixtures are made in the test by the system's compressors (the same
 //! programs `rg -z` runs to decompress): gzip, bzip2, xz (also `.lzma`), lz4,

@@ -14,6 +14,10 @@
 #[allow(dead_code)]
 #[path = "../../src/cli/mod.rs"]
 mod cli;
+// The command line calls the viewer (`tg view`): it comes along.
+#[allow(dead_code)]
+#[path = "../../src/view/mod.rs"]
+mod view;
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;

@@ -7,6 +7,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_core::utils::{default_config_producer, default_session_builder};
 use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::{SchedulerConfig, TaskDistributionPolicy};
@@ -61,6 +63,20 @@ pub struct ExecutorOptions {
     pub work_dir: Option<String>,
 }
 
+/// The functions an executor knows: those of the scheduler's sessions
+/// (DataFusion's defaults, the nested ones among them, and Ballista's).
+///
+/// A plan names its functions and the executor looks each up here.
+/// Ballista's own default for executors lacks DataFusion's nested
+/// functions (`array_element`, `array_length`, `make_array`, ...), which
+/// the scheduler plans: a query naming one, `regexp_match(...)[1]` say,
+/// failed on the cluster while it ran embedded. Taken from the session
+/// the scheduler plans with, the two cannot disagree.
+pub fn executor_functions() -> Result<BallistaFunctionRegistry> {
+    let state = default_session_builder(default_config_producer())?;
+    Ok(BallistaFunctionRegistry::from(&state))
+}
+
 /// Runs an executor until the process ends.
 pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
     let config = ExecutorProcessConfig {
@@ -72,9 +88,37 @@ pub async fn run_executor(opts: ExecutorOptions) -> Result<()> {
         vcores: opts.slots,
         work_dir: opts.work_dir,
         executor_heartbeat_interval_seconds: HEARTBEAT_SECS,
+        override_function_registry: Some(Arc::new(executor_functions()?)),
         override_logical_codec: Some(Arc::new(LinesLogicalCodec::default())),
         override_physical_codec: Some(Arc::new(LinesPhysicalCodec::default())),
         ..ExecutorProcessConfig::default()
     };
     start_executor_process(Arc::new(config)).await.map_err(ballista)
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::execution::FunctionRegistry;
+    use datafusion::prelude::SessionContext;
+
+    use super::*;
+
+    #[test]
+    fn executors_know_every_function_an_embedded_session_knows() {
+        let known = executor_functions().unwrap();
+        let embedded = SessionContext::new().state();
+        let missing = |names: Vec<&String>, has: &dyn Fn(&str) -> bool| -> Vec<String> {
+            names.into_iter().filter(|n| !has(n.as_str())).cloned().collect()
+        };
+        let scalar =
+            missing(embedded.scalar_functions().keys().collect(), &|n| known.udf(n).is_ok());
+        assert_eq!(scalar, Vec::<String>::new(), "scalar functions");
+        let aggregate =
+            missing(embedded.aggregate_functions().keys().collect(), &|n| known.udaf(n).is_ok());
+        assert_eq!(aggregate, Vec::<String>::new(), "aggregate functions");
+        let window =
+            missing(embedded.window_functions().keys().collect(), &|n| known.udwf(n).is_ok());
+        assert_eq!(window, Vec::<String>::new(), "window functions");
+        assert!(known.udf("array_element").is_ok());
+    }
 }

@@ -36,6 +36,7 @@ use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::filter::Pred;
+use crate::notes::Notes;
 use crate::opened::OpenTexts;
 use crate::read::{Unit, UnitReader};
 use crate::rows::{self, RowBuilder};
@@ -188,6 +189,8 @@ impl ExecutionPlan for LinesExec {
         partition: usize,
         ctx: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
+        // The session's notes, in the process that runs the query.
+        let notes = ctx.session_config().get_extension::<Notes>();
         let input = self.units.execute(partition, ctx)?;
         let (pred, base) = (self.spec.pred.clone(), self.spec.base.clone());
         let texts = Arc::clone(&self.texts);
@@ -200,7 +203,8 @@ impl ExecutionPlan for LinesExec {
             log::info!("partition {partition}: {} units", units.len());
             let read = move || -> Result<()> {
                 let emit = Box::new(move |batch| tx.blocking_send(Ok(batch)).is_ok());
-                let mut reader = UnitReader::new(rows, pred.as_ref(), &base, &texts, emit);
+                let (pred, notes) = (pred.as_ref(), notes.as_deref());
+                let mut reader = UnitReader::new(rows, pred, &base, &texts, notes, emit);
                 for unit in &units {
                     slow_down_for_tests();
                     if !reader.read(unit)? {

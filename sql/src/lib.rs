@@ -1,5 +1,5 @@
 //! trigrep-sql: trigrep's texts as SQL tables on Apache DataFusion,
-//! distributed with Ballista (issue 28).
+//! distributed with Ballista.
 //!
 //! A [`provider::LinesTable`] has one row per line of every file under its
 //! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`), read
@@ -20,7 +20,10 @@
 //!   Ballista deals to its tasks);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler
 //!   and executors [`cluster`] starts; [`session`] makes an embedded or a
-//!   remote session; [`output`] prints results.
+//!   remote session; [`output`] prints results (columns named as
+//!   written: [`headers`]; nested values as JSON: [`nested`]),
+//!   [`notes`] what a query says besides them (the files that are
+//!   binary), and [`errors`] says why a query failed.
 //!
 //! ```no_run
 //! # async fn f() -> datafusion::error::Result<()> {
@@ -41,11 +44,15 @@
 
 pub mod cluster;
 pub mod codec;
+pub mod errors;
 pub mod exec;
 pub mod filter;
+pub mod headers;
 pub mod line_filter;
 pub mod listing;
 pub mod lossy;
+pub mod nested;
+pub mod notes;
 pub mod opened;
 pub mod output;
 pub mod paths;

@@ -15,7 +15,7 @@ use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
 use crate::tail;
-use crate::text::{self, Bom, Opened};
+use crate::text::{self, Bom, Compression, Opened};
 
 /// A text read by its candidate spans.
 pub struct Prepared {
@@ -46,27 +46,35 @@ impl fmt::Debug for OpenTexts {
 }
 
 impl OpenTexts {
-    /// The text at `path`, opened and its candidates for `pred` found
-    /// once: `None` when it is read whole, not by spans.
+    /// The text at `path` (read with `compression`), opened and its
+    /// candidates for `pred` found once: `None` when it is read whole,
+    /// not by spans.
     pub fn get(
         &self,
         path: &Path,
         base: &Path,
+        compression: Compression,
         pred: Option<&Pred>,
     ) -> Result<Option<Arc<Prepared>>> {
         let cell = {
             let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(texts.entry(path.to_path_buf()).or_default())
         };
-        let found = cell
-            .get_or_init(|| prepare(path, base, pred).map(|p| p.map(Arc::new)).map_err(Arc::new));
+        let found = cell.get_or_init(|| {
+            prepare(path, base, compression, pred).map(|p| p.map(Arc::new)).map_err(Arc::new)
+        });
         found.clone().map_err(DataFusionError::Shared)
     }
 }
 
 /// Opens the text at `path` and finds what of it can satisfy `pred`.
-fn prepare(path: &Path, base: &Path, pred: Option<&Pred>) -> Result<Option<Prepared>> {
-    let Opened::Text(text) = text::open(path, base)? else { return Ok(None) };
+fn prepare(
+    path: &Path,
+    base: &Path,
+    compression: Compression,
+    pred: Option<&Pred>,
+) -> Result<Option<Prepared>> {
+    let Opened::Text(text) = text::open(path, base, compression)? else { return Ok(None) };
     let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
     // rg stops reading at a NUL, where its buffers happen to find one, and
     // transcodes a UTF-16 text: such a text is read whole, as rg reads it.

@@ -3,10 +3,55 @@
 //! depth of directories), expanded as a shell expands it: in sorted order,
 //! `*` and `?` matching no leading dot. A path that exists is taken as it
 //! is, whatever characters it holds.
+//!
+//! Each is resolved where the table is made ([`resolve`]): a relative
+//! path against that process's working directory — the client's, or the
+//! client's that a warm server answers — so that a Ballista scheduler and
+//! its executors, whatever their own working directories, read the files
+//! the user named. Rows still name each file as the user's path leads to
+//! it ([`Root::shown`]), as `rg` prints it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
+use serde::{Deserialize, Serialize};
+
+/// A path a table reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// Where it is read: absolute.
+    pub path: PathBuf,
+    /// As the user gave it (`None`: as `path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<PathBuf>,
+}
+
+impl Root {
+    /// How rows name `found`, a file the walk of [`Root::path`] found,
+    /// when not by `found` itself: as the walk of the path the user gave
+    /// would have named it.
+    pub fn shown(&self, found: &Path) -> Option<PathBuf> {
+        let given = self.given.as_ref()?;
+        let rest = found.strip_prefix(&self.path).ok()?;
+        Some(if rest.as_os_str().is_empty() { given.clone() } else { given.join(rest) })
+    }
+}
+
+/// `given` expanded ([`expand`]), each path made absolute against the
+/// working directory of this process.
+pub fn resolve(given: &[PathBuf]) -> Result<Vec<Root>> {
+    expand(given)?
+        .into_iter()
+        .map(|p| {
+            if p.is_absolute() {
+                return Ok(Root { path: p, given: None });
+            }
+            let path = std::path::absolute(&p)
+                .map_err(|e| DataFusionError::Plan(format!("{}: {e}", p.display())))?;
+            Ok(Root { path, given: Some(p) })
+        })
+        .collect()
+}
 
 /// How a glob matches: a leading dot only by a dot, as in a shell.
 const OPTIONS: glob::MatchOptions = glob::MatchOptions {
@@ -40,6 +85,19 @@ pub fn expand(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_read_absolute_and_shown_as_given() {
+        let cwd = std::env::current_dir().unwrap();
+        let roots = resolve(&["/abs/x".into(), "rel/dir".into(), "./dot".into()]).unwrap();
+        assert_eq!(roots[0], Root { path: "/abs/x".into(), given: None });
+        assert_eq!(roots[1], Root { path: cwd.join("rel/dir"), given: Some("rel/dir".into()) });
+        assert_eq!(roots[2].path, cwd.join("dot"));
+        assert_eq!(roots[0].shown(Path::new("/abs/x/a")), None);
+        assert_eq!(roots[1].shown(&cwd.join("rel/dir/a/b.log")), Some("rel/dir/a/b.log".into()));
+        assert_eq!(roots[1].shown(&cwd.join("rel/dir")), Some("rel/dir".into()));
+        assert_eq!(roots[2].shown(&cwd.join("dot/c")), Some("./dot/c".into()));
+    }
 
     #[test]
     fn globs_expand_as_a_shell_expands_them() {

@@ -1,5 +1,7 @@
 //! [`LinesTable`], the table provider over trigrep's texts, and
-//! [`LinesFunction`], the `lines(PATH, ...)` table function that makes one.
+//! [`LinesFunction`], the `lines(PATH, ..., 'NAME=VALUE', ...)` table
+//! function that makes one: its paths, then its options, each a string
+//! `'name=value'` (the one option: `compression`, [`Compression`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,27 +18,38 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::{LinesExec, ScanSpec, units_source};
 use crate::filter::{is_pushable, pred_of};
+use crate::paths::Root;
+use crate::text::Compression;
 use crate::{listing, paths, rows};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
-/// walks it), a huge file with a block index, an indexed `.gz`, a packed
-/// `.zst`, or a directory of any of these (globs naming them expanded
-/// when the table is made).
+/// walks it), a huge file with a block index, a compressed file (read as
+/// its text: an indexed `.gz` and a packed `.zst` through their indexes),
+/// or a directory of any of these (globs naming them expanded when the
+/// table is made).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinesTable {
-    /// The files and directories the table reads.
-    pub paths: Vec<PathBuf>,
+    /// The files and directories the table reads, resolved where the
+    /// table was made ([`paths::resolve`]).
+    pub roots: Vec<Root>,
     /// The base directory of indexes (`tg --index-dir`'s).
     pub base: PathBuf,
     /// Whether conditions on `line` prune through indexes (off: every
     /// line of every file is read, for tests that compare both ways).
     pub pushdown: bool,
+    /// Whether a compressed file is read as its text (the default) or as
+    /// its bytes.
+    #[serde(default)]
+    pub compression: Compression,
 }
 
 impl LinesTable {
-    /// The table over `paths`, its globs expanded ([`paths::expand`]).
+    /// The table over `paths`, its globs expanded and relative paths
+    /// resolved in this process's working directory ([`paths::resolve`]),
+    /// reading every compressed file as its text.
     pub fn new(paths: &[PathBuf], base: PathBuf, pushdown: bool) -> Result<LinesTable> {
-        Ok(LinesTable { paths: paths::expand(paths)?, base, pushdown })
+        let roots = paths::resolve(paths)?;
+        Ok(LinesTable { roots, base, pushdown, compression: Compression::Auto })
     }
 }
 
@@ -75,10 +88,10 @@ impl TableProvider for LinesTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let pred = if self.pushdown { pred_of(filters) } else { None };
         let n = state.config().target_partitions();
-        let (paths, base) = (self.paths.clone(), self.base.clone());
+        let (roots, base, compression) = (self.roots.clone(), self.base.clone(), self.compression);
         let pred_for_walk = pred.clone();
         let (units, pruned) = tokio::task::spawn_blocking(move || {
-            listing::units(&paths, &base, pred_for_walk.as_ref(), n)
+            listing::units(&roots, &base, pred_for_walk.as_ref(), n, compression)
         })
         .await
         .map_err(|e| DataFusionError::External(Box::new(e)))??;
@@ -102,24 +115,78 @@ pub struct LinesFunction {
 
 impl TableFunctionImpl for LinesFunction {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
-        let paths = args
-            .exprs()
-            .iter()
-            .map(|e| match e {
-                Expr::Literal(
-                    ScalarValue::Utf8(Some(s))
-                    | ScalarValue::LargeUtf8(Some(s))
-                    | ScalarValue::Utf8View(Some(s)),
-                    _,
-                ) => Ok(PathBuf::from(s)),
-                other => Err(DataFusionError::Plan(format!(
-                    "lines() takes paths as string literals, not {other}"
-                ))),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if paths.is_empty() {
-            return Err(DataFusionError::Plan("lines() needs at least one path".into()));
+        let mut paths = Vec::new();
+        let mut compression = None;
+        for e in args.exprs() {
+            let Expr::Literal(
+                ScalarValue::Utf8(Some(s))
+                | ScalarValue::LargeUtf8(Some(s))
+                | ScalarValue::Utf8View(Some(s)),
+                _,
+            ) = e
+            else {
+                return Err(plan(format!(
+                    "takes paths, then options ('name=value'), as string literals, not {e}"
+                )));
+            };
+            let Some((name, value)) = option(s) else {
+                if compression.is_some() {
+                    return Err(plan("its paths come first, then its options".into()));
+                }
+                paths.push(PathBuf::from(s));
+                continue;
+            };
+            if !name.eq_ignore_ascii_case("compression") {
+                return Err(plan(format!(
+                    "no option {name} (its option: compression; a path of that form: ./{s})"
+                )));
+            }
+            if compression.is_some() {
+                return Err(plan("compression is given twice".into()));
+            }
+            let parsed = Compression::parse(&value.to_ascii_lowercase()).ok_or_else(|| {
+                plan(format!(
+                    "'{s}': give 'compression=auto' (a compressed file is read as its \
+                     text) or 'compression=none' (as its bytes, as rg reads without -z)"
+                ))
+            })?;
+            compression = Some(parsed);
         }
-        Ok(Arc::new(LinesTable::new(&paths, self.base.clone(), self.pushdown)?))
+        if paths.is_empty() {
+            return Err(plan("needs at least one path".into()));
+        }
+        let mut table = LinesTable::new(&paths, self.base.clone(), self.pushdown)?;
+        table.compression = compression.unwrap_or_default();
+        Ok(Arc::new(table))
+    }
+}
+
+/// An error in a call of `lines()`.
+fn plan(why: String) -> DataFusionError {
+    DataFusionError::Plan(format!("lines(): {why}"))
+}
+
+/// The option an argument of `lines()` gives, `'name=value'` (a word
+/// before the `=`); `None` for a path, and for a path of that form that
+/// exists.
+fn option(arg: &str) -> Option<(&str, &str)> {
+    let (name, value) = arg.split_once('=')?;
+    let word = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (word && std::path::Path::new(arg).symlink_metadata().is_err()).then_some((name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_words_before_an_equals_sign_unless_a_path_is_there() {
+        assert_eq!(option("compression=none"), Some(("compression", "none")));
+        assert_eq!(option("Compression=AUTO"), Some(("Compression", "AUTO")));
+        assert_eq!(option("typo_1=x"), Some(("typo_1", "x")));
+        assert_eq!(option("/var/log/a=b"), None);
+        assert_eq!(option("./compression=none"), None);
+        assert_eq!(option("app.log"), None);
+        assert_eq!(option("=x"), None);
     }
 }

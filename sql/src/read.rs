@@ -7,7 +7,9 @@
 //! block starts a line and carries its first line number; a UTF-8
 //! byte-order mark at the text's start is dropped, as rg drops it; a text
 //! holding a NUL, or starting with a UTF-16 byte-order mark, is read whole
-//! through the searcher instead, from its start.
+//! through the searcher instead, from its start. A compressed file is
+//! read as its text ([`text::kind`]); a file whose lines stop at a NUL is
+//! named in the query's [`Notes`].
 
 use std::path::{Path, PathBuf};
 
@@ -20,31 +22,49 @@ use trigrep::text::Block;
 
 use crate::filter::Pred;
 use crate::line_filter::LineFilter;
+use crate::notes::Notes;
 use crate::opened::OpenTexts;
 use crate::rows::{FileInfo, RowBuilder};
-use crate::text::{self, Bom, Opened};
+use crate::text::{self, Bom, Compression, Kind, Opened};
 
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;
 
-/// What one partition of a scan reads, in turn.
+/// What one partition of a scan reads, in turn: a file, or a part of
+/// a block-indexed text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Unit {
-    /// A file read whole, as a walk reads it.
-    File {
-        /// Its path as the walk gave it.
-        path: PathBuf,
-    },
-    /// Part `part` of `parts` of a block-indexed text: of its candidate
-    /// spans in text order, the `part`-th and every `parts`-th after it.
-    Text {
-        /// Its path as the walk gave it.
-        path: PathBuf,
-        /// Which part.
-        part: u32,
-        /// Of how many.
-        parts: u32,
-    },
+pub struct Unit {
+    /// Where the file is read: absolute when the table's path was
+    /// relative (resolved where the table was made, so that an executor
+    /// elsewhere reads the same file).
+    pub path: PathBuf,
+    /// How its rows name it when that is not `path`: as the walk of the
+    /// path the user gave would name it (as `rg` prints it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<PathBuf>,
+    /// Whether a compressed file is read as its text ([`text::kind`]).
+    #[serde(default)]
+    pub compression: Compression,
+    /// `None`: the file read whole, as a walk reads it; else the part of
+    /// a block-indexed text.
+    pub part: Option<Part>,
+}
+
+/// Part `part` of `parts` of a block-indexed text: of its candidate
+/// spans in text order, the `part`-th and every `parts`-th after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Which part.
+    pub part: u32,
+    /// Of how many.
+    pub parts: u32,
+}
+
+impl Unit {
+    /// The path its rows show.
+    pub fn shown(&self) -> &Path {
+        self.shown.as_deref().unwrap_or(&self.path)
+    }
 }
 
 /// Where full batches go; `false` when nobody reads them any more.
@@ -60,6 +80,9 @@ pub struct UnitReader<'a> {
     pub base: &'a Path,
     /// The texts of the scan, shared with its other partitions.
     pub texts: &'a OpenTexts,
+    /// What the query says once it is done (`None`: no client hears it,
+    /// on a Ballista executor; its log does).
+    pub notes: Option<&'a Notes>,
     /// Where full batches go.
     pub emit: Emit<'a>,
     /// The lines that may satisfy `pred` (`None`: every line is a row).
@@ -77,23 +100,29 @@ impl<'a> UnitReader<'a> {
         pred: Option<&'a Pred>,
         base: &'a Path,
         texts: &'a OpenTexts,
+        notes: Option<&'a Notes>,
         emit: Emit<'a>,
     ) -> UnitReader<'a> {
         // The empty regex matches every line exactly as `rg ''` does.
         let matcher = RegexMatcher::new("").expect("the empty regex compiles");
         let test = pred.and_then(LineFilter::of);
-        UnitReader { rows, pred, base, texts, emit, test, matcher, buf: Vec::new(), gone: false }
+        let buf = Vec::new();
+        UnitReader { rows, pred, base, texts, notes, emit, test, matcher, buf, gone: false }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
     pub fn read(&mut self, unit: &Unit) -> Result<bool> {
-        match unit {
-            Unit::File { path } => {
-                if !self.read_plain(path)? {
-                    self.read_walked(path, Walked::Path)?;
+        match unit.part {
+            Some(part) => self.read_text(unit, part)?,
+            // A compressed file's text is decompressed first.
+            None if text::kind(&unit.path, unit.compression) != Kind::Plain => {
+                self.read_whole(unit)?;
+            }
+            None => {
+                if !self.read_plain(unit)? {
+                    self.read_walked(unit, Walked::Path)?;
                 }
             }
-            Unit::Text { path, part, parts } => self.read_text(path, *part, *parts)?,
         }
         Ok(!self.gone)
     }
@@ -120,7 +149,8 @@ impl<'a> UnitReader<'a> {
     /// its lines are rg's lines, cut at `\n` — so that the filter's search
     /// runs over the whole file, not line by line through the searcher;
     /// `false` when it is read otherwise.
-    fn read_plain(&mut self, path: &Path) -> Result<bool> {
+    fn read_plain(&mut self, unit: &Unit) -> Result<bool> {
+        let path = &unit.path;
         if self.test.is_none() {
             return Ok(false);
         }
@@ -133,23 +163,25 @@ impl<'a> UnitReader<'a> {
         if bom == Bom::Utf16 || memchr::memchr(0, &bytes).is_some() {
             return Ok(false);
         }
-        let file = FileInfo::of(path, Some(&md));
+        let file = FileInfo::of(unit.shown(), Some(&md));
         let whole = Block { offset: 0, len: bytes.len() as u64, first_line: 1 };
         self.push_span(&file, &whole, &bytes, bom.dropped())?;
         Ok(true)
     }
 
-    /// Reads the file at `path` (or the stream made of it) whole, as rg
-    /// reads a walked file.
-    fn read_walked(&mut self, path: &Path, how: Walked) -> Result<()> {
+    /// Reads the file of `unit` (or the stream made of it) whole, as rg
+    /// reads a walked file: up to the buffer holding its first NUL, which
+    /// the query's notes then name.
+    fn read_walked(&mut self, unit: &Unit, how: Walked) -> Result<()> {
+        let path = &unit.path;
         let md = std::fs::metadata(path).ok();
-        let file = FileInfo::of(path, md.as_ref());
+        let file = FileInfo::of(unit.shown(), md.as_ref());
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\0'))
             .line_number(true)
             .build();
         let matcher = self.matcher.clone();
-        let mut sink = LineSink { reader: self, file: &file, failed: None };
+        let mut sink = LineSink { reader: self, file: &file, failed: None, binary: None };
         let done = match how {
             Walked::Path => searcher.search_path(&matcher, path, &mut sink),
             Walked::Stream(r) => searcher.search_reader(&matcher, r, &mut sink),
@@ -157,16 +189,23 @@ impl<'a> UnitReader<'a> {
         if let Some(e) = sink.failed {
             return Err(e);
         }
+        if let Some(at) = sink.binary {
+            match self.notes {
+                Some(notes) => notes.binary(&file.path, at),
+                None => log::warn!("{}", Notes::binary_line(&file.path, at)),
+            }
+        }
         done.map_err(|e| text::error(path, e))
     }
 
-    /// Reads part `part` of `parts` of the block-indexed text at `path`:
-    /// its share of the candidate spans, or (part 0) the whole text when
-    /// it is not read by spans.
-    fn read_text(&mut self, path: &Path, part: u32, parts: u32) -> Result<()> {
-        let Some(prepared) = self.texts.get(path, self.base, self.pred)? else {
+    /// Reads part `part` of the block-indexed text of `unit`: its share
+    /// of the candidate spans, or (part 0) the whole text when it is not
+    /// read by spans.
+    fn read_text(&mut self, unit: &Unit, Part { part, parts }: Part) -> Result<()> {
+        let path = &unit.path;
+        let Some(prepared) = self.texts.get(path, self.base, unit.compression, self.pred)? else {
             return match part {
-                0 => self.read_whole(path),
+                0 => self.read_whole(unit),
                 _ => Ok(()),
             };
         };
@@ -189,7 +228,7 @@ impl<'a> UnitReader<'a> {
             spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
         );
         let md = std::fs::metadata(path).ok();
-        let file = FileInfo::of(path, md.as_ref());
+        let file = FileInfo::of(unit.shown(), md.as_ref());
         let mut buf = std::mem::take(&mut self.buf);
         for span in spans {
             text::read(text, span, &mut buf).map_err(|e| text::error(path, e))?;
@@ -202,13 +241,14 @@ impl<'a> UnitReader<'a> {
         Ok(())
     }
 
-    /// Reads the text at `path` whole, as rg reads the file: a text
-    /// without a trusted index, or holding a NUL, or marked UTF-16.
-    fn read_whole(&mut self, path: &Path) -> Result<()> {
-        match text::open(path, self.base)? {
-            Opened::Text(t) => self.read_walked(path, Walked::Stream(text::stream(t))),
-            Opened::Whole => self.read_walked(path, Walked::Path),
-            Opened::Stream(r) => self.read_walked(path, Walked::Stream(r)),
+    /// Reads the text of `unit` whole, as rg reads the file (or `tg -z`
+    /// its text): a text without a trusted index, or holding a NUL, or
+    /// marked UTF-16.
+    fn read_whole(&mut self, unit: &Unit) -> Result<()> {
+        match text::open(&unit.path, self.base, unit.compression)? {
+            Opened::Text(t) => self.read_walked(unit, Walked::Stream(text::stream(t))),
+            Opened::Whole => self.read_walked(unit, Walked::Path),
+            Opened::Stream(r) => self.read_walked(unit, Walked::Stream(r)),
         }
     }
 
@@ -301,10 +341,17 @@ struct LineSink<'r, 'a> {
     reader: &'r mut UnitReader<'a>,
     file: &'r FileInfo,
     failed: Option<DataFusionError>,
+    /// Where the searcher found binary data (a NUL) and stopped.
+    binary: Option<u64>,
 }
 
 impl Sink for LineSink<'_, '_> {
     type Error = std::io::Error;
+
+    fn binary_data(&mut self, _: &Searcher, offset: u64) -> std::io::Result<bool> {
+        self.binary.get_or_insert(offset);
+        Ok(false)
+    }
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
         let line = mat.bytes();

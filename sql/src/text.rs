@@ -3,6 +3,15 @@
 //! a block index, the text of a `.gz` file with an index of it, the text
 //! of a packed `.zst`), or whole.
 //!
+//! **The one rule for compressed files.** A table reads a file whose name
+//! ends as `tg -z` decompresses it (`.gz`, `.zst`, `.bz2`, `.xz`, `.lz4`,
+//! …: [`Door::Sql`]) as its text, as `tg view` shows it, whether or not
+//! it has an index: the index only decides which parts of that text are
+//! read, never what the text is. The table option `'compression=none'`
+//! ([`Compression::Ignore`]) reads every file as its own bytes instead, as
+//! `rg` reads without `-z`. [`kind`] is where that is decided, by name
+//! alone; every other function here follows it.
+//!
 //! A text is read through its index only when the engine trusts the
 //! index for the file as it is now ([`trigrep::text::Opened::Trusted`]);
 //! a stale index means the whole text is read ([`Opened::Whole`],
@@ -18,13 +27,15 @@ use std::io::Read;
 use std::path::Path;
 
 use datafusion::error::{DataFusionError, Result};
+use serde::{Deserialize, Serialize};
 use trigrep::index::blocks::BlockIndex;
 use trigrep::index::error::IndexError;
-use trigrep::index::fresh::maybe_packed;
 use trigrep::index::gz::GzIndex;
+use trigrep::kind::Door;
 use trigrep::pack::PackError;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
+use trigrep::search::decode::{Format, Transform};
 use trigrep::text::gz::GzipText;
 use trigrep::text::packed::PackedText;
 use trigrep::text::raw::RawText;
@@ -36,30 +47,105 @@ use crate::filter::Pred;
 /// index (what one would spare is less than the look-up).
 pub const MIN_SIZE: u64 = 1 << 20;
 
+/// Whether a table decompresses compressed files: its `compression`
+/// option (`lines(PATH, 'compression=none')`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Compression {
+    /// `'auto'`, the default: a file named as `tg -z` decompresses it is
+    /// read as its text.
+    #[default]
+    Auto,
+    /// `'none'`: every file is read as its own bytes, as `rg` reads
+    /// without `-z` (a compressed file is then binary: its lines stop at
+    /// its first NUL).
+    Ignore,
+}
+
+impl Compression {
+    /// The option's value as SQL gives it (`'auto'` or `'none'`).
+    pub fn parse(value: &str) -> Option<Compression> {
+        match value {
+            "auto" => Some(Compression::Auto),
+            "none" => Some(Compression::Ignore),
+            _ => None,
+        }
+    }
+}
+
+/// What a file is to a table, by its name alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Its bytes are its text (a huge one may have a block index).
+    Plain,
+    /// Compressed: its text is what decompressing it gives (a `.gz`
+    /// through the index of its text when it has one; a `.zst` may be a
+    /// packed log, read through the index it carries).
+    Compressed(Format),
+}
+
+/// What the file at `path` is to a table reading with `compression`: the
+/// engine's door for SQL decides ([`Door::Sql`]).
+pub fn kind(path: &Path, compression: Compression) -> Kind {
+    let door = Door::Sql { decompress: compression == Compression::Auto };
+    door.opening(path).decompress.map_or(Kind::Plain, Kind::Compressed)
+}
+
 /// How a file's text is read.
 pub enum Opened {
     /// Through its index.
     Text(Box<dyn BlockText>),
     /// Read whole, as a walked file (no index, or one that cannot be trusted).
     Whole,
-    /// Decompressed whole and read as a walked file's bytes (a `.gz` whose
-    /// index is stale, another tool's seekable zstd file).
+    /// Decompressed whole and read as a walked file's bytes (a compressed
+    /// file without a trusted index of its text).
     Stream(Box<dyn Read>),
 }
 
-/// Opens the text of the file at `path`, with indexes under `base`.
-pub fn open(path: &Path, base: &Path) -> Result<Opened> {
-    let name = path.as_os_str().as_encoded_bytes();
-    let opened = if maybe_packed(name) {
-        open_packed(path, base)?
-    } else if name.ends_with(b".gz") {
-        open_gz(path, base)?
-    } else {
-        None
-    };
-    if let Some(opened) = opened {
-        return Ok(opened);
+/// Opens the text of the file at `path`, with indexes under `base`, as
+/// a table reading with `compression` reads it.
+pub fn open(path: &Path, base: &Path, compression: Compression) -> Result<Opened> {
+    match kind(path, compression) {
+        Kind::Plain => open_plain(path, base),
+        Kind::Compressed(Format::Zstd) => open_packed(path, base),
+        Kind::Compressed(Format::Gzip) => open_gz(path, base),
+        Kind::Compressed(format) => decompressed(path, format),
     }
+}
+
+/// The length of the text of the file at `path` (of `size` bytes on
+/// disk) when it is read through an index of its blocks: a cheap test at
+/// planning time, confirmed by [`open`]. A text's parts are cut by this
+/// length: a packed log of 1 GiB is 104 MB on disk.
+pub fn block_text_len(
+    path: &Path,
+    size: u64,
+    base: &Path,
+    compression: Compression,
+) -> Option<u64> {
+    match kind(path, compression) {
+        Kind::Compressed(Format::Zstd) => {
+            let file = File::open(path).ok()?;
+            match PackedFile::open(&file) {
+                Ok(Some(packed)) => Some(packed.text_len()),
+                Ok(None) => None,
+                // A damaged container is read as a text too: opening it says so.
+                Err(_) => Some(size),
+            }
+        }
+        Kind::Compressed(Format::Gzip) => match GzIndex::open(base, path) {
+            Ok(Some(index)) => Some(index.record.text.len),
+            Ok(None) => None,
+            // An unusable index: opening it again says so, and reads it whole.
+            Err(_) => Some(size),
+        },
+        Kind::Compressed(_) => None,
+        Kind::Plain => (size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_))))
+            .then_some(size),
+    }
+}
+
+/// A file read as its own bytes: through its block index when trusted.
+fn open_plain(path: &Path, base: &Path) -> Result<Opened> {
     let trust = RawText::open(base, path, open_file(path)?);
     Ok(match usable(path, trust, never)? {
         Some(Trust::Trusted(text)) => Opened::Text(Box::new(text)),
@@ -67,66 +153,40 @@ pub fn open(path: &Path, base: &Path) -> Result<Opened> {
     })
 }
 
-/// The length of the text of the file at `path` (of `size` bytes on
-/// disk) when it is read through an index of its blocks: a cheap test at
-/// planning time, confirmed by [`open`]. A text's parts are cut by this
-/// length: a packed log of 1 GiB is 104 MB on disk.
-pub fn block_text_len(path: &Path, size: u64, base: &Path) -> Option<u64> {
-    let name = path.as_os_str().as_encoded_bytes();
-    if maybe_packed(name) {
-        let file = File::open(path).ok()?;
-        return match PackedFile::open(&file) {
-            Ok(Some(packed)) => Some(packed.text_len()),
-            Ok(None) => None,
-            // A damaged container is read as a text too: opening it says so.
-            Err(_) => Some(size),
-        };
-    }
-    if name.ends_with(b".gz") {
-        return match GzIndex::open(base, path) {
-            Ok(Some(index)) => Some(index.record.text.len),
-            Ok(None) => None,
-            // An unusable index: opening it again says so, and reads it whole.
-            Err(_) => Some(size),
-        };
-    }
-    (size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_)))).then_some(size)
+/// The text of a compressed file, decompressed whole as `tg -z` does it
+/// (its errors worded as rg words a decompressor's).
+fn decompressed(path: &Path, format: Format) -> Result<Opened> {
+    let stream = Transform::Decompress(format).open(path).map_err(|e| error(path, e))?;
+    Ok(Opened::Stream(stream))
 }
 
-/// A packed file's text (`None`: it is no seekable zstd file); another
-/// tool's seekable file, which carries no index, is decompressed whole.
-fn open_packed(path: &Path, base: &Path) -> Result<Option<Opened>> {
+/// A `.zst` file's text: a packed log's through the index it carries;
+/// any other zstd file (another tool's seekable file, a plain one, a
+/// container without a usable index) decompressed whole.
+fn open_packed(path: &Path, base: &Path) -> Result<Opened> {
     let file = open_file(path)?;
     let Some(packed) = PackedFile::open(&file).map_err(|e| error(path, e))? else {
-        return Ok(None);
+        return decompressed(path, Format::Zstd);
     };
     if !packed.is_tg() {
-        let stream = zstd::stream::read::Decoder::new(file).map_err(|e| error(path, e))?;
-        return Ok(Some(Opened::Stream(Box::new(stream))));
+        return decompressed(path, Format::Zstd);
     }
     let trust = PackedText::of(&packed, &file, path, base);
     let fatal = |e: &PackError| matches!(e, PackError::Damaged(_) | PackError::Io(_));
-    Ok(Some(match usable(path, trust, fatal)? {
-        Some(Trust::Trusted(text)) => Opened::Text(Box::new(text)),
-        // A container without a usable index: every frame, in turn.
-        _ => Opened::Stream(Box::new(
-            zstd::stream::read::Decoder::new(file).map_err(|e| error(path, e))?,
-        )),
-    }))
+    match usable(path, trust, fatal)? {
+        Some(Trust::Trusted(text)) => Ok(Opened::Text(Box::new(text))),
+        _ => decompressed(path, Format::Zstd),
+    }
 }
 
-/// A `.gz` file's text through its index (`None`: it has none); a stale
-/// or unusable index means it is decompressed whole.
-fn open_gz(path: &Path, base: &Path) -> Result<Option<Opened>> {
+/// A `.gz` file's text through the index of its text when it has a
+/// fresh one; else (none, stale, unusable) decompressed whole.
+fn open_gz(path: &Path, base: &Path) -> Result<Opened> {
     let trust = GzipText::open(base, path, open_file(path)?);
-    Ok(match usable(path, trust, never)? {
-        Some(Trust::Trusted(text)) => Some(Opened::Text(Box::new(text))),
-        Some(Trust::Missing) => None,
-        Some(Trust::Stale) | None => {
-            let file = std::io::BufReader::new(open_file(path)?);
-            Some(Opened::Stream(Box::new(flate2::read::MultiGzDecoder::new(file))))
-        }
-    })
+    match usable(path, trust, never)? {
+        Some(Trust::Trusted(text)) => Ok(Opened::Text(Box::new(text))),
+        _ => decompressed(path, Format::Gzip),
+    }
 }
 
 /// What opening through an index found; `None` when the index cannot be
@@ -251,6 +311,23 @@ impl Read for TextStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compressed_name_is_its_text_unless_bytes_are_asked_for() {
+        let auto = |p: &str| kind(Path::new(p), Compression::Auto);
+        assert_eq!(auto("a.log.gz"), Kind::Compressed(Format::Gzip));
+        assert_eq!(auto("a.tgz"), Kind::Compressed(Format::Gzip));
+        assert_eq!(auto("d/a.log.zst"), Kind::Compressed(Format::Zstd));
+        assert_eq!(auto("a.bz2"), Kind::Compressed(Format::Bzip2));
+        assert_eq!(auto("a.xz"), Kind::Compressed(Format::Xz));
+        assert_eq!(auto("a.lz4"), Kind::Compressed(Format::Lz4));
+        assert_eq!(auto("a.log"), Kind::Plain);
+        assert_eq!(auto("a.gz.d/log"), Kind::Plain);
+        assert_eq!(kind(Path::new("a.gz"), Compression::Ignore), Kind::Plain);
+        assert_eq!(Compression::parse("none"), Some(Compression::Ignore));
+        assert_eq!(Compression::parse("auto"), Some(Compression::Auto));
+        assert_eq!(Compression::parse("gzip"), None);
+    }
 
     #[test]
     fn byte_order_marks_are_told_apart() {

@@ -1,32 +1,28 @@
 //! Which files of one scanned path a scan reads, found as `tg` finds the
-//! files of a search, through the engine's freshness seam
-//! ([`trigrep::index::fresh`]).
+//! files of a search: by the engine's one call for freshness
+//! ([`search::files_to_read`]) with the predicate's own trigram query.
 //!
 //! With a tree index covering the path and a predicate it can plan, the
-//! engine lists the files from the index's file table without walking
-//! ([`IndexFilter::sweep`]): the candidates of the predicate's trigram
-//! query plus the files changed or added since the build, exactly the
-//! files a walk with the same rules would read, in the walk's order. When
-//! a server (`tg serve`) runs for the index, it lists them
-//! ([`search::files_from_server`]), or says what changed so that the
-//! sweep stats only that. When
-//! the table cannot stand in for the walk (the path is a file, an ignore
-//! file changed, an entry cannot be stat-ed, a new directory cannot be
-//! walked), the path is walked and the index rules out each unchanged file
-//! without a candidate ([`IndexFilter::should_search`]); without a usable
-//! index, or a predicate that needs every line, every walked file is read.
+//! files come from a server of the index (`tg serve`) or the index's file
+//! table, without walking: the candidates of the predicate's query plus the
+//! files changed or added since the build, exactly the files a walk with
+//! the same rules would read, in the walk's order. When the table cannot
+//! stand in for the walk, the path is walked and the index rules out each
+//! unchanged file without a candidate ([`IndexFilter::should_search`]);
+//! without a usable index, or a predicate that needs every line, every
+//! walked file is read.
 
 use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
-use trigrep::index::fresh::changes::Changes;
 use trigrep::index::fresh::sweep::Swept;
 use trigrep::index::fresh::{IndexFilter, Reads, Rules};
 use trigrep::options::{Sort, SortBy, WalkFilters, WalkOptions};
 use trigrep::report::Messages;
-use trigrep::search;
+use trigrep::search::{self, Plan};
 
 use crate::filter::Pred;
+use crate::text::Compression;
 
 /// The files of one scanned path to read.
 pub struct Files {
@@ -37,9 +33,14 @@ pub struct Files {
 }
 
 /// The files of `source` (a file or directory) to read for rows that
-/// satisfy `pred` (every file for `None`), with indexes under `base`; see
-/// the module docs.
-pub fn files(source: &Path, base: &Path, pred: Option<&Pred>) -> Result<Files> {
+/// satisfy `pred` (every file for `None`), with indexes under `base`, a
+/// compressed file read as `compression` says; see the module docs.
+pub fn files(
+    source: &Path,
+    base: &Path,
+    pred: Option<&Pred>,
+    compression: Compression,
+) -> Result<Files> {
     let walk = WalkOptions {
         paths: vec![source.to_path_buf()],
         implicit_path: false,
@@ -57,53 +58,28 @@ pub fn files(source: &Path, base: &Path, pred: Option<&Pred>) -> Result<Files> {
             // far as the index saw it.
             binary_whole: false,
             misses: false,
-            // An indexed `.gz` is read as its text, which a tree index
-            // (holding its compressed bytes) never saw.
-            zip: true,
+            // A compressed file is read as its text, which a tree index
+            // (holding its compressed bytes) never saw; with
+            // `'compression=none'`, as the bytes it did see.
+            zip: compression == Compression::Auto,
         },
     };
     // Per-file errors are the walk's to report (it fails the scan).
     let msgs = Messages::stderr(true);
     let Some(pred) = pred else { return walked(&rules, None) };
     let plan = |edges| pred.query(edges);
-    let Ok(found) = IndexFilter::locate_planned(&rules, &plan) else {
-        return walked(&rules, None);
-    };
-    // A server that runs for the index lists the files itself; else it
-    // says what changed, so that the sweep stats only that.
-    let told = match search::files_from_server(&rules, &msgs, &found) {
-        Ok((swept, report)) if !msgs.errored() => {
-            log::debug!("{} files listed by the server at {}", swept.len(), found.root.display());
-            return Ok(sized(swept, report.not_read));
+    let tree = search::files_to_read(&rules, Plan::Own(&plan), &msgs, true);
+    let index = tree.index.as_ref().ok();
+    match tree.listed {
+        // A listing that met an error is walked again: the walk reports it.
+        Some((swept, _)) if !msgs.errored() => {
+            let pruned = index.map_or(0, |i| i.report().not_read);
+            let by = if index.is_some_and(|i| i.opened().is_some()) { "index" } else { "server" };
+            log::debug!("{} files listed by the {by} for {}", swept.len(), source.display());
+            Ok(sized(swept, pruned))
         }
-        Ok(_) => None,
-        Err(answer) => Some(answer),
-    };
-    let Ok(index) = IndexFilter::open_planned(&rules, &plan, &msgs, found) else {
-        return walked(&rules, None);
-    };
-    let changes = told.map_or(Changes::Unknown, |t| t.for_table(index.table_id()).changes);
-    if let Some(listed) = listed(&index, &rules, &msgs, &changes) {
-        return Ok(listed);
+        _ => walked(&rules, index.and_then(|i| i.opened())),
     }
-    walked(&rules, Some(&index))
-}
-
-/// The files the index's table lists for `rules` (see the module docs),
-/// `changes` since the build stat-ed; `None` when the table cannot stand
-/// in for the walk, or the listing met an error (a walk then reports it).
-fn listed(
-    index: &IndexFilter,
-    rules: &Rules<'_>,
-    msgs: &Messages,
-    changes: &Changes,
-) -> Option<Files> {
-    let (swept, _) = index.sweep(rules, msgs, changes)?;
-    if msgs.errored() {
-        return None;
-    }
-    log::debug!("{} files listed by the index at {}", swept.len(), index.root().display());
-    Some(sized(swept, index.report().not_read))
 }
 
 /// Listed files, each stat-ed for its size.

@@ -7,119 +7,22 @@
 
 mod util;
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use util::Fixture;
+use util::cluster::Cluster;
 
-/// Processes killed (and reaped) when the test ends, however it ends.
-struct Cluster {
-    children: Vec<Child>,
-    logs: Vec<PathBuf>,
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// A loopback port that is free, with the next one free too (an
-/// executor's Flight service takes it).
-fn free_pair() -> u16 {
-    loop {
-        let a = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = a.local_addr().unwrap().port();
-        if port < u16::MAX && TcpListener::bind(("127.0.0.1", port + 1)).is_ok() {
-            return port;
-        }
-    }
-}
-
-/// Waits until something listens on `port`.
-fn wait_listening(port: u16, child: &mut Child, log: &Path) {
-    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let started = Instant::now();
-    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("exited ({status}): {}", std::fs::read_to_string(log).unwrap_or_default());
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "nothing listens on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-impl Cluster {
-    /// Starts `tg-sql ARGS`, its stderr in `NAME.log`, and waits until it
-    /// listens on `port`.
-    fn spawn(
-        &mut self,
-        fx: &Fixture,
-        name: &str,
-        args: &[String],
-        port: u16,
-        env: &[(&str, &str)],
-    ) {
-        let log = fx.path(&format!("{name}.log"));
-        let mut child = Command::new(util::tg_sql())
-            .args(args)
-            .envs(env.iter().copied())
-            .env("TG_INDEX_DIR", fx.index_dir())
-            .env("RUST_LOG", "warn,trigrep_sql=info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        wait_listening(port, &mut child, &log);
-        self.children.push(child);
-        self.logs.push(log);
-    }
-
-    /// A scheduler and two executors of one slot each, the executors
-    /// run with `env`.
-    fn start(fx: &Fixture, env: &[(&str, &str)]) -> (Cluster, u16) {
-        let mut cluster = Cluster { children: Vec::new(), logs: Vec::new() };
-        let scheduler = free_pair();
-        let args = ["scheduler".into(), "--bind".into(), format!("127.0.0.1:{scheduler}")];
-        cluster.spawn(fx, "scheduler", &args, scheduler, &[]);
-        for name in ["executor1", "executor2"] {
-            let port = free_pair();
-            let work = fx.path(&format!("{name}-work"));
-            std::fs::create_dir_all(&work).unwrap();
-            let args = [
-                "executor".into(),
-                "--scheduler".into(),
-                format!("127.0.0.1:{scheduler}"),
-                "--bind".into(),
-                format!("127.0.0.1:{port}"),
-                "--slots".into(),
-                "1".into(),
-                "--work-dir".into(),
-                work.display().to_string(),
-            ];
-            cluster.spawn(fx, name, &args, port, env);
-        }
-        // Executors register with their first heartbeat.
-        std::thread::sleep(Duration::from_secs(2));
-        (cluster, scheduler)
-    }
-
-    /// The frames the executors' logs say they read: (read, of).
-    fn frames_read(&self) -> Vec<(usize, usize)> {
-        self.logs[1..]
-            .iter()
-            .map(|log| {
-                let text = std::fs::read_to_string(log).unwrap();
-                reads(&text)
-            })
-            .collect()
-    }
+/// The frames the executors' logs say they read: (read, of).
+fn frames_read(cluster: &Cluster) -> Vec<(usize, usize)> {
+    cluster.logs[1..]
+        .iter()
+        .map(|log| {
+            let text = std::fs::read_to_string(log).unwrap();
+            reads(&text)
+        })
+        .collect()
 }
 
 /// Sums the `reading N of M` lines of a log.
@@ -133,10 +36,21 @@ fn reads(log: &str) -> (usize, usize) {
 
 /// Sorted JSON lines of `query` run with `extra`.
 fn answer(fx: &Fixture, query: &str, extra: &[&str]) -> Vec<String> {
+    answer_in(fx, fx.dir.path(), query, extra)
+}
+
+/// [`answer`], the client working in `cwd`.
+fn answer_in(fx: &Fixture, cwd: &Path, query: &str, extra: &[&str]) -> Vec<String> {
     let mut args = vec!["--format", "json", "--partitions", "4"];
     args.extend_from_slice(extra);
     args.push(query);
-    let out = fx.sql_output(&args);
+    let out = Command::new(util::tg_sql())
+        .args(&args)
+        .current_dir(cwd)
+        .env("TG_INDEX_DIR", fx.index_dir())
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{extra:?} {query}: {}", String::from_utf8_lossy(&out.stderr));
     let mut lines: Vec<String> =
         String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
@@ -155,17 +69,7 @@ fn packed_logs(fx: &Fixture, n: u64) -> PathBuf {
         text.extend_from_slice(&util::log_text(500, 20 + i));
         text.extend_from_slice(format!("2024-04-02 WARN spool C:\\app{i}\\out\n").as_bytes());
         let log = fx.write(&format!("text/app{i}.log"), &text);
-        let packed = fx.path(&format!("packed/app{i}.log.zst"));
-        std::fs::create_dir_all(packed.parent().unwrap()).unwrap();
-        fx.tg(&[
-            "pack",
-            "-q",
-            "--frame-size",
-            "4K",
-            log.to_str().unwrap(),
-            "-o",
-            packed.to_str().unwrap(),
-        ]);
+        fx.pack(&log, &fx.path(&format!("packed/app{i}.log.zst")));
     }
     fx.path("packed")
 }
@@ -186,15 +90,15 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
         // A backslash: the scheduler plans it as the embedded engine does.
         format!(r"SELECT count(*) AS n FROM {table} WHERE line ~ 'C:\\app[0-9]\\out$'"),
     ];
-    let (cluster, scheduler) = Cluster::start(&fx, &[]);
-    let remote = format!("127.0.0.1:{scheduler}");
+    let cluster = Cluster::start(&fx, &[]);
+    let remote = cluster.address();
     // The needle first, alone: the executors' logs then hold its reads.
     let embedded = answer(&fx, &queries[0], &[]);
     assert!(!embedded.is_empty(), "no needle found");
     let distributed = answer(&fx, &queries[0], &["--scheduler", &remote]);
     assert_eq!(distributed.len(), embedded.len(), "{}", queries[0]);
     assert_eq!(distributed, embedded, "{}", queries[0]);
-    let per_executor = cluster.frames_read();
+    let per_executor = frames_read(&cluster);
     // The scan's partitions (one packed log each here) spread: both
     // executors read, and together exactly what the embedded run read.
     let readers = per_executor.iter().filter(|&&(n, _)| n > 0).count();
@@ -230,8 +134,8 @@ fn issue_0028_an_executor_killed_mid_query_never_gives_a_partial_answer() {
     let embedded = answer(&fx, &query, &[]);
     // Each unit (a packed log) takes the executors 1.5 s: the query lasts
     // long enough to kill one of them while it reads.
-    let (mut cluster, scheduler) = Cluster::start(&fx, &[("TG_SQL_TEST_UNIT_DELAY_MS", "1500")]);
-    let remote = format!("127.0.0.1:{scheduler}");
+    let mut cluster = Cluster::start(&fx, &[("TG_SQL_TEST_UNIT_DELAY_MS", "1500")]);
+    let remote = cluster.address();
     let client = Command::new(util::tg_sql())
         .args(["--format", "json", "--partitions", "8", "--scheduler", &remote, &query])
         .env("TG_INDEX_DIR", fx.index_dir())
@@ -291,5 +195,43 @@ impl Drop for Killed {
             let _ = c.kill();
             let _ = c.wait();
         }
+    }
+}
+
+/// Issue 39: a relative path means what it means to the client. The
+/// scheduler and executors work in another directory, which holds a
+/// decoy of the same name; they read the client's files, every kind of
+/// them (compressed ones as their text, as rg -z reads them), and the
+/// answers are the embedded ones, rows named as the client named them.
+#[test]
+fn issue_0039_a_cluster_reads_the_clients_relative_paths() {
+    let fx = Fixture::new();
+    let kinds = util::kinds(&fx, "work/kinds", true);
+    fx.write("elsewhere/kinds/plain.log", b"a decoy zebracorn\n");
+    fx.write("elsewhere/kinds/t.log.gz", b"a decoy zebracorn, not gzip\n");
+    let (work, elsewhere) = (fx.path("work"), fx.path("elsewhere"));
+    let cluster = Cluster::start_in(&fx, &[], &elsewhere);
+    let remote = cluster.address();
+    let prefix = format!("{}/", work.display());
+    let relative = |p: &str| p.strip_prefix(&prefix).unwrap().to_string();
+    let needles = util::rg_rows(&["-z", "-F", "XYZZY-MARK"], &[&kinds], &relative);
+    assert_eq!(needles.len(), 10, "{needles:?}");
+    let queries = [
+        "SELECT path, line_number, line FROM lines('kinds') WHERE line LIKE '%XYZZY-MARK%'",
+        "SELECT path, line_number, line FROM lines('./kinds/*') WHERE line ~ 'XYZZY-MARK'",
+        "SELECT path, count(*) AS n FROM lines('kinds') GROUP BY path",
+        "SELECT count(*) AS n FROM lines('kinds/t.log.gz', 'kinds/p.log.zst')",
+        "SELECT count(*) AS n FROM k WHERE line LIKE '%XYZZY-MARK%'",
+    ];
+    for (i, q) in queries.iter().enumerate() {
+        let table = ["--table", "k=kinds"];
+        let embedded = answer_in(&fx, &work, q, &table);
+        if i == 0 {
+            let rows = util::json_rows(embedded.iter().map(String::as_str));
+            assert_eq!(rows, needles, "embedded: {q}");
+        }
+        let distributed =
+            answer_in(&fx, &work, q, &[&table[..], &["--scheduler", remote.as_str()]].concat());
+        assert_eq!(distributed, embedded, "{q}");
     }
 }

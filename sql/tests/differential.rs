@@ -154,22 +154,15 @@ fn issue_0028_a_packed_log_reads_only_candidate_frames() {
     let fx = Fixture::new();
     let log = big_log(&fx);
     let packed = fx.path("logs/big.log.zst");
-    fx.tg(&[
-        "pack",
-        "-q",
-        "--frame-size",
-        "4K",
-        log.to_str().unwrap(),
-        "-o",
-        packed.to_str().unwrap(),
-    ]);
+    fx.pack(&log, &packed);
     let table = format!("lines('{}')", packed.display());
     let name = packed.display().to_string();
     check_all(&fx, &table, &[&log], false, &|_| name.clone());
     // Parts are cut by the text's length, not the container's.
     let (text_len, disk) = (log.metadata().unwrap().len(), packed.metadata().unwrap().len());
     assert!(disk * 2 < text_len, "the fixture compresses");
-    let len = trigrep_sql::text::block_text_len(&packed, disk, &fx.index_dir());
+    let auto = trigrep_sql::text::Compression::Auto;
+    let len = trigrep_sql::text::block_text_len(&packed, disk, &fx.index_dir(), auto);
     assert_eq!(len, Some(text_len));
     // The scan logs which frames it read: a needle reads few of them.
     let out = std::process::Command::new(util::tg_sql())

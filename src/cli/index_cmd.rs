@@ -13,8 +13,9 @@ use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
+use trigrep::index::table::flags;
+use trigrep::kind::Format;
 use trigrep::report;
-use trigrep::search::decode::Format;
 
 use super::config::parse_size;
 use super::flags::trigrep::IndexDirArg;
@@ -41,9 +42,18 @@ pub struct IndexArgs {
     /// background after a search).
     #[arg(long = "background", hide = true)]
     pub background: bool,
-    /// Memory budget of the build's external sort (suffixes K, M, G).
-    #[arg(long = "index-memory", value_name = "SIZE", default_value = "64M")]
+    /// When another build of FILE runs, return at once (without an index
+    /// if it is still building) instead of waiting: a background build
+    /// started after a search gives way and the index is built here.
+    #[arg(long = "no-wait")]
+    pub no_wait: bool,
+    /// Memory budget of the build: its tables, external sort and files
+    /// read ahead (suffixes K, M, G).
+    #[arg(long = "index-memory", value_name = "SIZE", default_value = "256M")]
     pub index_memory: String,
+    /// Threads reading files and merging the sort (default: one per core).
+    #[arg(short = 'j', long = "threads", value_name = "NUM")]
+    pub threads: Option<std::num::NonZeroUsize>,
     /// Where indexes live.
     #[command(flatten)]
     pub index_base: IndexDirArg,
@@ -60,6 +70,10 @@ pub struct IndexArgs {
     /// Describe the existing index instead of building one (same as `tg status`).
     #[arg(long = "status")]
     pub status: bool,
+    /// After building a tree's index, say where the time went (walk, read,
+    /// extract, sort, merge, write, verify) and how many cores were busy.
+    #[arg(long = "stats")]
+    pub stats: bool,
 }
 
 /// `tg status [DIR]`: describe the index that a query in DIR would use.
@@ -76,6 +90,10 @@ pub struct StatusArgs {
     /// each describes.
     #[arg(long = "all", conflicts_with_all = ["dir", "skipped"])]
     pub all: bool,
+    /// Remove the indexes of trees and files that are gone (those `--all`
+    /// marks `(gone)`), except one being built or served; list them.
+    #[arg(long = "prune", conflicts_with_all = ["dir", "skipped", "all"])]
+    pub prune: bool,
     /// Where indexes live.
     #[command(flatten)]
     pub index_base: IndexDirArg,
@@ -88,15 +106,24 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
             dir: args.dir,
             skipped: false,
             all: false,
+            prune: false,
             index_base: args.index_base,
         });
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    #[cfg(feature = "remote")]
+    if let Some(written) = dir.to_str().filter(|d| trigrep::remote::is_remote(d.as_bytes())) {
+        let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
+        return super::remote_cmd::index(written, block_size(&args)?, budget, args.quiet);
+    }
     let root = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
     let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
     let base = args.index_base.base();
     if args.background {
         trigrep::sys::lower_priority();
+    }
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n.get()).build_global()?;
     }
     if root.is_file() {
         return index_file(&args, &root, &base, budget);
@@ -125,6 +152,9 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     if !args.quiet {
         eprintln!("{}", summary::tree(&built));
     }
+    if args.stats {
+        eprintln!("{}", summary::tree_stats(&built));
+    }
     Ok(())
 }
 
@@ -144,11 +174,7 @@ pub fn with_place_hint(err: anyhow::Error) -> anyhow::Error {
 
 /// Builds the block index of the huge file `path`.
 fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyhow::Result<()> {
-    let block_size = match &args.block_size {
-        Some(s) => parse_size(s, "--block-size")?,
-        None => blocks::DEFAULT_BLOCK_SIZE,
-    };
-    anyhow::ensure!(block_size >= 4096, "--block-size must be at least 4K");
+    let block_size = block_size(args)?;
     if Format::of(path) == Some(Format::Gzip) {
         return index_gz(args, path, base, block_size, budget);
     }
@@ -157,13 +183,24 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
         return Ok(());
     };
     let bar = Bar::new(args.quiet);
-    let built = or_abandon(blocks::build(path, base, block_size, budget, &bar), &index_dir)
+    let progress = give_way(args, path, &bar, &index_dir);
+    let built = or_abandon(blocks::build(path, base, block_size, budget, &progress), &index_dir)
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
         eprintln!("{}", summary::file(path, &built));
     }
     Ok(())
+}
+
+/// The block size `--block-size` asks for (at least 4 KiB).
+fn block_size(args: &IndexArgs) -> anyhow::Result<u64> {
+    let block_size = match &args.block_size {
+        Some(s) => parse_size(s, "--block-size")?,
+        None => blocks::DEFAULT_BLOCK_SIZE,
+    };
+    anyhow::ensure!(block_size >= 4096, "--block-size must be at least 4K");
+    Ok(block_size)
 }
 
 /// `built`, after removing the index directory `dir` if the build failed
@@ -178,16 +215,72 @@ fn or_abandon<T>(built: Result<T, IndexError>, dir: &Path) -> Result<T, IndexErr
 
 /// Takes the build lock of the index directory `dir` of file `path` and
 /// removes the build's temporary files on a signal; `None` (said unless
-/// quiet) when another build holds it.
+/// quiet) when another build holds it and this one does not wait for it
+/// (`--no-wait`, or a background build). A build that waits first asks a
+/// background build to give way (it stops between two batches), then
+/// waits for the lock and builds itself, at its own priority.
 fn lock_build(args: &IndexArgs, path: &Path, dir: &Path) -> anyhow::Result<Option<std::fs::File>> {
-    let Some(lock) = FsStorage::create(dir)?.try_lock_build()? else {
-        if !args.quiet {
-            eprintln!("{} is being indexed already", path.display());
+    let storage = FsStorage::create(dir)?;
+    let quiet = args.quiet;
+    let lock = if args.background || args.no_wait {
+        if args.background && storage.asked_to_give_way() {
+            return Ok(None);
         }
-        return Ok(None);
+        let Some(lock) = storage.try_lock_build()? else {
+            if !quiet {
+                eprintln!("{} is being indexed already", path.display());
+            }
+            return Ok(None);
+        };
+        lock
+    } else {
+        if storage.build_under_way() && !quiet {
+            eprintln!("{} is being indexed already: waiting for that build", path.display());
+        }
+        // Asked only while waiting: once held, the lock keeps others out.
+        let _asking = storage.ask_to_give_way()?;
+        storage.lock_build()?
     };
     clean_up_on_signal(dir.to_path_buf())?;
     Ok(Some(lock))
+}
+
+/// `bar`, for a build in the index directory `dir`: a background build
+/// gives way to a `tg index` of the same file.
+fn give_way<'a>(args: &IndexArgs, path: &'a Path, bar: &'a Bar, dir: &Path) -> GiveWay<'a> {
+    let background = args.background.then_some((path, args.quiet));
+    GiveWay { inner: bar, storage: FsStorage::new(dir), background }
+}
+
+/// The progress of a background build, which gives way to a `tg index`
+/// of the same file: between two batches, when someone asks
+/// ([`FsStorage::asked_to_give_way`]), it removes its temporary files and
+/// exits (0) without publishing.
+struct GiveWay<'a> {
+    inner: &'a dyn build::Progress,
+    storage: FsStorage,
+    /// The background build's file, and whether to say that it gave way.
+    background: Option<(&'a Path, bool)>,
+}
+
+impl build::Progress for GiveWay<'_> {
+    fn start(&self, bytes: u64) {
+        self.inner.start(bytes);
+    }
+
+    fn advance(&self, bytes: u64) {
+        if let Some((path, quiet)) = self.background
+            && self.storage.asked_to_give_way()
+        {
+            self.storage.remove_own_temp_files();
+            self.storage.remove_if_unpublished();
+            if !quiet {
+                eprintln!("{}: gave way to the tg index that asked for it", path.display());
+            }
+            std::process::exit(0);
+        }
+        self.inner.advance(bytes);
+    }
 }
 
 /// Builds the index of the text of the `.gz` file `path` (see [`gz`]).
@@ -208,53 +301,15 @@ fn index_gz(
         return Ok(());
     };
     let bar = Bar::new(args.quiet);
-    let built = or_abandon(gz::build(path, base, block_size, spacing, budget, &bar), &index_dir)
-        .with_context(|| format!("indexing {}", path.display()))?;
+    let progress = give_way(args, path, &bar, &index_dir);
+    let built =
+        or_abandon(gz::build(path, base, block_size, spacing, budget, &progress), &index_dir)
+            .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
         eprintln!("{}", summary::gz(path, &built));
     }
     Ok(())
-}
-
-/// Huge files from this size up get a block index built in the background
-/// after a search that scanned them whole: a scan of 1 GiB costs ~0.35 s
-/// cold (disk-bound) and ~0.06 s hot, the build ~2.4 s of both cores, and a
-/// selective query through the index reads a few megabytes instead.
-pub const AUTO_INDEX_MIN: u64 = 1 << 30;
-
-/// Starts `tg index --background FILE` for each huge file of `paths` (at
-/// least [`AUTO_INDEX_MIN`] bytes; a `.gz` from [`gz::AUTO_INDEX_MIN`]
-/// compressed bytes up; both `TG_AUTO_INDEX_MIN` when set, as tests do)
-/// that a search scanned without an index describing it, detached from
-/// this process, unless `TG_AUTO_INDEX=0`.
-pub fn index_in_background(paths: &[PathBuf], base: &Path) {
-    if paths.is_empty() || std::env::var_os("TG_AUTO_INDEX").is_some_and(|v| v == "0") {
-        return;
-    }
-    let given = std::env::var("TG_AUTO_INDEX_MIN").ok().and_then(|v| v.parse::<u64>().ok());
-    let Ok(exe) = std::env::current_exe() else { return };
-    let mut seen = std::collections::BTreeSet::new();
-    for path in paths {
-        let min = given.unwrap_or(if Format::of(path) == Some(Format::Gzip) {
-            gz::AUTO_INDEX_MIN
-        } else {
-            AUTO_INDEX_MIN
-        });
-        let big = path.metadata().is_ok_and(|m| m.is_file() && m.len() >= min);
-        if !big || !seen.insert(path) {
-            continue;
-        }
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(["index", "-q", "--background", "--index-dir"])
-            .arg(base)
-            .arg(path)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        trigrep::sys::own_group(&mut cmd);
-        let _ = cmd.spawn();
-    }
 }
 
 /// Removes this build's temporary files from the index directory `dir`
@@ -272,9 +327,14 @@ fn clean_up_on_signal(dir: PathBuf) -> anyhow::Result<()> {
 
 /// Runs `tg status`.
 pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
-    if args.all {
+    if args.all || args.prune {
         let mut out = std::io::stdout().lock();
-        super::status_all::write(&mut out, &args.index_base.base())?;
+        let base = args.index_base.base();
+        if args.prune {
+            super::status_all::prune(&mut out, &base)?;
+        } else {
+            super::status_all::write(&mut out, &base)?;
+        }
         return Ok(out.flush()?);
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -319,12 +379,19 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
         return Ok(out.flush()?);
     }
     let files = reader.files().filter(|f| f.is_file()).count();
+    let count = |flag: u32| reader.files().filter(|f| f.is_file() && f.flags & flag != 0).count();
+    let (linked, out_of_plain) = (count(flags::VIA_LINK), count(flags::OUT_OF_PLAIN));
     let skipped = reader.files().filter(|f| f.left_out().is_some()).count();
     writeln!(out, "root:       {}", found.root.display())?;
     writeln!(out, "index:      {}", storage.index_path().display())?;
     writeln!(out, "size:       {} bytes", st.bytes)?;
     writeln!(out, "age:        {} s", age.as_secs())?;
-    writeln!(out, "files:      {files}")?;
+    writeln!(
+        out,
+        "files:      {files} (hidden files and symbolic links followed, as tg --hidden --follow \
+         walks: {linked} reached through symbolic links; a plain search walks {})",
+        files - out_of_plain
+    )?;
     writeln!(out, "documents:  {}", st.documents)?;
     writeln!(out, "trigrams:   {}", st.trigrams)?;
     writeln!(out, "postings:   {} ({} bytes)", reader.posting_count(), st.posting_bytes)?;

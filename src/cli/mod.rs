@@ -4,15 +4,16 @@
 //! through the flag table in [`flags`] ([`rcfile`] reads the file);
 //! [`config`] resolves them into the engine's options; [`help`] prints
 //! help, versions, the man page ([`man`]) and completions; [`index_cmd`]
-//! runs `tg index` and `tg status`; [`serve_cmd`] runs `tg serve` and
-//! `tg stop`; [`pack_cmd`] `tg pack` and `tg unpack`; [`view`] `tg view`,
-//! the terminal viewer; [`sql_cmd`] hands `tg sql` to `tg-sql`; [`subcommands`] is
+//! runs `tg index` and `tg status` ([`auto_index`]: the builds nobody asked for); [`serve_cmd`] runs `tg serve` and
+//! `tg stop`; [`pack_cmd`] `tg pack` and `tg unpack`; [`view_cmd`] reads `tg view`'s
+//! flags for the viewer (`crate::view`); [`sql_cmd`] hands `tg sql` to `tg-sql`; [`subcommands`] is
 //! the table of them all; [`stats`] prints trigrep's `--stats`, and
 //! [`summary`] what a build or pack made. The engine (the `trigrep`
 //! library) does the work. Subcommands are recognised by the first argument
 //! only, so `tg -e index` searches for the word.
 
 pub mod args;
+pub mod auto_index;
 pub mod config;
 pub mod flags;
 pub mod help;
@@ -24,13 +25,15 @@ pub mod packed_status;
 pub mod parse;
 pub mod progress;
 pub mod rcfile;
+#[cfg(feature = "remote")]
+pub mod remote_cmd;
 pub mod serve_cmd;
 pub mod sql_cmd;
 pub mod stats;
 pub mod status_all;
 pub mod subcommands;
 pub mod summary;
-pub mod view;
+pub mod view_cmd;
 
 use std::ffi::OsString;
 
@@ -78,7 +81,9 @@ fn search(cli: Vec<OsString>) -> anyhow::Result<Outcome> {
         }
     }
     let summary = trigrep::search::run(opts, &msgs)?;
-    index_cmd::index_in_background(&summary.unindexed_huge, &opts.index.base);
+    if !summary.unindexed_huge.is_empty() {
+        auto_index::AutoIndex::from_env().start(&summary.unindexed_huge, &opts.index.base);
+    }
     if let Some(root) = &summary.serve_wanted {
         serve_cmd::start_on_demand(root, &opts.index.base);
     }

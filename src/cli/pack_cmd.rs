@@ -71,9 +71,14 @@ pub struct UnpackArgs {
 
 /// Runs `tg pack`.
 pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
-    let output = args.output.clone().unwrap_or_else(|| with_suffix(&args.file, ".zst"));
+    let output = args.output.clone().unwrap_or_else(|| trigrep::kind::packed_name(&args.file));
+    // A remote output is checked before it is uploaded (`pack_remote`).
+    #[cfg(feature = "remote")]
+    let remote = trigrep::remote::is_remote(output.as_os_str().as_encoded_bytes());
+    #[cfg(not(feature = "remote"))]
+    let remote = false;
     anyhow::ensure!(
-        args.force || !output.exists(),
+        args.force || remote || !output.exists(),
         "{} exists (replace it with --force)",
         output.display()
     );
@@ -83,8 +88,12 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     };
     anyhow::ensure!(frame_size >= 4096, "--frame-size must be at least 4K");
     let budget = parse_size(&args.index_memory, "--index-memory")? as usize;
-    clean_up_on_signal(write::output_dir(&output)?)?;
     let opts = PackOptions { level: args.level, frame_size, budget };
+    #[cfg(feature = "remote")]
+    if let Some(written) = output.to_str().filter(|o| trigrep::remote::is_remote(o.as_bytes())) {
+        return pack_remote(&args, written, &opts);
+    }
+    clean_up_on_signal(write::output_dir(&output)?)?;
     let bar = Bar::labelled(args.quiet, "packing");
     let s = write::pack(&args.file, &output, &opts, &bar)
         .with_context(|| format!("packing {} into {}", args.file.display(), output.display()))?;
@@ -93,6 +102,27 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     let _ = verify::vouch_for(&output, &args.index_base.base());
     if !args.quiet {
         eprintln!("{}", super::summary::packed(&args.file, &output, &s));
+    }
+    Ok(())
+}
+
+/// `tg pack FILE -o s3://BUCKET/KEY`: packed into a temporary directory
+/// (removed on return), then uploaded by multipart upload; the object
+/// carries its block index, so a reader anywhere builds nothing.
+#[cfg(feature = "remote")]
+fn pack_remote(args: &PackArgs, written: &str, opts: &PackOptions) -> anyhow::Result<()> {
+    use trigrep::remote::upload;
+    upload::target(written, args.force).map_err(|e| anyhow::anyhow!("{written}: {e}"))?;
+    let dir = tempfile::tempdir().context("a temporary directory to pack into")?;
+    clean_up_on_signal(dir.path().to_path_buf())?;
+    let local = dir.path().join(trigrep::kind::packed_name(Path::new("packed")));
+    let bar = Bar::labelled(args.quiet, "packing");
+    let s = write::pack(&args.file, &local, opts, &bar)
+        .with_context(|| format!("packing {}", args.file.display()))?;
+    bar.finish();
+    upload::upload(written, &local, true).map_err(|e| anyhow::anyhow!("{written}: {e}"))?;
+    if !args.quiet {
+        eprintln!("{}", super::summary::packed(&args.file, Path::new(written), &s));
     }
     Ok(())
 }
@@ -114,7 +144,7 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
     }
     let output = match &args.output {
         Some(o) => o.clone(),
-        None => strip_suffix(input).with_context(|| {
+        None => trigrep::kind::unpacked_name(input).with_context(|| {
             format!("{}: no .zst suffix to strip (name the output with -o)", input.display())
         })?,
     };
@@ -136,20 +166,6 @@ pub fn run_unpack(args: UnpackArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// `path` with `suffix` appended to its name.
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// `path` without a `.zst` or `.zstd` suffix (`None`: it has neither).
-fn strip_suffix(path: &Path) -> Option<PathBuf> {
-    let name = path.to_str()?;
-    let stem = name.strip_suffix(".zst").or_else(|| name.strip_suffix(".zstd"))?;
-    (!stem.is_empty()).then(|| PathBuf::from(stem))
 }
 
 /// Removes the pack's temporary file from `dir` when it is interrupted

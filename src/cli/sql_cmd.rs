@@ -18,6 +18,10 @@ use crate::cli::config::Env;
 /// The program `tg sql` runs.
 const PROGRAM: &str = "tg-sql";
 
+/// How to install [`PROGRAM`]: into the directory `cargo install` put `tg`
+/// in (`~/.cargo/bin`, on `PATH`), where `tg sql` finds it.
+const INSTALL: &str = "cargo install --locked --path sql";
+
 /// The subcommands of `tg-sql` that run on their own, never through a
 /// warm SQL server.
 const ON_THEIR_OWN: [&str; 4] = ["serve", "stop", "scheduler", "executor"];
@@ -47,9 +51,15 @@ pub fn run(argv: &[OsString]) -> anyhow::Result<()> {
         }
     }
     let Some(program) = find() else {
+        if args.iter().any(|a| a == "-h" || a == "--help") {
+            // The usage stands without the program; it says how to get it.
+            print!("{}", command().render_long_help());
+            return Ok(());
+        }
         anyhow::bail!(
-            "sql: {PROGRAM} is not installed (it is built by `cargo build -p trigrep-sql`; \
-             put it beside tg or on PATH)"
+            "sql: {PROGRAM} is not installed: in trigrep's source run `{INSTALL}` (it goes \
+             beside a tg installed by cargo), or put a release build's tg-sql \
+             (`cargo build --release -p trigrep-sql`) beside tg or on PATH"
         );
     };
     if start_server {
@@ -65,9 +75,11 @@ pub fn command() -> clap::Command {
     clap::Command::new("tg sql")
         .about(
             "Runs SQL over logs and trees (lines(PATH): path, line_number, byte_offset, line, \
-             modified) on Apache DataFusion, locally or on a Ballista cluster; tg-sql, built by \
-             `cargo build -p trigrep-sql`, does the work (see docs/SQL.md)",
+             modified) on Apache DataFusion, locally or on a Ballista cluster; tg-sql does the \
+             work (see docs/SQL.md)",
         )
+        .override_usage("tg sql [OPTIONS] QUERY\n       tg sql <serve|stop|scheduler|executor> ...")
+        .after_long_help(USAGE)
         .arg(
             clap::Arg::new("args")
                 .help("tg-sql's arguments: a query, --table NAME=PATH, --format, --scheduler")
@@ -76,6 +88,28 @@ pub fn command() -> clap::Command {
                 .allow_hyphen_values(true),
         )
 }
+
+/// The short usage `tg sql --help` prints when `tg-sql` is missing
+/// (`tg-sql --help` has the whole of it).
+const USAGE: &str = "\
+Examples:
+  tg sql \"SELECT count(*) FROM lines('/var/log/app') WHERE line LIKE '%timeout%'\"
+  tg sql --table app=/var/log/app --format csv \\
+    \"SELECT substr(line, 1, 10) AS day, count(*) FROM app GROUP BY day\"
+
+Options (tg-sql's):
+  --table NAME=PATH        a table over PATH (repeat a NAME for more paths)
+  --format table|csv|json  how results print (default: table)
+  --scheduler HOST:PORT    run the query on a Ballista cluster
+  --partitions N           partitions a scan is split into
+  --no-pushdown            read every line, using no index
+  --verbose                Ballista's and DataFusion's logs, an error's whole chain
+
+Subcommands: serve, stop (a warm server), scheduler, executor (a cluster).
+
+tg sql runs tg-sql, found beside tg or on PATH. Install it from trigrep's
+source with `cargo install --locked --path sql` (beside a tg installed by
+`cargo install --locked --path .`).";
 
 /// Whether `args` run a query (not only ask for help or the version), and
 /// the user lets queries start a server.

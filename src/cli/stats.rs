@@ -15,6 +15,10 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
     writeln!(wtr, "  setup: {:.1} ms", ms(run.setup))?;
     writeln!(wtr, "  search: {:.1} ms", ms(run.search))?;
     writeln!(wtr, "  bytes read: {}", run.bytes_read)?;
+    if run.fetch_requests > 0 {
+        writeln!(wtr, "  object store requests: {}", run.fetch_requests)?;
+        writeln!(wtr, "  bytes fetched: {}", run.fetched_bytes)?;
+    }
     writeln!(wtr, "  files searched sequentially: {}", run.files_sequential)?;
     writeln!(wtr, "  files searched in chunks: {}", run.files_chunked)?;
     writeln!(wtr, "  chunks searched: {}", run.chunks)?;
@@ -25,6 +29,13 @@ pub fn write_run<W: Write>(run: &RunStats, mut wtr: W) -> io::Result<()> {
     }
     writeln!(wtr, "  block indexes used: {}", run.block_indexes)?;
     writeln!(wtr, "  blocks searched: {} of {}", run.blocks_searched, run.blocks_total)?;
+    if run.being_indexed > 0 {
+        writeln!(
+            wtr,
+            "  files read without their index, still being built: {}",
+            run.being_indexed
+        )?;
+    }
     writeln!(
         wtr,
         "  indexed bytes of grown files verified: {} in {:.1} ms",

@@ -12,7 +12,7 @@ use super::outcome::Outcome;
 use super::pack_cmd::{self, PackArgs, UnpackArgs};
 use super::serve_cmd::{self, ServeArgs, StopArgs};
 use super::sql_cmd;
-use super::view::{self, ViewArgs};
+use super::view_cmd::{self, ViewCommand};
 
 /// One subcommand: its name, its clap definition and how it runs.
 pub struct Subcommand {
@@ -59,8 +59,8 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand { name: "sql", command: sql_cmd::command, run: |argv| sql_cmd::run(argv).map(done) },
     Subcommand {
         name: "view",
-        command: ViewArgs::command,
-        run: |argv| parsed(argv, |a| view::run_view(a).map(done)),
+        command: ViewCommand::command,
+        run: |argv| parsed(argv, |a| view_cmd::run(a).map(done)),
     },
 ];
 

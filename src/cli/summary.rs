@@ -33,6 +33,36 @@ pub fn tree(built: &Built) -> String {
     )
 }
 
+/// `tg index --stats`'s lines for a tree: where the time went and the
+/// cores kept busy.
+pub fn tree_stats(built: &Built) -> String {
+    let t = &built.times;
+    let s = &built.summary.sort;
+    let secs = |d: std::time::Duration| format!("{:.2}s", d.as_secs_f64());
+    let wall = built.elapsed.as_secs_f64();
+    format!(
+        "time: walk {}, read+extract+sort {} (thread time: read {}, extract {}, sort {}, \
+         spill {}), merge {}, write {}, verify {}\ncpu: {} user+system in {} wall: {:.2} cores \
+         busy on average\nsort: {} pairs, {}, {} merge passes, {} spilled",
+        secs(t.walk),
+        secs(t.extracting),
+        secs(t.read),
+        secs(t.extract),
+        secs(t.sorting),
+        secs(t.spilling),
+        secs(t.merging),
+        secs(t.writing),
+        secs(t.verifying),
+        secs(t.cpu),
+        secs(built.elapsed),
+        t.cpu.as_secs_f64() / wall.max(1e-9),
+        s.pairs,
+        counted(s.runs, "run"),
+        s.merge_passes,
+        HumanBytes(s.spilled_bytes),
+    )
+}
+
 /// `tg index FILE`'s line.
 pub fn file(path: &Path, built: &BuiltBlocks) -> String {
     let s = &built.summary;

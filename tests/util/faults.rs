@@ -1,4 +1,4 @@
-//! Faults injected where tg writes state (issue 14), and what a failed or
+//! Faults injected where tg writes state, and what a failed or
 //! killed write must leave behind.
 //!
 //! * [`SmallFs`]: a tmpfs of a few megabytes mounted by the test (root

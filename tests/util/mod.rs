@@ -647,7 +647,7 @@ fn compare_outcomes(case: &Case, tg: &Outcome, rg: &Outcome) -> Result<(), Strin
         tg.stderr.clone()
     };
     let rg_err = normalize_rg_stderr(&rg.stderr);
-    // `--stats` adds trigrep's own statistics on stderr (issue 3).
+    // `--stats` adds trigrep's own statistics on stderr.
     let tg_err = if stats { strip_tg_stats(&tg_err) } else { tg_err };
 
     let mut problems = Vec::new();
@@ -845,10 +845,33 @@ pub fn private_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Whether this process runs as root, for tests that switch users. A test
-/// that needs root fails when it is not, naming `what` (CI runs as root),
-/// unless `TG_ALLOW_NOT_ROOT=1` lets it be skipped, which it then says.
+/// Whether the whole suite runs (`TG_TEST_ALL=1`, which `.ci/run` sets),
+/// rather than the fast tier a plain `cargo test` or `cargo nextest run`
+/// runs.
+pub fn whole_suite() -> bool {
+    std::env::var_os("TG_TEST_ALL").is_some_and(|v| v == "1")
+}
+
+/// Whether a test that needs `what` (root, a real terminal, minutes of
+/// machine time) runs now: always in the whole suite, where a missing tool
+/// then fails it; in the fast tier never, which it says on stderr.
+pub fn in_whole_suite(what: &str) -> bool {
+    if whole_suite() {
+        return true;
+    }
+    eprintln!("skipped in the fast tier (TG_TEST_ALL=1 runs it): needs {what}");
+    false
+}
+
+/// Whether this process runs as root, for tests that switch users, mount
+/// file systems or change the kernel's limits; in the fast tier such a
+/// test is skipped, saying so. In the whole suite a test that needs root
+/// fails when it is not, naming `what` (CI runs as root), unless
+/// `TG_ALLOW_NOT_ROOT=1` lets it be skipped, which it then says.
 pub fn require_root(what: &str) -> bool {
+    if !in_whole_suite(&format!("root: {what}")) {
+        return false;
+    }
     // SAFETY: getuid has no preconditions.
     if unsafe { libc::getuid() } == 0 {
         return true;

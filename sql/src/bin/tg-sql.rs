@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use datafusion::error::DataFusionError;
 use tokio::runtime::Runtime;
 use trigrep_sql::cluster::{self, ExecutorOptions};
+use trigrep_sql::notes::Notes;
 use trigrep_sql::output::{self, Format};
 use trigrep_sql::serve;
 use trigrep_sql::session::{self, SessionOptions};
+use trigrep_sql::{errors, headers};
 
 /// SQL over logs and trees: `lines(PATH)` has one row per line (path,
 /// line_number, byte_offset, line, modified) of every file under PATH,
@@ -45,6 +48,10 @@ struct Cli {
     /// Reads every line, using no index (to compare with the pruned answer).
     #[arg(long)]
     no_pushdown: bool,
+    /// Shows DataFusion's and Ballista's logs, and an error's whole chain
+    /// of causes under its one line.
+    #[arg(long)]
+    verbose: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -99,7 +106,13 @@ enum Command {
 fn main() -> ExitCode {
     let started = Instant::now();
     let cli = Cli::parse();
-    let level = if cli.command.is_some() { "warn,trigrep_sql=info" } else { "warn" };
+    // A query's output is its rows and at most one `tg: sql:` line: the
+    // engine's own logs (Ballista's ERROR lines among them) only when asked.
+    let level = if cli.command.is_some() || cli.verbose {
+        "warn,trigrep_sql=info"
+    } else {
+        "off,trigrep_sql=warn"
+    };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
         .format_timestamp_micros()
         .init();
@@ -129,7 +142,7 @@ fn main() -> ExitCode {
         None => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            runtime.block_on(query(cli, &mut out, started))
+            runtime.block_on(query(cli, &mut out, &mut std::io::stderr(), started))
         }
     };
     match done {
@@ -138,9 +151,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// `why` as one `tg:` line.
+/// `why` as one `tg:` line; the lines after its first (`--verbose`'s
+/// detail) follow it as they are.
 fn one_line(why: &str) -> String {
-    format!("tg: sql: {}", why.split_whitespace().collect::<Vec<_>>().join(" "))
+    let (first, rest) = why.split_once('\n').unwrap_or((why, ""));
+    let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    if rest.is_empty() { format!("tg: sql: {first}") } else { format!("tg: sql: {first}\n{rest}") }
 }
 
 /// Prints `why` as one `tg:` line; exit 2.
@@ -184,7 +200,7 @@ fn answer(runtime: &Runtime, q: serve::Query, out: &mut dyn Write, err: &mut Vec
         let _ = writeln!(err, "{}", one_line(why));
         return 2;
     }
-    match runtime.block_on(query(cli, out, started)) {
+    match runtime.block_on(query(cli, out, err, started)) {
         Ok(()) => 0,
         Err(e) => {
             let _ = writeln!(err, "{}", one_line(&e));
@@ -193,8 +209,14 @@ fn answer(runtime: &Runtime, q: serve::Query, out: &mut dyn Write, err: &mut Vec
     }
 }
 
-/// Runs the query `cli` holds, printing its results to `out`.
-async fn query(cli: Cli, out: &mut dyn Write, started: Instant) -> Result<(), String> {
+/// Runs the query `cli` holds, printing its results to `out`, then its
+/// notes ([`Notes`]: the files read as binary) to `err`.
+async fn query(
+    cli: Cli,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    started: Instant,
+) -> Result<(), String> {
     let query = cli.query.ok_or("give a query: tg sql \"SELECT ... FROM lines('PATH')\"")?;
     let mut tables: Vec<(String, Vec<PathBuf>)> = Vec::new();
     for t in &cli.tables {
@@ -218,25 +240,37 @@ async fn query(cli: Cli, out: &mut dyn Write, started: Instant) -> Result<(), St
         FormatArg::Csv => Format::Csv,
         FormatArg::Json => Format::Json,
     };
-    let ctx = session::context(&opts).await.map_err(|e| e.to_string())?;
+    let verbose = cli.verbose;
+    let failed = |e: DataFusionError| describe(&e, verbose);
+    let ctx = session::context(&opts).await.map_err(failed)?;
     log::debug!("session ready after {:?}", started.elapsed());
-    let df = ctx.sql(&query).await.map_err(|e| e.to_string())?;
+    let df = ctx.sql(&query).await.map_err(failed)?;
     log::debug!("query planned after {:?}", started.elapsed());
-    match output::print(df, format, out).await {
+    let names = headers::written(&query);
+    let printed = output::print(df, format, names.as_deref(), out).await;
+    let _ = out.flush();
+    for line in Notes::of(&ctx).map(|n| n.take()).unwrap_or_default() {
+        let _ = writeln!(err, "{line}");
+    }
+    match printed {
         Ok(()) => {
             log::debug!("results printed after {:?}", started.elapsed());
             Ok(())
         }
         // A closed pipe (`| head`) is not an error.
         Err(e) if is_broken_pipe(&e) => Ok(()),
-        Err(e) => {
-            let _ = out.flush();
-            Err(e.to_string())
-        }
+        Err(e) => Err(describe(&e, verbose)),
     }
 }
 
+/// What the user is told of `e`: one sentence, and with `verbose` the
+/// whole chain of causes after it.
+fn describe(e: &DataFusionError, verbose: bool) -> String {
+    let sentence = errors::sentence(e);
+    if verbose { format!("{sentence}\n{}", errors::detail(e)) } else { sentence }
+}
+
 /// Whether `e` is a write to a closed pipe.
-fn is_broken_pipe(e: &datafusion::error::DataFusionError) -> bool {
+fn is_broken_pipe(e: &DataFusionError) -> bool {
     e.to_string().contains("Broken pipe")
 }

@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+pub mod cluster;
+pub mod served;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -70,6 +73,14 @@ impl Fixture {
         let out =
             Command::new(tg()).args(args).env("TG_INDEX_DIR", self.index_dir()).output().unwrap();
         assert!(out.status.success(), "tg {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Packs `log` into `packed` with `tg pack` in 4 KiB frames (the
+    /// directory made first); must succeed.
+    pub fn pack(&self, log: &Path, packed: &Path) {
+        std::fs::create_dir_all(packed.parent().unwrap()).unwrap();
+        let (log, packed) = (log.to_str().unwrap(), packed.to_str().unwrap());
+        self.tg(&["pack", "-q", "--frame-size", "4K", log, "-o", packed]);
     }
 
     /// Runs `tg-sql ARGS` with this fixture's index directory.
@@ -211,4 +222,85 @@ pub fn log_text(lines: usize, seed: u64) -> Vec<u8> {
         out.push(b'\n');
     }
     out
+}
+
+/// Runs `program ARGS` (a compressor, say); must succeed.
+pub fn run(program: &str, args: &[&str]) {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A directory `rel` holding one file of each kind a table reads, each
+/// with a line `XYZZY-MARK KIND` among generated log lines: a plain log,
+/// a huge one (over 1 MiB, which may get a block index), gzip files (one
+/// to be indexed), a packed log, plain zstd, bzip2, xz and lz4 files,
+/// and a binary file (a NUL after its first lines). With `indexed`,
+/// every file `tg index` gives an index of its own has one, and the
+/// directory a tree index.
+pub fn kinds(fx: &Fixture, rel: &str, indexed: bool) -> PathBuf {
+    let text = |seed: u64, lines: usize, kind: &str| {
+        let mut t = log_text(lines, seed);
+        t.extend_from_slice(format!("2024-04-01 FATAL XYZZY-MARK {kind}\n").as_bytes());
+        t.extend_from_slice(&log_text(lines / 10, seed + 100));
+        t
+    };
+    let at = |name: &str| format!("{rel}/{name}");
+    let path = |name: &str| fx.path(&at(name)).to_str().unwrap().to_string();
+    fx.write(&at("plain.log"), &text(1, 2000, "plain"));
+    fx.write(&at("huge.log"), &text(2, 14_000, "huge"));
+    let compressed: [(&str, &str, &[&str]); 6] = [
+        ("t.log", "gzip", &["-6"]),
+        ("i.log", "gzip", &["-6"]),
+        ("z.log", "zstd", &["-q", "--rm"]),
+        ("b.log", "bzip2", &[]),
+        ("x.log", "xz", &[]),
+        ("l.log", "lz4", &["-q", "-m", "--rm"]),
+    ];
+    for (i, (name, program, flags)) in compressed.iter().enumerate() {
+        fx.write(&at(name), &text(10 + i as u64, 3000, name));
+        let mut args = flags.to_vec();
+        let file = path(name);
+        args.push(&file);
+        run(program, &args);
+    }
+    fx.write("packing/p.log", &text(20, 3000, "packed"));
+    let packing = fx.path("packing/p.log");
+    let packed = path("p.log.zst");
+    fx.tg(&["pack", "-q", "--frame-size", "4K", packing.to_str().unwrap(), "-o", &packed]);
+    let mut binary = text(21, 3000, "binary before the NUL");
+    binary.extend_from_slice(b"\0XYZZY-MARK binary after the NUL\n");
+    binary.extend_from_slice(&log_text(300, 22));
+    fx.write(&at("bin.dat"), &binary);
+    if indexed {
+        fx.tg(&["index", "-q", "--block-size", "4K", &path("huge.log")]);
+        let gz = path("i.log.gz");
+        fx.tg(&["index", "-q", "--block-size", "4K", "--access-spacing", "64K", &gz]);
+        fx.tg(&["index", "-q", &path("")]);
+    }
+    fx.path(rel)
+}
+
+/// The rows `out` printed, JSON lines of `SELECT path, line_number, line
+/// ...` (it must have succeeded; `what` names it), sorted, and what it
+/// said on stderr.
+pub fn rows_of(out: &Output, what: &str) -> (Vec<Row>, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{what}: {stderr}");
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    (json_rows(stdout.lines()), stderr)
+}
+
+/// The rows of `--format json` lines holding `path`, `line_number` and
+/// `line`, sorted.
+pub fn json_rows<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<Row> {
+    let mut rows: Vec<Row> = lines
+        .into_iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            (s("path"), v["line_number"].as_u64().unwrap(), s("line"))
+        })
+        .collect();
+    rows.sort();
+    rows
 }

@@ -134,7 +134,7 @@ fn targets(low: &mut LowArgs, mode: Mode, env: &Env) -> anyhow::Result<Targets> 
         if stdin_consumed && paths.iter().any(|p| p == Path::new("-")) {
             bail!("error: attempted to read patterns from stdin while also searching stdin");
         }
-        let one_file = paths.len() == 1 && (paths[0] == Path::new("-") || !paths[0].is_dir());
+        let one_file = paths.len() == 1 && (paths[0] == Path::new("-") || !is_dir(&paths[0]));
         return Ok(Targets { patterns, paths, implicit_path: false, one_file });
     }
     let use_cwd = !env.stdin_readable || stdin_consumed || !matches!(mode, Mode::Search(_));
@@ -148,4 +148,13 @@ pub fn parse_size(s: &str, flag: &str) -> anyhow::Result<u64> {
     grep_cli::parse_human_readable_size(s)
         .context("invalid size")
         .with_context(|| format!("error parsing flag {flag}"))
+}
+
+/// Whether `path` is a directory, or a remote prefix walked like one.
+fn is_dir(path: &Path) -> bool {
+    #[cfg(feature = "remote")]
+    if let Some(walked) = trigrep::remote::is_walked(path) {
+        return walked;
+    }
+    path.is_dir()
 }

@@ -1,0 +1,130 @@
+//! Work on every core, results taken in order: the build's extraction
+//! pipeline.
+//!
+//! [`in_order`] hands items out to worker threads one at a time, in order,
+//! and gives their results to the calling thread in the same order, as
+//! they complete: no batch waits for its slowest item, and the caller
+//! (the writer: pushing pairs, sorting and spilling runs) works while the
+//! workers go on. Items handed out but not yet taken are bounded by a
+//! window of their sizes, so memory stays bounded however far the workers
+//! could run ahead (an item larger than the window goes alone).
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
+
+/// What the workers share: the next item to hand out, the sizes handed
+/// out and not yet taken, and whether to stop.
+struct Dispatch {
+    next: usize,
+    in_flight: u64,
+    stop: bool,
+}
+
+/// Runs `work` on each of the items `0..sizes.len()` on `threads` threads
+/// (each with its own state from `init`) and `take` on their results in
+/// item order on the calling thread, with at most `window` bytes of items
+/// (`sizes`) handed out and not yet taken. The first error of `take`
+/// stops the workers and is returned.
+pub(super) fn in_order<S, T: Send, E>(
+    sizes: &[u64],
+    window: u64,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) -> T + Sync,
+    mut take: impl FnMut(usize, T) -> Result<(), E>,
+) -> Result<(), E> {
+    let state = Mutex::new(Dispatch { next: 0, in_flight: 0, stop: false });
+    let room = Condvar::new();
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let (tx, state, room, init, work) = (tx.clone(), &state, &room, &init, &work);
+            scope.spawn(move || {
+                let mut local = init();
+                while let Some(i) = claim(state, room, sizes, window) {
+                    if tx.send((i, work(&mut local, i))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        let mut want = 0;
+        let mut result = Ok(());
+        for (i, t) in &rx {
+            waiting.insert(i, t);
+            while let Some(t) = waiting.remove(&want) {
+                state.lock().unwrap().in_flight -= sizes[want];
+                room.notify_all();
+                if let Err(e) = take(want, t) {
+                    result = Err(e);
+                    break;
+                }
+                want += 1;
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        state.lock().unwrap().stop = true;
+        room.notify_all();
+        drop(rx);
+        result
+    })
+}
+
+/// The next item for a worker, once the window has room for it; `None`
+/// when all are handed out or the run stops.
+fn claim(state: &Mutex<Dispatch>, room: &Condvar, sizes: &[u64], window: u64) -> Option<usize> {
+    let mut s = state.lock().unwrap();
+    loop {
+        if s.stop || s.next == sizes.len() {
+            return None;
+        }
+        let size = sizes[s.next];
+        if s.in_flight == 0 || s.in_flight + size <= window {
+            let i = s.next;
+            s.next += 1;
+            s.in_flight += size;
+            return Some(i);
+        }
+        s = room.wait(s).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_order_within_the_window() {
+        let sizes: Vec<u64> = (0..500).map(|i| (i * 7919) % 100).collect();
+        let mut got = Vec::new();
+        let out: Result<(), ()> = in_order(
+            &sizes,
+            300,
+            3,
+            || 0u64,
+            |n, i| {
+                *n += 1;
+                i * 2
+            },
+            |i, t| {
+                got.push((i, t));
+                Ok(())
+            },
+        );
+        assert!(out.is_ok());
+        assert_eq!(got, (0..500).map(|i| (i, i * 2)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_error_stops_the_workers() {
+        let sizes = vec![1u64; 10_000];
+        let out =
+            in_order(&sizes, 10, 2, || (), |_, i| i, |i, _| if i == 5 { Err(i) } else { Ok(()) });
+        assert_eq!(out, Err(5));
+    }
+}

@@ -1,0 +1,291 @@
+//! The build's walk: the files the recorded search walks yield (the
+//! default one, `--hidden`, an editor's `--hidden --no-require-git
+//! --follow`; `table::views`), each flagged with the walks that leave it
+//! out, plus the directories and watched paths (ignore files, repository
+//! markers, git configuration) that let a query trust the table later.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::index::error::IndexError;
+use crate::index::recorded::{WATCHED_NAMES, child_rel, is_store, recorded_change};
+use crate::index::table::{RACY, flags, views};
+use crate::options::WalkFilters;
+
+/// An entry of the file table found by the build: a file to index, or a
+/// directory or watched path (see [`flags::NOT_A_FILE`]).
+pub(super) struct Found {
+    /// The path relative to the root.
+    pub(super) rel: Vec<u8>,
+    /// Size at the walk.
+    pub(super) size: u64,
+    /// ctime at the walk, or [`RACY`].
+    pub(super) changed_ns: i64,
+    /// Table flags (0 for a file to index).
+    pub(super) flags: u32,
+}
+
+/// Where the build's walk failed: a directory it could not read, a path
+/// too long to open. A search's walk fails there too and says so.
+#[derive(Clone, Debug)]
+pub struct WalkError {
+    /// The path (below the root as walked: absolute).
+    pub path: PathBuf,
+    /// The walker's message, as a search prints it (it names the path).
+    pub message: String,
+}
+
+/// Lists the files under `root` that any recorded walk yields (the
+/// union, [`views::UNION`], with the search's own walk builder), each
+/// flagged with the recorded walks that leave it out, plus the
+/// directories and the watched paths that let a query trust this list
+/// later, and where the walk failed.
+pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexError> {
+    let found = Mutex::new(Vec::new());
+    let failed = Mutex::new(Vec::new());
+    // The links followed, and those that close a loop.
+    let links = Mutex::new((HashSet::new(), HashSet::new()));
+    let mut builder = filters(views::UNION)
+        .builder(&[root.to_path_buf()], 0, false, false)
+        .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
+    // A repository's store is no text a search wants; a search whose walk
+    // would enter one is not answered from the table (`fresh::view`).
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
+    builder.build_parallel().run(|| {
+        let (found, failed, links) = (&found, &failed, &links);
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let message = err.to_string();
+                    let path = error_path(&err).map(Path::to_path_buf);
+                    if let (true, Some(p)) = (closes_loop(&err), &path) {
+                        let rel = crate::sys::rel_bytes(p.strip_prefix(root).unwrap_or(p));
+                        links.lock().unwrap().1.insert(rel.into_owned());
+                    }
+                    failed.lock().unwrap().extend(path.map(|path| WalkError { path, message }));
+                    return ignore::WalkState::Continue;
+                }
+            };
+            let Some(kind) = entry.file_type() else { return ignore::WalkState::Continue };
+            let flags = if kind.is_file() {
+                0
+            } else if kind.is_dir() {
+                flags::DIR
+            } else {
+                return ignore::WalkState::Continue;
+            };
+            let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
+            let is_link = entry.path_is_symlink();
+            let path = entry.into_path();
+            let rel = crate::sys::rel_bytes(path.strip_prefix(root).unwrap_or(&path)).into_owned();
+            if is_link {
+                links.lock().unwrap().0.insert(rel.clone());
+            }
+            // Stat the watched names before taking the lock, so walker
+            // threads do not wait on each other's syscalls.
+            let mut mine: Vec<Found> = if flags == flags::DIR {
+                WATCHED_NAMES
+                    .iter()
+                    .filter_map(|name| watched(root, child_rel(&rel, name.as_bytes()), false))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            mine.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
+            found.lock().unwrap().extend(mine);
+            ignore::WalkState::Continue
+        })
+    });
+    let mut found = found.into_inner().unwrap();
+    let mut errors = failed.into_inner().unwrap();
+    errors.sort_by(|a, b| a.path.cmp(&b.path));
+    // Where the walk failed, a search's walk fails too and says so: the
+    // directory is recorded as left out (unreadable) and changed since the
+    // build, so a query walks it itself.
+    let mut failed: HashSet<Vec<u8>> = errors
+        .iter()
+        .map(|e| crate::sys::rel_bytes(e.path.strip_prefix(root).unwrap_or(&e.path)).into_owned())
+        .collect();
+    let unreadable = flags::DIR | flags::SKIPPED_UNREADABLE;
+    for f in &mut found {
+        if f.flags == flags::DIR && failed.remove(&f.rel) {
+            (f.changed_ns, f.flags) = (RACY, unreadable);
+        }
+    }
+    found.extend(failed.into_iter().map(|rel| Found {
+        rel,
+        size: 0,
+        changed_ns: RACY,
+        flags: unreadable,
+    }));
+    let (links, loops) = links.into_inner().unwrap();
+    flag_views(root, &mut found, &links, &loops)?;
+    // Outside the tree, absent paths are watched too: creating one changes
+    // the walk, and no directory of the tree would show it.
+    found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
+    Ok((found, errors))
+}
+
+/// A walker over `dir` (not followed below), one thread, entering the
+/// directories the build's walk enters, links not followed: what a
+/// server watches (a linked entry is stat-ed by every query instead).
+pub fn watched_walk(dir: &Path) -> Result<ignore::WalkBuilder, ignore::Error> {
+    let rules = views::Rules { follow: false, ..views::UNION };
+    let mut builder = filters(rules).builder(&[dir.to_path_buf()], 1, false, false)?;
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
+    Ok(builder)
+}
+
+/// The walk filters of a recorded walk.
+fn filters(rules: views::Rules) -> WalkFilters {
+    WalkFilters {
+        hidden: rules.hidden,
+        no_require_git: rules.no_require_git,
+        follow: rules.follow,
+        ..WalkFilters::default()
+    }
+}
+
+/// Flags each file and directory of `found` (the union's walk; `links`
+/// the symbolic links it followed, `loops` those that close a loop) with
+/// the recorded walks that leave it out (each walked again, names only)
+/// and whether a link leads to it.
+fn flag_views(
+    root: &Path,
+    found: &mut [Found],
+    links: &HashSet<Vec<u8>>,
+    loops: &HashSet<Vec<u8>>,
+) -> Result<(), IndexError> {
+    let is_entry = |f: &&mut Found| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
+    // One walk's paths at a time: a set of every path is large in a big tree.
+    for (rules, out) in views::RECORDED.into_iter().filter(|(_, out)| *out != 0) {
+        let walked = paths_of(root, filters(rules))?;
+        for f in found.iter_mut().filter(is_entry) {
+            // A link that closes a loop is an error of a walk that follows
+            // links (where its directory is walked), and a link another
+            // walk passes over. Recorded as a directory that can no longer
+            // be one (no `VIA_LINK`: its `lstat` shows a link), a following
+            // walk's sweep gives up there and the search walks, to say so.
+            let walks = if loops.contains(&f.rel) {
+                let parent =
+                    f.rel.iter().rposition(|&b| b == b'/').map_or(&f.rel[..0], |i| &f.rel[..i]);
+                rules.follow && walked.contains(parent)
+            } else {
+                walked.contains(&f.rel)
+            };
+            if !walks {
+                f.flags |= out;
+            }
+        }
+    }
+    if !links.is_empty() {
+        let linked = |f: &&mut Found| !loops.contains(&f.rel) && via_link(&f.rel, links);
+        for f in found.iter_mut().filter(is_entry).filter(linked) {
+            f.flags |= flags::VIA_LINK;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a walk error is a loop a followed link closes.
+fn closes_loop(err: &ignore::Error) -> bool {
+    match err {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => closes_loop(err),
+        _ => false,
+    }
+}
+
+/// Whether `rel` or one of its parents is one of `links`.
+fn via_link(rel: &[u8], links: &HashSet<Vec<u8>>) -> bool {
+    links.contains(rel)
+        || rel.iter().enumerate().any(|(i, &b)| b == b'/' && links.contains(&rel[..i]))
+}
+
+/// The table paths of the files and directories a walk with `filters` yields.
+fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, IndexError> {
+    let out = Mutex::new(HashSet::new());
+    let mut builder = filters
+        .builder(&[root.to_path_buf()], 0, false, false)
+        .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
+    builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
+    builder.build_parallel().run(|| {
+        let out = &out;
+        Box::new(move |entry| {
+            if let Ok(e) = entry
+                && e.file_type().is_some_and(|t| t.is_file() || t.is_dir())
+            {
+                let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+                out.lock().unwrap().insert(crate::sys::rel_bytes(rel).into_owned());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    Ok(out.into_inner().unwrap())
+}
+
+/// The path a walk error is about, if it names one (for a loop, the
+/// link that closes it).
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
+}
+
+/// The watch entry for `rel` (relative to `root`, or absolute); absent
+/// paths give an entry only when `keep_absent`.
+fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
+    let path = root.join(crate::sys::rel_path(&rel));
+    let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
+    let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
+    match std::fs::symlink_metadata(&path) {
+        Ok(md) => {
+            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), recorded_change(&md)) };
+            Some(Found { rel, size, changed_ns: mtime, flags })
+        }
+        Err(_) if keep_absent => Some(Found { rel, size: 0, changed_ns: i64::MIN, flags }),
+        Err(_) => None,
+    }
+}
+
+/// Paths outside the tree that steer the walk: ignore files and repository
+/// markers of every ancestor (as `../…`), git's exclude files, and the
+/// user's git configuration and global ignore file (absolute).
+fn outside_watched(root: &Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut up = Vec::new();
+    for _ in root.ancestors().skip(1) {
+        up.extend_from_slice(b"../");
+        for name in WATCHED_NAMES.iter().chain(&[".git/info/exclude"]) {
+            let mut p = up.clone();
+            p.extend_from_slice(name.as_bytes());
+            out.push(p);
+        }
+    }
+    out.push(b".git/info/exclude".to_vec());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|x| !x.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut absolute = Vec::new();
+    if let Some(h) = &home {
+        absolute.push(h.join(".gitconfig"));
+    }
+    if let Some(c) = &config {
+        absolute.push(c.join("git/ignore"));
+        absolute.push(c.join("git/config"));
+    }
+    out.extend(absolute.into_iter().map(|p| p.into_os_string().into_encoded_bytes()));
+    out
+}

@@ -1,0 +1,421 @@
+//! Posting lists and the trigram table that points at them.
+//!
+//! A posting list holds the sorted, distinct `DocId`s of the documents
+//! containing one trigram, in one of two encodings, chosen by the list's
+//! density alone (see `is_bitmap`), so no tag is stored:
+//!
+//! - **varints** (a list in fewer than 1/8 of the documents): LEB128
+//!   varints, the first id as is, then each gap minus one (gaps are at
+//!   least 1);
+//! - **bitmap** (format version 2 on; a list in at least 1/8 of the
+//!   documents): one bit per document of the index, least significant bit
+//!   first. It is never longer than the varints would be (each takes at
+//!   least a byte), and a log's block index is mostly such lists: 2x
+//!   smaller in all, and an intersection with one is a bit test per id.
+//!   From format version 4, a bitmap is followed by its **follow masks**:
+//!   per document of the list, in id order, 4 bits saying which bytes
+//!   follow the trigram in that document
+//!   ([`follow_bit`](crate::query::trigram::follow_bit)), two documents to a
+//!   byte, the first in the low half. A query for `abcd` then admits
+//!   only documents where `abc` is followed by a byte of `d`'s bit: a
+//!   trigram in many documents acts almost as a 4-gram. Sparse lists carry
+//!   no masks: their ids already narrow a query, and masks there would
+//!   cost a byte per posting for little.
+//!
+//! Lists are concatenated in trigram order in the `postings` section. The
+//! `trigrams` section is a sorted array of fixed [`TRIGRAM_ENTRY_LEN`]-byte
+//! entries, binary searchable:
+//!
+//! ```text
+//! +-------------+-----------+------------+---------+
+//! | trigram u32 | count u32 | offset u64 | crc u32 |
+//! +-------------+-----------+------------+---------+
+//! ```
+//!
+//! `offset` is relative to the start of the `postings` section; a list ends
+//! where the next begins (the last at the section's end). `count` lets
+//! queries intersect the shortest lists first. `crc` is the CRC32 of the
+//! list's bytes: the reader checks it before decoding a list, so a flipped
+//! byte in the postings surfaces as an error, never as a wrong answer.
+//!
+//! `PostingEncoder` writes lists as a stream (memory bounded by the
+//! number of documents); [`Postings`] decodes one; [`intersect`] and
+//! [`union`] combine sorted sets.
+
+use std::io::{self, Write};
+
+use super::error::IndexError;
+use super::format::{read_u32, read_u64};
+use super::record::Put;
+use super::table::DocId;
+use crate::query::trigram::Trigram;
+
+/// Length of one trigram table entry.
+pub const TRIGRAM_ENTRY_LEN: usize = 20;
+
+/// One entry of the trigram table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrigramEntry {
+    /// The trigram.
+    pub trigram: Trigram,
+    /// Number of documents in its posting list.
+    pub count: u32,
+    /// Offset of the list in the `postings` section.
+    pub offset: u64,
+    /// CRC32 of the list's bytes.
+    pub crc: u32,
+}
+
+impl TrigramEntry {
+    /// Appends the entry's bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.put_le(self.trigram).put_le(self.count).put_le(self.offset).put_le(self.crc);
+    }
+
+    /// Decodes entry `i` of a table; `None` when out of bounds.
+    pub fn decode(table: &[u8], i: usize) -> Option<TrigramEntry> {
+        let at = i.checked_mul(TRIGRAM_ENTRY_LEN)?;
+        Some(TrigramEntry {
+            trigram: read_u32(table, at)?,
+            count: read_u32(table, at + 4)?,
+            offset: read_u64(table, at + 8)?,
+            crc: read_u32(table, at + 16)?,
+        })
+    }
+}
+
+/// Whether a list of `count` ids among `doc_count` documents is stored as a
+/// bitmap (format version 2 on): when at least 1/8 of the documents hold
+/// the trigram, a bit per document takes no more bytes than the varints.
+pub(crate) fn is_bitmap(count: u32, doc_count: u32) -> bool {
+    u64::from(count) * 8 >= u64::from(doc_count)
+}
+
+/// Bytes of a bitmap list of an index of `doc_count` documents.
+pub(crate) fn bitmap_len(doc_count: u32) -> u64 {
+    u64::from(doc_count).div_ceil(8)
+}
+
+/// How one posting list is encoded, which follows from the index's format
+/// version, the list's length and the document count alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    /// Delta varints.
+    Varints,
+    /// A bitmap over the documents (format version 2).
+    Bitmap,
+    /// A bitmap followed by its follow masks (format version 4 on).
+    BitmapMasks,
+}
+
+impl ListKind {
+    /// The encoding of a list of `count` ids among `doc_count` documents
+    /// in an index of format version `format`.
+    pub fn of(format: u32, count: u32, doc_count: u32) -> ListKind {
+        match format {
+            _ if !is_bitmap(count, doc_count) => ListKind::Varints,
+            0..=1 => ListKind::Varints,
+            2 => ListKind::Bitmap,
+            _ => ListKind::BitmapMasks,
+        }
+    }
+
+    /// Whether `len` bytes can hold such a list of `count` ids: exactly the
+    /// bitmap (and masks), or 1 to 5 bytes per varint.
+    pub fn fits(self, len: u64, count: u32, doc_count: u32) -> bool {
+        match self {
+            ListKind::Varints => len >= u64::from(count) && len <= 5 * u64::from(count),
+            ListKind::Bitmap => len == bitmap_len(doc_count),
+            ListKind::BitmapMasks => len == bitmap_len(doc_count) + masks_len(count),
+        }
+    }
+}
+
+/// The list being written: its trigram, ids and their follow masks.
+#[derive(Debug)]
+struct OpenList {
+    trigram: Trigram,
+    ids: Vec<DocId>,
+    masks: Vec<u8>,
+}
+
+/// Streams posting lists into a writer, one trigram at a time, and returns
+/// a [`TrigramEntry`] per list. The open list's ids are held until it
+/// ends (its encoding depends on its length), so memory is bounded by the
+/// number of documents, not by the number of postings.
+#[derive(Debug)]
+pub(crate) struct PostingEncoder {
+    doc_count: u32,
+    masks: bool,
+    current: Option<OpenList>,
+    bytes: Vec<u8>,
+    written: u64,
+    /// Total postings written.
+    pub postings: u64,
+}
+
+impl PostingEncoder {
+    /// A fresh encoder at offset 0 of the postings section of an index of
+    /// `doc_count` documents (every id pushed must be below it); bitmap
+    /// lists carry follow masks when `masks` (format version 4), else
+    /// not (format version 2).
+    pub fn new(doc_count: u32, masks: bool) -> Self {
+        let bytes = Vec::new();
+        PostingEncoder { doc_count, masks, current: None, bytes, written: 0, postings: 0 }
+    }
+
+    /// Adds `(trigram, doc)` with the follow mask of the trigram in the
+    /// document (the [`follow_bit`](crate::query::trigram::follow_bit)s of the
+    /// bytes after it); pairs must come sorted by trigram then doc. A
+    /// repeated pair adds its mask.
+    /// Returns the entry of the previous list when this pair starts a new one.
+    pub fn push(
+        &mut self,
+        out: &mut impl Write,
+        trigram: Trigram,
+        doc: DocId,
+        follow: u8,
+    ) -> io::Result<Option<TrigramEntry>> {
+        debug_assert!(doc < self.doc_count, "doc id past the documents");
+        if let Some(list) = &mut self.current
+            && list.trigram == trigram
+        {
+            if list.ids.last() == Some(&doc) {
+                *list.masks.last_mut().expect("a mask per id") |= follow;
+            } else {
+                debug_assert!(list.ids.last() < Some(&doc), "pairs out of order");
+                list.ids.push(doc);
+                list.masks.push(follow);
+                self.postings += 1;
+            }
+            return Ok(None);
+        }
+        let done = self.close(out)?;
+        self.current = Some(OpenList { trigram, ids: vec![doc], masks: vec![follow] });
+        self.postings += 1;
+        Ok(done)
+    }
+
+    /// Ends the open list, writing its bytes, and returns its entry.
+    pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
+        let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };
+        let count = ids.len() as u32;
+        self.bytes.clear();
+        if is_bitmap(count, self.doc_count) {
+            self.bytes.resize(bitmap_len(self.doc_count) as usize, 0);
+            for d in ids {
+                self.bytes[(d / 8) as usize] |= 1 << (d % 8);
+            }
+            if self.masks {
+                pack_masks(&masks, &mut self.bytes);
+            }
+        } else {
+            let mut prev = None;
+            for d in ids {
+                put_varint(&mut self.bytes, prev.map_or(d, |p: DocId| d - p - 1));
+                prev = Some(d);
+            }
+        }
+        out.write_all(&self.bytes)?;
+        let offset = self.written;
+        self.written += self.bytes.len() as u64;
+        Ok(Some(TrigramEntry { trigram, count, offset, crc: crc32fast::hash(&self.bytes) }))
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+}
+
+/// An iterator over the doc ids of one posting list, in increasing order.
+///
+/// The reader checks the list's CRC before handing one out; decoding is
+/// bounds-checked anyway, and stops at the first malformed byte.
+#[derive(Clone, Debug)]
+pub struct Postings<'a> {
+    left: u32,
+    list: List<'a>,
+}
+
+#[derive(Clone, Debug)]
+enum List<'a> {
+    Varints { bytes: &'a [u8], pos: usize, prev: Option<DocId> },
+    Bitmap { bits: &'a [u8], at: u64, masks: Option<&'a [u8]> },
+}
+
+impl<'a> Postings<'a> {
+    /// Decodes `count` ids from varint `bytes`.
+    pub fn new(bytes: &'a [u8], count: u32) -> Self {
+        Postings { left: count, list: List::Varints { bytes, pos: 0, prev: None } }
+    }
+
+    /// The `count` ids set in bitmap `bits`.
+    pub(crate) fn bitmap(bits: &'a [u8], count: u32) -> Self {
+        Postings { left: count, list: List::Bitmap { bits, at: 0, masks: None } }
+    }
+
+    /// The list of `count` ids in `bytes`, encoded as `kind` for an index
+    /// of `doc_count` documents (the length was checked by
+    /// [`ListKind::fits`]).
+    pub(crate) fn of_kind(kind: ListKind, bytes: &'a [u8], count: u32, doc_count: u32) -> Self {
+        match kind {
+            ListKind::Varints => Postings::new(bytes, count),
+            ListKind::Bitmap => Postings::bitmap(bytes, count),
+            ListKind::BitmapMasks => {
+                let (bits, masks) =
+                    bytes.split_at(bitmap_len(doc_count).min(bytes.len() as u64) as usize);
+                Postings { left: count, list: List::Bitmap { bits, at: 0, masks: Some(masks) } }
+            }
+        }
+    }
+
+    /// An empty list.
+    pub fn empty() -> Self {
+        Postings::new(&[], 0)
+    }
+
+    /// The ids of the sorted set `a` that this list holds, and in which
+    /// the trigram is followed by a byte with follow bit `follow` when
+    /// given and the list keeps masks: a bit test per id for a bitmap, a
+    /// merge for varints.
+    pub fn intersect(self, a: &[DocId], follow: Option<u8>) -> Vec<DocId> {
+        match (self.list, follow) {
+            (List::Bitmap { bits, masks: Some(masks), .. }, Some(want)) => {
+                let mut rank = Rank::new(bits);
+                a.iter()
+                    .copied()
+                    .filter(|&d| rank.of(d).is_some_and(|k| nibble(masks, k) & want != 0))
+                    .collect()
+            }
+            (List::Bitmap { bits, .. }, _) => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
+            (list @ List::Varints { .. }, _) => intersect(a, Postings { left: self.left, list }),
+        }
+    }
+
+    /// The ids of this list in which the trigram is followed by a byte
+    /// with follow bit `follow` when given (every id when not, or when the
+    /// list keeps no masks).
+    pub(crate) fn followed_by(self, follow: Option<u8>) -> Vec<DocId> {
+        let masks = match (&self.list, follow) {
+            (List::Bitmap { masks: Some(masks), .. }, Some(want)) => Some((*masks, want)),
+            _ => None,
+        };
+        match masks {
+            Some((masks, want)) => self
+                .enumerate()
+                .filter(|&(k, _)| nibble(masks, k as u64) & want != 0)
+                .map(|(_, d)| d)
+                .collect(),
+            None => self.collect(),
+        }
+    }
+}
+
+impl Iterator for Postings<'_> {
+    type Item = DocId;
+
+    #[inline]
+    fn next(&mut self) -> Option<DocId> {
+        if self.left == 0 {
+            return None;
+        }
+        let doc = match &mut self.list {
+            List::Varints { bytes, pos, prev } => {
+                let v = get_varint(bytes, pos);
+                let doc = match (*prev, v) {
+                    (_, None) => None,
+                    (None, Some(v)) => Some(v),
+                    (Some(p), Some(v)) => p.checked_add(v).and_then(|d| d.checked_add(1)),
+                };
+                *prev = doc;
+                doc
+            }
+            List::Bitmap { bits, at, .. } => next_set_bit(bits, at),
+        };
+        match doc {
+            Some(d) => {
+                self.left -= 1;
+                Some(d)
+            }
+            None => {
+                self.left = 0;
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+/// The first set bit of `bits` at or after `*at`, moving `*at` past it.
+#[inline]
+fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
+    loop {
+        let byte = *bits.get((*at / 8) as usize)? >> (*at % 8);
+        if byte == 0 {
+            *at = (*at / 8 + 1) * 8;
+            continue;
+        }
+        let d = *at + u64::from(byte.trailing_zeros());
+        *at = d + 1;
+        return DocId::try_from(d).ok();
+    }
+}
+
+/// Checks that a list decodes to exactly `count` strictly increasing ids,
+/// all below `doc_count`, with no bytes left over, encoded as `kind`.
+pub(crate) fn validate_list(
+    bytes: &[u8],
+    count: u32,
+    doc_count: u32,
+    kind: ListKind,
+) -> Result<(), IndexError> {
+    if !kind.fits(bytes.len() as u64, count, doc_count) {
+        return Err(IndexError::corrupt("posting list of the wrong length"));
+    }
+    if kind != ListKind::Varints {
+        let bits = &bytes[..bitmap_len(doc_count) as usize];
+        let set: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
+        let tail_bits = doc_count % 8;
+        let past_end = tail_bits != 0 && bits.last().is_some_and(|b| b >> tail_bits != 0);
+        if set != u64::from(count) || past_end {
+            return Err(IndexError::corrupt("bitmap list does not hold its count"));
+        }
+        let masks = &bytes[bits.len()..];
+        if count % 2 == 1 && masks.last().is_some_and(|b| b >> 4 != 0) {
+            return Err(IndexError::corrupt("follow masks past the last document"));
+        }
+        return Ok(());
+    }
+    let mut pos = 0;
+    let mut prev: Option<u32> = None;
+    for _ in 0..count {
+        let v = get_varint(bytes, &mut pos).ok_or_else(|| IndexError::corrupt("bad varint"))?;
+        let d = match prev {
+            None => Some(v),
+            Some(p) => p.checked_add(v).and_then(|d| d.checked_add(1)),
+        };
+        match d {
+            Some(d) if d < doc_count => prev = Some(d),
+            _ => return Err(IndexError::corrupt("posting out of range")),
+        }
+    }
+    if pos != bytes.len() {
+        return Err(IndexError::corrupt("posting list has trailing bytes"));
+    }
+    Ok(())
+}
+
+mod follow;
+mod sets;
+#[cfg(test)]
+mod tests;
+mod varint;
+
+pub use follow::masks_len;
+use follow::{Rank, bit, nibble, pack_masks};
+pub use sets::{intersect, union};
+pub use varint::{get_varint, put_varint};

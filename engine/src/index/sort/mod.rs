@@ -1,0 +1,262 @@
+//! External sort of `(trigram, doc)` pairs within a memory budget.
+//!
+//! Pairs come in document order (an index's documents are numbered as
+//! they are added), each document's in any order. `ExternalSorter`
+//! fills a buffer of keys (`trigram << 40 | doc << 8 | follow`: the
+//! trigram's 24 bits, the doc's 32, the follow mask's 8); a full buffer
+//! is sorted by trigram with a stable radix sort (`radix`: the documents
+//! are already in order) and spilled as a compact *run* (`run`) to an
+//! unnamed temporary file in the spill directory, mapped back for the
+//! merge. Runs cover increasing ranges of documents, so a trigram's
+//! merged list is its lists in run order: no heap of pairs, and the merge
+//! (`SortedRuns`) reads any range of trigram partitions alone, several
+//! ranges on several threads.
+//!
+//! Memory: the buffer and the radix sort's second buffer take the budget
+//! between them (a run's mapped file is page cache, not private memory);
+//! each run to merge costs its partition table (`MERGE_RUN_BYTES`
+//! counted), so with more runs than the budget allows, groups of runs are
+//! first merged into longer runs (a multi-pass merge).
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+mod merge;
+mod radix;
+mod run;
+
+pub use merge::SortStats;
+pub(crate) use merge::SortedRuns;
+use run::Run;
+
+/// What a merge counts against the budget for each run it reads; the
+/// fan-in is the budget divided by this.
+pub(crate) const MERGE_RUN_BYTES: usize = 64 << 10;
+
+/// Fewest pairs a sort buffer holds, however small the budget.
+const MIN_BUFFER_PAIRS: usize = 1024;
+
+/// Sorts `(trigram, doc)` pairs and their follow masks in bounded memory;
+/// see the module docs.
+#[derive(Debug)]
+pub(crate) struct ExternalSorter {
+    dir: PathBuf,
+    budget: usize,
+    buf: Vec<u64>,
+    aux: Vec<u64>,
+    cap: usize,
+    runs: Vec<Run>,
+    last_doc: u32,
+    stats: SortStats,
+}
+
+impl ExternalSorter {
+    /// A sorter spilling into `dir` with a memory budget of `budget` bytes.
+    pub fn new(dir: &Path, budget: usize) -> Self {
+        // The buffer and the radix sort's scratch: 8 bytes a pair each.
+        let cap = (budget / 16).max(MIN_BUFFER_PAIRS);
+        ExternalSorter {
+            dir: dir.to_path_buf(),
+            budget,
+            buf: Vec::new(),
+            aux: Vec::new(),
+            cap,
+            runs: Vec::new(),
+            last_doc: 0,
+            stats: SortStats::default(),
+        }
+    }
+
+    /// Adds one pair (`trigram` below 2^24) and the trigram's follow mask
+    /// in the document, spilling a run when the buffer is full. Documents
+    /// come in order: a `doc` below an earlier pair's is an error.
+    #[inline]
+    pub fn push(&mut self, trigram: u32, doc: u32, follow: u8) -> io::Result<()> {
+        debug_assert!(trigram < 1 << 24, "a trigram has 24 bits");
+        if doc < self.last_doc {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "pairs out of document order"));
+        }
+        self.last_doc = doc;
+        if self.buf.len() == self.cap {
+            self.spill()?;
+        }
+        if self.buf.capacity() == 0 {
+            self.buf.reserve_exact(self.cap);
+        }
+        self.buf.push((u64::from(trigram) << 40) | (u64::from(doc) << 8) | u64::from(follow));
+        self.stats.pairs += 1;
+        Ok(())
+    }
+
+    /// Sorts the buffer by trigram (documents are in order already).
+    fn sort_buffer(&mut self) {
+        let started = Instant::now();
+        radix::sort_by_trigram(&mut self.buf, &mut self.aux);
+        self.stats.sorting += started.elapsed();
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        self.sort_buffer();
+        let started = Instant::now();
+        let run = Run::in_file(&self.dir, |enc| push_keys(enc, &self.buf))?;
+        self.stats.spilling += started.elapsed();
+        self.stats.runs += 1;
+        self.stats.spilled_bytes += run.len();
+        self.runs.push(run);
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Sorts what is left and returns the runs, ready to merge.
+    pub fn finish(mut self) -> io::Result<SortedRuns> {
+        if self.runs.is_empty() {
+            self.sort_buffer();
+            self.aux = Vec::new();
+            let run = Run::in_memory(|enc| push_keys(enc, &self.buf))?;
+            return Ok(SortedRuns::new(vec![run], self.stats));
+        }
+        if !self.buf.is_empty() {
+            self.spill()?;
+        }
+        (self.buf, self.aux) = (Vec::new(), Vec::new());
+        let fan_in = (self.budget / MERGE_RUN_BYTES).max(2);
+        let mut runs = std::mem::take(&mut self.runs);
+        while runs.len() > fan_in {
+            self.stats.merge_passes += 1;
+            let started = Instant::now();
+            let mut groups = Vec::new();
+            let mut rest = runs.into_iter();
+            while rest.len() > 0 {
+                groups.push(rest.by_ref().take(fan_in).collect::<Vec<Run>>());
+            }
+            let dir = &self.dir;
+            runs = groups
+                .into_par_iter()
+                .map(|g| merge::merge_runs(g, dir))
+                .collect::<io::Result<Vec<Run>>>()?;
+            self.stats.spilled_bytes += runs.iter().map(Run::len).sum::<u64>();
+            self.stats.spilling += started.elapsed();
+        }
+        Ok(SortedRuns::new(runs, self.stats))
+    }
+}
+
+/// Encodes sorted keys into a run.
+fn push_keys<W: io::Write>(enc: &mut run::RunEncoder<W>, keys: &[u64]) -> io::Result<()> {
+    for &k in keys {
+        enc.push((k >> 40) as u32, (k >> 8) as u32, k as u8)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    type Pairs = Vec<(u32, u32, u8)>;
+
+    #[test]
+    fn pairs_come_out_by_trigram_and_a_repeated_pairs_masks_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ExternalSorter::new(dir.path(), 64 << 10);
+        for (t, d, f) in [(3, 1, 1), (1, 1, 2), (3, 1, 4), (1, 2, 0)] {
+            s.push(t, d, f).unwrap();
+        }
+        let out = s.finish().unwrap();
+        let mut all = Vec::new();
+        for range in out.ranges(4, 0) {
+            out.merge(range, |t, d, f| {
+                all.push((t, d, f));
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(all, vec![(1, 1, 2), (1, 2, 0), (3, 1, 5)]);
+    }
+
+    /// Sorts `n` random pairs (documents in order, a few pairs each, some
+    /// repeated) with `budget`, merged in `ranges` ranges, and returns
+    /// what came out and what should have.
+    fn sort_with(budget: usize, n: usize, seed: u64, ranges: usize) -> (Pairs, Pairs, SortStats) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = ExternalSorter::new(dir.path(), budget);
+        let mut reference = std::collections::BTreeMap::new();
+        let mut seed = seed;
+        let mut doc = 0;
+        for _ in 0..n {
+            doc += u32::from(lcg(&mut seed).is_multiple_of(4));
+            let t = if lcg(&mut seed).is_multiple_of(2) {
+                lcg(&mut seed) % 5000
+            } else {
+                lcg(&mut seed)
+            };
+            let p = ((t % (1 << 24)) as u32, doc);
+            let follow = 1 << (lcg(&mut seed) % 4);
+            s.push(p.0, p.1, follow).unwrap();
+            *reference.entry(p).or_insert(0) |= follow;
+        }
+        let reference: Pairs = reference.into_iter().map(|((t, d), f)| (t, d, f)).collect();
+        let out = s.finish().unwrap();
+        let mut got: Pairs = Vec::new();
+        for range in out.ranges(ranges, 0) {
+            out.merge(range, |t, d, f| {
+                match got.last_mut() {
+                    Some(last) if (last.0, last.1) == (t, d) => last.2 |= f,
+                    _ => got.push((t, d, f)),
+                }
+                Ok(())
+            })
+            .unwrap();
+        }
+        let stats = out.stats();
+        drop(out);
+        // Runs are unnamed files: nothing is left in the directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        (got, reference, stats)
+    }
+
+    #[test]
+    fn in_memory_when_it_fits() {
+        let (got, want, stats) = sort_with(1 << 20, 10_000, 1, 1);
+        assert_eq!(got, want);
+        assert_eq!(stats.runs, 0);
+    }
+
+    #[test]
+    fn tiny_budget_forces_multi_pass_merge() {
+        // 128 KiB: 8192 pairs per run, fan-in 2: many runs, several passes.
+        let (got, want, stats) = sort_with(128 << 10, 200_000, 7, 3);
+        assert_eq!(got, want);
+        assert!(stats.runs >= 20, "{stats:?}");
+        assert!(stats.merge_passes >= 3, "{stats:?}");
+    }
+
+    #[test]
+    fn single_pass_merge_in_ranges() {
+        let (got, want, stats) = sort_with(1 << 20, 300_000, 3, 7);
+        assert_eq!(got, want);
+        assert!(stats.runs >= 2 && stats.merge_passes == 0, "{stats:?}");
+    }
+
+    #[test]
+    fn empty_input() {
+        let (got, _, stats) = sort_with(64 << 10, 0, 0, 2);
+        assert!(got.is_empty());
+        assert_eq!(stats.pairs, 0);
+    }
+
+    #[test]
+    fn documents_out_of_order_are_refused() {
+        let mut s = ExternalSorter::new(&std::env::temp_dir(), 64 << 10);
+        s.push(1, 5, 0).unwrap();
+        assert!(s.push(1, 4, 0).is_err());
+    }
+}

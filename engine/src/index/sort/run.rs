@@ -1,0 +1,293 @@
+//! A sorted run: the posting lists of a range of documents, compactly
+//! encoded, with where each trigram partition starts.
+//!
+//! A run holds pairs in `(trigram, doc)` order, grouped by trigram into
+//! lists. Each list is
+//!
+//! ```text
+//! +-----------+---------------+------------------+------+-------------------+
+//! | trigram   | count varint  | doc bytes varint | docs | follow masks      |
+//! | 3 bytes LE|               |                  |      | ceil(count/2) B   |
+//! +-----------+---------------+------------------+------+-------------------+
+//! ```
+//!
+//! where `docs` are the first id as a varint and each gap minus one as a
+//! varint (the posting encoding's own), and the masks are 4 bits per
+//! document, two to a byte, the first in the low half. The runs of one
+//! sort cover increasing ranges of documents (a document cut by a spill
+//! ends one run and starts the next), so a trigram's merged list is its
+//! lists in run order, with such a document's two masks joined.
+//!
+//! Trigrams fall into [`PARTITIONS`] partitions by their top 12 bits;
+//! [`RunEncoder`] records where each partition's lists begin, so that a
+//! merge reads any range of partitions of every run without reading the
+//! rest, and several threads merge several ranges at once.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::ops::Range;
+use std::path::Path;
+
+use crate::index::postings::{get_varint, put_varint};
+
+/// Partitions of the trigram space.
+pub(super) const PARTITIONS: usize = 1 << 12;
+
+/// The partition of trigram `t`.
+#[inline]
+pub(super) fn partition(t: u32) -> usize {
+    (t >> 12) as usize
+}
+
+/// The list being encoded.
+struct Open {
+    trigram: u32,
+    docs: Vec<u32>,
+    masks: Vec<u8>,
+}
+
+/// Writes lists, pair by pair in `(trigram, doc)` order, into a run.
+pub(super) struct RunEncoder<W> {
+    out: W,
+    written: u64,
+    /// Where each partition begins, for the partitions reached so far.
+    starts: Vec<u64>,
+    open: Option<Open>,
+    bytes: Vec<u8>,
+    gaps: Vec<u8>,
+}
+
+impl<W: Write> RunEncoder<W> {
+    /// An encoder writing to `out`.
+    pub(super) fn new(out: W) -> Self {
+        let starts = Vec::with_capacity(PARTITIONS + 1);
+        let (bytes, gaps) = (Vec::new(), Vec::new());
+        RunEncoder { out, written: 0, starts, open: None, bytes, gaps }
+    }
+
+    /// Adds `(trigram, doc)` and its follow mask; pairs come in `(trigram,
+    /// doc)` order, a repeated pair joining its mask.
+    #[inline]
+    pub(super) fn push(&mut self, trigram: u32, doc: u32, follow: u8) -> io::Result<()> {
+        if let Some(o) = &mut self.open
+            && o.trigram == trigram
+        {
+            if o.docs.last() == Some(&doc) {
+                *o.masks.last_mut().expect("a mask per doc") |= follow;
+            } else {
+                o.docs.push(doc);
+                o.masks.push(follow);
+            }
+            return Ok(());
+        }
+        self.close()?;
+        while self.starts.len() <= partition(trigram) {
+            self.starts.push(self.written);
+        }
+        let mut o = self.open.take().unwrap_or(Open { trigram, docs: vec![], masks: vec![] });
+        o.trigram = trigram;
+        o.docs.push(doc);
+        o.masks.push(follow);
+        self.open = Some(o);
+        Ok(())
+    }
+
+    /// Writes the open list out (keeping its buffers for the next).
+    fn close(&mut self) -> io::Result<()> {
+        let Some(o) = &mut self.open else { return Ok(()) };
+        if o.docs.is_empty() {
+            return Ok(());
+        }
+        let (b, gaps) = (&mut self.bytes, &mut self.gaps);
+        gaps.clear();
+        let mut prev: Option<u32> = None;
+        for &d in &o.docs {
+            put_varint(gaps, prev.map_or(d, |p| d - p - 1));
+            prev = Some(d);
+        }
+        b.clear();
+        b.extend_from_slice(&o.trigram.to_le_bytes()[..3]);
+        put_varint(b, o.docs.len() as u32);
+        put_varint(b, gaps.len() as u32);
+        b.extend_from_slice(gaps);
+        for pair in o.masks.chunks(2) {
+            b.push(pair[0] | pair.get(1).map_or(0, |m| m << 4));
+        }
+        self.out.write_all(b)?;
+        self.written += b.len() as u64;
+        o.docs.clear();
+        o.masks.clear();
+        Ok(())
+    }
+
+    /// Ends the run: its writer and where each partition begins (and,
+    /// last, the run's length).
+    pub(super) fn finish(mut self) -> io::Result<(W, Vec<u64>)> {
+        self.close()?;
+        self.starts.resize(PARTITIONS + 1, self.written);
+        Ok((self.out, self.starts))
+    }
+}
+
+/// One list of a run, as read.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RunList<'a> {
+    /// Its trigram.
+    pub(super) trigram: u32,
+    count: u32,
+    docs: &'a [u8],
+    masks: &'a [u8],
+}
+
+impl RunList<'_> {
+    /// Calls `f` with each doc of the list and its follow mask, in order.
+    pub(super) fn for_each(&self, mut f: impl FnMut(u32, u8) -> io::Result<()>) -> io::Result<()> {
+        let (mut pos, mut prev) = (0, None);
+        for i in 0..self.count as usize {
+            let v = get_varint(self.docs, &mut pos).ok_or_else(bad_run)?;
+            let d = match prev {
+                None => v,
+                Some(p) => {
+                    v.checked_add(p).and_then(|d: u32| d.checked_add(1)).ok_or_else(bad_run)?
+                }
+            };
+            prev = Some(d);
+            let mask = self.masks.get(i / 2).ok_or_else(bad_run)? >> (4 * (i % 2));
+            f(d, mask & 0x0f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The lists of a slice of a run (from a partition's start), in order.
+pub(super) struct RunLists<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> RunLists<'a> {
+    /// The lists in `bytes`.
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        RunLists { bytes, pos: 0 }
+    }
+
+    /// The next list, `None` at the end, an error on malformed bytes.
+    pub(super) fn next_list(&mut self) -> io::Result<Option<RunList<'a>>> {
+        if self.pos == self.bytes.len() {
+            return Ok(None);
+        }
+        let b = self.bytes;
+        let t = b.get(self.pos..self.pos + 3).ok_or_else(bad_run)?;
+        let trigram = u32::from_le_bytes([t[0], t[1], t[2], 0]);
+        self.pos += 3;
+        let count = get_varint(b, &mut self.pos).ok_or_else(bad_run)?;
+        let len = get_varint(b, &mut self.pos).ok_or_else(bad_run)? as usize;
+        let docs = b.get(self.pos..self.pos + len).ok_or_else(bad_run)?;
+        self.pos += len;
+        let masks_len = (count as usize).div_ceil(2);
+        let masks = b.get(self.pos..self.pos + masks_len).ok_or_else(bad_run)?;
+        self.pos += masks_len;
+        Ok(Some(RunList { trigram, count, docs, masks }))
+    }
+}
+
+/// A finished run: its bytes (mapped from its temporary file, or in
+/// memory) and where each partition begins in them.
+#[derive(Debug)]
+pub(super) struct Run {
+    bytes: RunBytes,
+    starts: Vec<u64>,
+}
+
+#[derive(Debug)]
+enum RunBytes {
+    Memory(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Run {
+    /// The run that `fill` encodes, in memory.
+    pub(super) fn in_memory(
+        fill: impl FnOnce(&mut RunEncoder<Vec<u8>>) -> io::Result<()>,
+    ) -> io::Result<Run> {
+        let mut enc = RunEncoder::new(Vec::new());
+        fill(&mut enc)?;
+        let (bytes, starts) = enc.finish()?;
+        Ok(Run { bytes: RunBytes::Memory(bytes), starts })
+    }
+
+    /// The run that `fill` encodes, written to an unnamed temporary file in
+    /// `dir` (gone with the run, or with the process) and mapped back.
+    pub(super) fn in_file(
+        dir: &Path,
+        fill: impl FnOnce(&mut RunEncoder<BufWriter<File>>) -> io::Result<()>,
+    ) -> io::Result<Run> {
+        let file = tempfile::tempfile_in(dir)?;
+        let mut enc = RunEncoder::new(BufWriter::with_capacity(256 << 10, file));
+        fill(&mut enc)?;
+        let (w, starts) = enc.finish()?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        if starts[PARTITIONS] == 0 {
+            return Ok(Run { bytes: RunBytes::Memory(Vec::new()), starts });
+        }
+        // SAFETY: the file is unnamed and this process's own: nothing
+        // else can change or truncate it while the map lives.
+        let map = unsafe { memmap2::Mmap::map(&file) }?;
+        if map.len() as u64 != starts[PARTITIONS] {
+            return Err(bad_run());
+        }
+        Ok(Run { bytes: RunBytes::Mapped(map), starts })
+    }
+
+    /// The run's length in bytes.
+    pub(super) fn len(&self) -> u64 {
+        self.starts[PARTITIONS]
+    }
+
+    /// The bytes of the lists of partitions `parts`.
+    pub(super) fn partitions(&self, parts: Range<usize>) -> &[u8] {
+        let bytes = match &self.bytes {
+            RunBytes::Memory(v) => &v[..],
+            RunBytes::Mapped(m) => &m[..],
+        };
+        &bytes[self.starts[parts.start] as usize..self.starts[parts.end] as usize]
+    }
+}
+
+/// The error of a run that does not decode (a temporary file changed
+/// under the build).
+fn bad_run() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "a sort run does not decode")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_round_trip_with_partition_starts() {
+        let pairs = [(5u32, 1u32, 1u8), (5, 1, 2), (5, 9, 4), (70_000, 3, 8), (70_000, 200, 1)];
+        let mut e = RunEncoder::new(Vec::new());
+        for (t, d, f) in pairs {
+            e.push(t, d, f).unwrap();
+        }
+        let (bytes, starts) = e.finish().unwrap();
+        assert_eq!(starts.len(), PARTITIONS + 1);
+        assert_eq!(starts[0], 0);
+        assert_eq!(starts[1], starts[partition(70_000)]);
+        assert_eq!(starts[PARTITIONS], bytes.len() as u64);
+        let mut got = Vec::new();
+        let mut lists = RunLists::new(&bytes[starts[partition(70_000)] as usize..]);
+        while let Some(l) = lists.next_list().unwrap() {
+            l.for_each(|d, m| {
+                got.push((l.trigram, d, m));
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(got, vec![(70_000, 3, 8), (70_000, 200, 1)]);
+        assert!(RunLists::new(&bytes[..bytes.len() - 1]).next_list().is_ok());
+        let mut cut = RunLists::new(&bytes[..4]);
+        assert!(cut.next_list().is_err());
+    }
+}

@@ -1,0 +1,389 @@
+//! Building an index: [`IndexWriter`], configured by [`IndexWriterBuilder`].
+//!
+//! The caller adds files ([`IndexWriter::add_file`]) and their documents with
+//! each document's trigrams and their follow masks
+//! ([`IndexWriter::add_document`]). Trigrams go straight into an
+//! `ExternalSorter` as `(trigram, doc, follow)`, so memory
+//! stays near the budget however many pairs there are; the file and
+//! document tables (32 bytes per document plus paths) are kept in memory.
+//! [`IndexWriter::finish`] merges the pairs into posting lists and
+//! publishes the index atomically through a [`Storage`]. Dropping a writer
+//! without finishing leaves the previous index untouched.
+//!
+//! ```
+//! # fn main() -> Result<(), trigrep::index::error::IndexError> {
+//! use trigrep::query::Query;
+//! use trigrep::index::reader::IndexReader;
+//! use trigrep::index::table::FileMeta;
+//! use trigrep::query::trigram::{grams, pack};
+//! use trigrep::index::writer::IndexWriterBuilder;
+//!
+//! let mut w = IndexWriterBuilder::new().memory_budget(1 << 20).build();
+//! let f = w.add_file(FileMeta { path: b"a.txt".to_vec(), size: 5, ..Default::default() });
+//! let d = w.add_document(f, 0, 5, 1, &grams(b"hello"))?;
+//! let (bytes, _summary) = w.finish_to_vec()?;
+//! let r = IndexReader::from_bytes(bytes)?;
+//! assert_eq!(r.candidates(&Query::Trigram(pack(*b"ell")))?.as_slice(), &[d]);
+//! # Ok(()) }
+//! ```
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::error::IndexError;
+use super::extract::TrigramSet;
+use super::format::{FORMAT_VERSION, FormatWriter};
+use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN, TrigramEntry};
+use super::sort::{ExternalSorter, SortStats, SortedRuns};
+use super::storage::{FsStorage, MemStorage, Storage};
+use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
+use crate::query::trigram::{Gram, gram_mask, gram_trigram};
+
+/// Default memory budget for the pair sorter: 64 MiB.
+pub(crate) const DEFAULT_MEMORY_BUDGET: usize = 64 << 20;
+
+/// Options of an [`IndexWriter`].
+#[derive(Clone, Debug)]
+pub struct IndexWriterBuilder {
+    budget: usize,
+    spill_dir: Option<PathBuf>,
+    follow_masks: bool,
+}
+
+impl Default for IndexWriterBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IndexWriterBuilder {
+    /// Default options: a `DEFAULT_MEMORY_BUDGET` budget, spilling into
+    /// the system temporary directory.
+    pub fn new() -> Self {
+        IndexWriterBuilder { budget: DEFAULT_MEMORY_BUDGET, spill_dir: None, follow_masks: true }
+    }
+
+    /// Memory budget in bytes for sorting `(trigram, doc)` pairs and for the
+    /// merge's read buffers.
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Directory for temporary sort runs. Use the index directory, so runs
+    /// sit on the same file system as the index; the default is
+    /// [`std::env::temp_dir`].
+    pub fn spill_dir(mut self, dir: &Path) -> Self {
+        self.spill_dir = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Whether dense lists carry follow masks (the default; format version
+    /// 4). Without, the index is written in format version 2: a block
+    /// index of a log, whose dense lists are most of it and whose blocks
+    /// hold most bytes after most trigrams, stays small.
+    pub(crate) fn follow_masks(mut self, on: bool) -> Self {
+        self.follow_masks = on;
+        self
+    }
+
+    /// A writer with these options.
+    pub fn build(self) -> IndexWriter {
+        let spill_dir = self.spill_dir.unwrap_or_else(std::env::temp_dir);
+        IndexWriter {
+            sorter: ExternalSorter::new(&spill_dir, self.budget),
+            spill_dir,
+            files: Vec::new(),
+            docs: Vec::new(),
+            always: Vec::new(),
+            source: None,
+            follow_masks: self.follow_masks,
+        }
+    }
+}
+
+/// What a finished build wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexSummary {
+    /// Files in the file table.
+    pub files: u32,
+    /// Documents in the document table.
+    pub documents: u32,
+    /// Distinct trigrams (posting lists).
+    pub trigrams: u32,
+    /// Postings: distinct `(trigram, doc)` pairs.
+    pub postings: u64,
+    /// Bytes of the `postings` section.
+    pub posting_bytes: u64,
+    /// Bytes of the whole index file.
+    pub bytes: u64,
+    /// Counters of the external sort.
+    pub sort: SortStats,
+    /// Wall time of the merge of the sorted runs into posting lists.
+    pub merging: Duration,
+    /// Wall time of writing the index file after the merge.
+    pub writing: Duration,
+}
+
+/// Builds one index; see the module docs.
+#[derive(Debug)]
+pub struct IndexWriter {
+    sorter: ExternalSorter,
+    spill_dir: PathBuf,
+    files: Vec<FileMeta>,
+    docs: Vec<DocMeta>,
+    always: Vec<DocId>,
+    source: Option<Vec<u8>>,
+    follow_masks: bool,
+}
+
+impl IndexWriter {
+    /// Records what the indexed documents were cut from (the `source`
+    /// section: opaque to the index, e.g. a huge file's identity; see
+    /// [`crate::index::blocks`]).
+    pub(crate) fn set_source(&mut self, bytes: Vec<u8>) {
+        self.source = Some(bytes);
+    }
+
+    /// Makes room for `files` more files and `documents` more documents,
+    /// exactly (a table grown by doubling can hold twice what it needs).
+    pub fn reserve(&mut self, files: usize, documents: usize) {
+        self.files.reserve_exact(files);
+        self.docs.reserve_exact(documents);
+    }
+
+    /// Adds a file and returns its id (ids count up from 0).
+    ///
+    /// # Panics
+    /// If the index already holds `u32::MAX` files.
+    pub fn add_file(&mut self, meta: FileMeta) -> FileId {
+        let id = FileId::try_from(self.files.len())
+            .ok()
+            .filter(|&id| id < u32::MAX)
+            .expect("more than u32::MAX - 1 files in one index");
+        self.files.push(meta);
+        id
+    }
+
+    /// Adds the byte range `offset..offset + len` of `file`, whose first line
+    /// is line `first_line` (1-based), containing `trigrams`, each with its
+    /// follow mask in the document (any order; a trigram repeated adds its
+    /// masks), and returns its id (ids count up from 0).
+    ///
+    /// Documents of a file flagged `flags::ALWAYS_CANDIDATE` may pass no
+    /// trigrams: they are candidates for every satisfiable query.
+    ///
+    /// Fails on an unknown `file`, past `u32::MAX - 1` documents, or when a
+    /// sort run cannot be written.
+    pub fn add_document(
+        &mut self,
+        file: FileId,
+        offset: u64,
+        len: u64,
+        first_line: u64,
+        trigrams: &[Gram],
+    ) -> Result<DocId, IndexError> {
+        let Some(meta) = self.files.get(file as usize) else {
+            return Err(IndexError::InvalidInput(format!("unknown file id {file}")));
+        };
+        let doc = DocId::try_from(self.docs.len())
+            .ok()
+            .filter(|&d| d < u32::MAX)
+            .ok_or_else(|| IndexError::InvalidInput("more than u32::MAX - 1 documents".into()))?;
+        if meta.flags & flags::ALWAYS_CANDIDATE != 0 {
+            self.always.push(doc);
+        }
+        for &g in trigrams {
+            self.sorter.push(gram_trigram(g), doc, gram_mask(g))?;
+        }
+        self.docs.push(DocMeta { file, offset, len, first_line });
+        Ok(doc)
+    }
+
+    /// A trigram set for this writer's documents: with follow masks when
+    /// the index keeps them.
+    pub(crate) fn trigram_set(&self) -> TrigramSet {
+        TrigramSet::new(self.follow_masks)
+    }
+
+    /// Writes the index and publishes it as `dir/index.tg`, atomically.
+    pub fn finish(self, dir: &Path) -> Result<IndexSummary, IndexError> {
+        self.finish_into(&FsStorage::new(dir))
+    }
+
+    /// Writes the index and publishes it in `storage`, atomically.
+    pub(crate) fn finish_into(self, storage: &dyn Storage) -> Result<IndexSummary, IndexError> {
+        let pending = storage.begin()?;
+        let (pending, summary) = self.write_to(pending)?;
+        pending.commit()?;
+        Ok(summary)
+    }
+
+    /// Writes the index into memory and returns its bytes.
+    pub fn finish_to_vec(self) -> Result<(Vec<u8>, IndexSummary), IndexError> {
+        let mem = MemStorage::new();
+        let summary = self.finish_into(&mem)?;
+        let bytes = mem.load()?;
+        Ok((bytes.to_vec(), summary))
+    }
+
+    /// Serializes the whole index into `out`.
+    fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
+        let IndexWriter { sorter, spill_dir, files, docs, always, source, follow_masks } = self;
+        let version = if follow_masks { FORMAT_VERSION } else { 2 };
+        let out = BufWriter::with_capacity(256 << 10, out);
+        let mut fw = FormatWriter::of_version(out, version);
+        let runs = sorter.finish()?;
+        let doc_count = u32::try_from(docs.len())
+            .map_err(|_| IndexError::Io(io::Error::other("more than 2^32 documents")))?;
+
+        // The runs are merged a range of trigrams at a time on every core,
+        // each range's postings and table entries into temporary files,
+        // which are then joined in order.
+        let started = Instant::now();
+        let ranges = runs.ranges(rayon::current_num_threads() * RANGES_PER_THREAD, MIN_RANGE_BYTES);
+        let encoded = ranges
+            .into_par_iter()
+            .map(|parts| encode_range(&runs, parts, doc_count, follow_masks, &spill_dir))
+            .collect::<Result<Vec<Encoded>, IndexError>>()?;
+        let sort = runs.stats();
+        drop(runs);
+        let merging = started.elapsed();
+        let started = Instant::now();
+
+        fw.begin_section("postings");
+        for e in &encoded {
+            io::copy(&mut BufReader::with_capacity(256 << 10, &e.postings), &mut fw)?;
+        }
+        fw.end_section();
+        fw.begin_section("trigrams");
+        let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
+        let mut base = 0;
+        for e in &encoded {
+            let mut r = BufReader::with_capacity(64 << 10, &e.entries);
+            let mut raw = [0u8; TRIGRAM_ENTRY_LEN];
+            for _ in 0..e.trigrams {
+                r.read_exact(&mut raw)?;
+                let mut t = TrigramEntry::decode(&raw, 0).expect("a whole entry");
+                t.offset += base;
+                entry.clear();
+                t.encode(&mut entry);
+                fw.write_all(&entry)?;
+            }
+            base += e.bytes;
+        }
+        fw.end_section();
+
+        let mut rec = Vec::with_capacity(table::FILE_RECORD_LEN);
+        fw.begin_section("files");
+        let mut path_off = 0u64;
+        for f in &files {
+            rec.clear();
+            table::encode_file(&mut rec, f, path_off);
+            fw.write_all(&rec)?;
+            path_off += f.path.len() as u64;
+        }
+        fw.end_section();
+        fw.begin_section("paths");
+        for f in &files {
+            fw.write_all(&f.path)?;
+        }
+        fw.end_section();
+        fw.begin_section("docs");
+        for d in &docs {
+            rec.clear();
+            table::encode_doc(&mut rec, d);
+            fw.write_all(&rec)?;
+        }
+        fw.end_section();
+        fw.begin_section("always");
+        for d in &always {
+            fw.write_all(&d.to_le_bytes())?;
+        }
+        fw.end_section();
+        if let Some(source) = &source {
+            fw.begin_section("source");
+            fw.write_all(source)?;
+            fw.end_section();
+        }
+
+        let (buffered, bytes) = fw.finish()?;
+        let out = buffered.into_inner().map_err(|e| e.into_error())?;
+        let summary = IndexSummary {
+            files: files.len() as u32,
+            documents: docs.len() as u32,
+            trigrams: encoded.iter().map(|e| e.trigrams).sum(),
+            postings: encoded.iter().map(|e| e.postings_count).sum(),
+            posting_bytes: base,
+            bytes,
+            sort,
+            merging,
+            writing: started.elapsed(),
+        };
+        Ok((out, summary))
+    }
+}
+
+/// Ranges of trigrams merged per thread: more than one, so that a thread
+/// slowed by other work does not hold the others up.
+const RANGES_PER_THREAD: usize = 4;
+
+/// The fewest bytes of runs worth a range (and its two temporary files) of
+/// their own.
+const MIN_RANGE_BYTES: u64 = 1 << 20;
+
+/// One range of trigrams merged: its postings (offsets from its start)
+/// and table entries, in temporary files read from the start.
+struct Encoded {
+    postings: File,
+    entries: File,
+    /// Bytes of postings.
+    bytes: u64,
+    /// Table entries (lists).
+    trigrams: u32,
+    /// Postings.
+    postings_count: u64,
+}
+
+/// Merges partitions `parts` of `runs` into posting lists of an index of
+/// `doc_count` documents (bitmaps with follow masks when `masks`), in
+/// temporary files in `dir`.
+fn encode_range(
+    runs: &SortedRuns,
+    parts: Range<usize>,
+    doc_count: u32,
+    masks: bool,
+    dir: &Path,
+) -> Result<Encoded, IndexError> {
+    let mut postings = BufWriter::with_capacity(256 << 10, tempfile::tempfile_in(dir)?);
+    let mut entries = BufWriter::with_capacity(64 << 10, tempfile::tempfile_in(dir)?);
+    let mut enc = PostingEncoder::new(doc_count, masks);
+    let mut trigrams = 0u32;
+    let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
+    let mut put = |e: Option<TrigramEntry>, entries: &mut BufWriter<File>| -> io::Result<()> {
+        let Some(e) = e else { return Ok(()) };
+        entry.clear();
+        e.encode(&mut entry);
+        trigrams += 1;
+        entries.write_all(&entry)
+    };
+    runs.merge(parts, |t, d, follow| put(enc.push(&mut postings, t, d, follow)?, &mut entries))?;
+    put(enc.close(&mut postings)?, &mut entries)?;
+    let rewound = |w: BufWriter<File>| -> io::Result<File> {
+        let mut f = w.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(f)
+    };
+    Ok(Encoded {
+        postings: rewound(postings)?,
+        entries: rewound(entries)?,
+        bytes: enc.written(),
+        trigrams,
+        postings_count: enc.postings,
+    })
+}

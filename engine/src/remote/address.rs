@@ -1,0 +1,141 @@
+//! What a remote path names: `s3://BUCKET/KEY` (one object, or a prefix
+//! walked like a directory when no object has that key),
+//! `s3://BUCKET/PREFIX/` (a prefix) or `s3://BUCKET/PREFIX/*.log` (the
+//! objects a glob matches). Pure: no network.
+
+use std::fmt;
+
+/// The schemes tg reads.
+const SCHEMES: &[&str] = &["s3://"];
+
+/// The bytes that make a key a glob (as the shell's and `globset`'s).
+const GLOB_BYTES: &[char] = &['*', '?', '[', '{'];
+
+/// A remote path, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Address {
+    /// The path as the user wrote it (printed as written).
+    pub written: String,
+    /// The scheme, with its `://`.
+    pub scheme: &'static str,
+    /// The bucket.
+    pub bucket: String,
+    /// The key, or the prefix to list.
+    pub key: String,
+    /// What the key names.
+    pub kind: Kind,
+}
+
+/// What an address's key names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An object, or (when none has this key) the prefix `KEY/`.
+    Object,
+    /// Every object under the prefix (the key, empty or ending in `/`).
+    Prefix,
+    /// The objects under `prefix` whose keys the glob (the whole key)
+    /// matches.
+    Glob {
+        /// The key up to the last `/` before the first glob byte.
+        prefix: String,
+    },
+}
+
+/// A path that names no remote object in a way tg reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BadAddress(pub String);
+
+impl fmt::Display for BadAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Whether `path` (a command line's path, as bytes) is a remote one.
+pub fn is_remote(path: &[u8]) -> bool {
+    SCHEMES.iter().any(|s| path.starts_with(s.as_bytes()))
+}
+
+impl Address {
+    /// Parses `written` (`None`: not a remote path at all).
+    pub fn parse(written: &str) -> Option<Result<Address, BadAddress>> {
+        let scheme = SCHEMES.iter().find(|s| written.starts_with(**s))?;
+        let rest = &written[scheme.len()..];
+        let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Some(Err(BadAddress(format!("{written}: no bucket named"))));
+        }
+        if key.contains("//") || key.split('/').any(|c| c == "." || c == "..") {
+            let what = "a key with an empty, `.` or `..` component is not read";
+            return Some(Err(BadAddress(format!("{written}: {what}"))));
+        }
+        let kind = match key.find(GLOB_BYTES) {
+            Some(at) => {
+                Kind::Glob { prefix: key[..key[..at].rfind('/').map_or(0, |s| s + 1)].into() }
+            }
+            None if key.is_empty() || key.ends_with('/') => Kind::Prefix,
+            None => Kind::Object,
+        };
+        let (bucket, key) = (bucket.to_string(), key.to_string());
+        Some(Ok(Address { written: written.to_string(), scheme, bucket, key, kind }))
+    }
+
+    /// The name of the object at `key` (under this address's prefix), as
+    /// printed: the written path, then the rest of the key below it.
+    pub(crate) fn name_of(&self, key: &str) -> String {
+        match &self.kind {
+            Kind::Object if key == self.key => self.written.clone(),
+            Kind::Object => {
+                let below = key.strip_prefix(&self.key).unwrap_or(key);
+                format!("{}/{}", self.written, below.trim_start_matches('/'))
+            }
+            Kind::Prefix => {
+                let below = key.strip_prefix(&self.key).unwrap_or(key);
+                match self.written.ends_with('/') {
+                    true => format!("{}{below}", self.written),
+                    false => format!("{}/{below}", self.written),
+                }
+            }
+            Kind::Glob { .. } => format!("{}{}/{key}", self.scheme, self.bucket),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Address {
+        Address::parse(s).unwrap().unwrap()
+    }
+
+    #[test]
+    fn objects_prefixes_and_globs() {
+        let a = parse("s3://logs/app/a.log");
+        assert_eq!(
+            (a.bucket.as_str(), a.key.as_str(), &a.kind),
+            ("logs", "app/a.log", &Kind::Object)
+        );
+        assert_eq!(parse("s3://logs").kind, Kind::Prefix);
+        assert_eq!(parse("s3://logs/").kind, Kind::Prefix);
+        assert_eq!(parse("s3://logs/app/").kind, Kind::Prefix);
+        let g = parse("s3://logs/app/2026-*/x.log");
+        assert_eq!(g.kind, Kind::Glob { prefix: "app/".into() });
+        assert_eq!(parse("s3://logs/*.log").kind, Kind::Glob { prefix: "".into() });
+        assert!(Address::parse("logs/a").is_none());
+        assert!(Address::parse("s3:///a").unwrap().is_err());
+        assert!(Address::parse("s3://b/a//c").unwrap().is_err());
+        assert!(Address::parse("s3://b/../c").unwrap().is_err());
+        assert!(is_remote(b"s3://b/k") && !is_remote(b"./s3:/b"));
+    }
+
+    #[test]
+    fn names_are_printed_as_written() {
+        assert_eq!(parse("s3://b/k.log").name_of("k.log"), "s3://b/k.log");
+        assert_eq!(parse("s3://b/dir").name_of("dir/x/y.log"), "s3://b/dir/x/y.log");
+        assert_eq!(parse("s3://b/dir/").name_of("dir/x.log"), "s3://b/dir/x.log");
+        assert_eq!(parse("s3://b").name_of("x.log"), "s3://b/x.log");
+        assert_eq!(parse("s3://b/").name_of("x.log"), "s3://b/x.log");
+        assert_eq!(parse("s3://b/d/*.log").name_of("d/x.log"), "s3://b/d/x.log");
+    }
+}

@@ -1,0 +1,134 @@
+//! The objects a remote path names, walked as rg walks a directory: a key
+//! that is a prefix (`KEY/…` objects exist: asked first, as s3s-fs answers
+//! a HEAD of a "directory" with an error) is walked, else it names one
+//! object (searched as a named file); a prefix (empty or ending in `/`) is
+//! every object under it, in the order rg's `--sort path` walks a tree
+//! (component by component), skipping hidden ones (a key component that
+//! starts with `.`) unless asked; a glob is the objects its whole key
+//! matches (`*` within one component, `**` across), named like files a
+//! shell expanded. Index objects (`tg index s3://…`) are tg's, not texts:
+//! a listing leaves them out and says which objects have one.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use globset::{GlobBuilder, GlobMatcher};
+use object_store::ObjectStore;
+use object_store::path::Path as Key;
+
+use super::address::{Address, Kind};
+use super::client::{RemoteError, block_on, count_request, store};
+use super::object::RemoteObject;
+use crate::kind::{index_object_name, is_index_object};
+use futures_util::TryStreamExt;
+
+/// One object to search.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Its name as printed.
+    pub name: String,
+    /// The object.
+    pub object: RemoteObject,
+    /// Named by the path itself (or a glob), not found below a prefix.
+    pub explicit: bool,
+}
+
+/// What a listing keeps.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rules {
+    /// Hidden objects too (`--hidden`).
+    pub hidden: bool,
+}
+
+/// The objects `address` names; an error when it names none. Asked of
+/// the store once per process and address (the command line asks whether
+/// a path is walked before the search lists it).
+pub(crate) fn list(address: &Address, rules: Rules) -> Result<Vec<Listed>, RemoteError> {
+    type Known = Mutex<HashMap<(String, bool), Result<Vec<Listed>, RemoteError>>>;
+    static KNOWN: OnceLock<Known> = OnceLock::new();
+    let mut known = KNOWN.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let asked = (address.written.clone(), rules.hidden);
+    if let Some(listed) = known.get(&asked) {
+        return listed.clone();
+    }
+    let listed = list_now(address, rules);
+    known.insert(asked, listed.clone());
+    listed
+}
+
+/// [`list`], asked now.
+fn list_now(address: &Address, rules: Rules) -> Result<Vec<Listed>, RemoteError> {
+    let store = store(&address.bucket)?;
+    let prefix = match &address.kind {
+        Kind::Object => {
+            let prefix = format!("{}/", address.key);
+            let below = under(address, &store, &prefix, None, rules)?;
+            if !below.is_empty() {
+                return Ok(below);
+            }
+            return match RemoteObject::head(&store, &address.key)? {
+                Some(object) => {
+                    let name = address.written.clone();
+                    Ok(vec![Listed { name, object, explicit: true }])
+                }
+                None => Err(RemoteError("no such object or prefix".into())),
+            };
+        }
+        Kind::Prefix => address.key.clone(),
+        Kind::Glob { prefix } => prefix.clone(),
+    };
+    let glob = match &address.kind {
+        Kind::Glob { .. } => Some(glob(&address.key)?),
+        _ => None,
+    };
+    let found = under(address, &store, &prefix, glob.as_ref(), rules)?;
+    if found.is_empty() && glob.is_none() {
+        return Err(RemoteError("no such object or prefix".into()));
+    }
+    Ok(found)
+}
+
+/// The objects under `prefix` (that `glob` matches), sorted as rg walks.
+fn under(
+    address: &Address,
+    store: &Arc<dyn ObjectStore>,
+    prefix: &str,
+    glob: Option<&GlobMatcher>,
+    rules: Rules,
+) -> Result<Vec<Listed>, RemoteError> {
+    count_request();
+    let listing = store.list((!prefix.is_empty()).then(|| Key::from(prefix)).as_ref());
+    let metas: Vec<_> =
+        block_on(listing.try_collect()).map_err(|e: object_store::Error| RemoteError::of(&e))?;
+    let keys: HashSet<&str> = metas.iter().map(|m| m.location.as_ref()).collect();
+    let indexed: Vec<bool> =
+        metas.iter().map(|m| keys.contains(&*index_object_name(m.location.as_ref()))).collect();
+    let mut found: Vec<Listed> = metas
+        .into_iter()
+        .zip(indexed)
+        .filter(|(m, _)| {
+            let key: &str = m.location.as_ref();
+            if is_index_object(key) {
+                return false;
+            }
+            let below = key.strip_prefix(prefix).unwrap_or(key);
+            match glob {
+                Some(g) => g.is_match(key),
+                None => rules.hidden || !below.split('/').any(|c| c.starts_with('.')),
+            }
+        })
+        .map(|(meta, indexed)| {
+            let name = address.name_of(meta.location.as_ref());
+            let object = RemoteObject::new(Arc::clone(store), meta).listed_with_index(indexed);
+            Listed { name, object, explicit: glob.is_some() }
+        })
+        .collect();
+    found.sort_by(|a, b| a.object.key().split('/').cmp(b.object.key().split('/')));
+    Ok(found)
+}
+
+/// The matcher of a glob over whole keys.
+fn glob(pattern: &str) -> Result<GlobMatcher, RemoteError> {
+    let glob = GlobBuilder::new(pattern).literal_separator(true).build();
+    glob.map(|g| g.compile_matcher()).map_err(|e| RemoteError(e.to_string()))
+}

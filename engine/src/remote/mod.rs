@@ -1,0 +1,99 @@
+//! Remote logs: objects in S3 (and stores that speak its protocol: Garage,
+//! MinIO, Ceph) named `s3://BUCKET/KEY`, read through Apache Arrow's
+//! `object_store` crate, the client DataFusion and Ballista read with.
+//!
+//! Two ways in, for any front door (the search, a viewer, SQL):
+//!
+//! - [`list`]: the objects a remote path names (`address::Address`: an
+//!   object, a prefix walked like a directory, a glob), each with the
+//!   name it is printed by ([`listing::Listed`]);
+//! - [`open_packed`]: a packed container (`tg pack`) in a bucket as a
+//!   [`PackedFile`] that fetches its ends (seek table, footer, block
+//!   index) and then only the frames read, neighbours joined into one
+//!   request, requests side by side (`fetched::Fetched`, behind the
+//!   packed reader's [`crate::pack::Store`] seam); its text is then a
+//!   [`crate::text::BlockText`] like a local one
+//!   ([`crate::text::packed::PackedText::read_checked`]).
+//!
+//! - [`indexed::open`]: a plain object with an index object beside it
+//!   (`tg index s3://…`, [`indexed::build`]) as a [`crate::text::BlockText`]
+//!   whose candidate blocks are fetched by range, its index kept locally
+//!   under the object's ETag and size.
+//!
+//! - [`upload::upload`]: a local file written as an object by multipart
+//!   upload (`tg pack FILE -o s3://…`).
+//!
+//! Anything else is read as one stream ([`object::RemoteObject::reader`]).
+//! Every read is of the object as listed (its ETag), and complete, or an
+//! error ([`object`]); credentials, region and endpoint come from where
+//! the AWS CLI takes them ([`settings`]); `--stats` counts requests and
+//! bytes (`client::traffic`). Only block indexes are kept on disk
+//! ([`kept`]: index objects, and packed objects' own), by ETag and size.
+
+pub mod address;
+pub mod client;
+pub mod fetched;
+pub mod indexed;
+pub mod kept;
+pub mod listing;
+pub mod object;
+pub mod profile;
+pub mod settings;
+pub mod sibling;
+pub mod upload;
+
+use std::sync::Arc;
+
+pub(crate) use address::Address;
+pub use address::is_remote;
+pub use client::RemoteError;
+pub use listing::{Listed, Rules};
+
+use crate::pack::PackError;
+use crate::pack::read::PackedFile;
+use object::RemoteObject;
+
+/// The objects the remote path `written` names, in the order a search
+/// prints them (`None`: it is not a remote path).
+pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteError>> {
+    let address = match Address::parse(written)? {
+        Ok(address) => address,
+        Err(bad) => return Some(Err(RemoteError(bad.0))),
+    };
+    Some(listing::list(&address, rules))
+}
+
+/// Whether the path `path` names a remote prefix or glob, walked like a
+/// directory (a key with no object is taken for a prefix: asked of the
+/// store, as a local path's kind is asked of the file system); `None`: it
+/// is not a remote path.
+pub fn is_walked(path: &std::path::Path) -> Option<bool> {
+    let address = Address::parse(path.to_str()?)?;
+    let Ok(address) = address else { return Some(false) };
+    Some(match address.kind {
+        address::Kind::Object => match listing::list(&address, Rules::default()) {
+            Ok(listed) => !matches!(&listed[..], [one] if one.explicit),
+            Err(_) => false,
+        },
+        _ => true,
+    })
+}
+
+/// `object` (printed as `name`) as a packed file, read by ranges, its
+/// block index kept under the index directory `base` by the object's ETag
+/// and size (`None`: it is not a packed file; an error: a damaged tg
+/// container, or a failed fetch).
+pub fn open_packed(
+    object: &RemoteObject,
+    name: &str,
+    base: &std::path::Path,
+) -> Result<Option<PackedFile>, PackError> {
+    let fetched = match object.e_tag() {
+        Some(etag) => {
+            let kept = kept::path(base, name, etag, object.size(), "zstidx");
+            fetched::Fetched::keeping_index(object.clone(), kept)
+        }
+        None => fetched::Fetched::new(object.clone()),
+    };
+    PackedFile::open_store(Arc::new(fetched))
+}

@@ -1,0 +1,209 @@
+//! One remote object as listed (bucket, key, size, ETag), and its bytes:
+//! ranges fetched side by side (`RemoteObject::get_ranges`) or the whole
+//! body as a stream ([`RemoteObject::reader`]).
+//!
+//! Every read asks for the object as it was listed: the request carries
+//! its ETag (`If-Match`), and the answer's ETag and length are checked
+//! too (a server that ignores `If-Match`), so an object replaced between
+//! the listing and a read is an error, never a mix of two objects; a body
+//! shorter than asked (a connection cut) is an error, never a short text.
+
+use std::io::{self, Read};
+use std::ops::Range;
+use std::sync::Arc;
+
+use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
+use object_store::path::Path as Key;
+use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt};
+
+use super::client::{RemoteError, block_on, count_bytes, count_request};
+
+/// Ranged requests in flight at once for one object.
+const IN_FLIGHT: usize = 8;
+
+/// An object to read.
+#[derive(Clone)]
+pub struct RemoteObject {
+    store: Arc<dyn ObjectStore>,
+    meta: ObjectMeta,
+    /// Whether its listing held an index object beside it (`None`: it was
+    /// not listed with its neighbours).
+    indexed: Option<bool>,
+}
+
+impl std::fmt::Debug for RemoteObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RemoteObject({}, {} bytes)", self.meta.location, self.meta.size)
+    }
+}
+
+impl RemoteObject {
+    /// The object `meta` describes, in `store`.
+    pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
+        RemoteObject { store, meta, indexed: None }
+    }
+
+    /// The same object, known (from its listing) to have an index object
+    /// beside it or not.
+    pub(crate) fn listed_with_index(self, indexed: bool) -> RemoteObject {
+        RemoteObject { indexed: Some(indexed), ..self }
+    }
+
+    /// Whether an index object may lie beside it (`false`: its listing
+    /// showed none).
+    pub(crate) fn may_be_indexed(&self) -> bool {
+        self.indexed != Some(false)
+    }
+
+    /// Its ETag, as listed (`None`: the store gave none).
+    pub(crate) fn e_tag(&self) -> Option<&str> {
+        self.meta.e_tag.as_deref()
+    }
+
+    /// The whole of the object `key` beside it, in the same bucket
+    /// (`None`: there is none).
+    pub(crate) fn neighbour(&self, key: &str) -> Result<Option<Vec<u8>>, RemoteError> {
+        count_request();
+        let got = match block_on(self.store.get(&Key::from(key))) {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(RemoteError::of(&e)),
+        };
+        let bytes = block_on(got.bytes()).map_err(|e| RemoteError::of(&e))?;
+        count_bytes(bytes.len() as u64);
+        Ok(Some(bytes.to_vec()))
+    }
+
+    /// Writes `bytes` as the object `key` beside it, in the same bucket.
+    pub(crate) fn put_neighbour(&self, key: &str, bytes: Vec<u8>) -> Result<(), RemoteError> {
+        count_request();
+        let key = Key::from(key);
+        block_on(self.store.put(&key, bytes.into())).map(|_| ()).map_err(|e| RemoteError::of(&e))
+    }
+
+    /// The object at `key` in `store` as it is now (`None`: there is none).
+    pub fn head(
+        store: &Arc<dyn ObjectStore>,
+        key: &str,
+    ) -> Result<Option<RemoteObject>, RemoteError> {
+        count_request();
+        let location = Key::from(key);
+        let options = GetOptions { head: true, ..GetOptions::default() };
+        match block_on(store.get_opts(&location, options)) {
+            Ok(got) => Ok(Some(RemoteObject::new(Arc::clone(store), got.meta))),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(RemoteError::of(&e)),
+        }
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.meta.size
+    }
+
+    /// Its key.
+    pub fn key(&self) -> &str {
+        self.meta.location.as_ref()
+    }
+
+    /// The request for `range` (`None`: all) of the object as listed.
+    fn options(&self, range: Option<Range<u64>>) -> GetOptions {
+        GetOptions {
+            if_match: self.meta.e_tag.clone(),
+            range: range.map(GetRange::Bounded),
+            ..GetOptions::default()
+        }
+    }
+
+    /// Checks that an answer's object is the listed one.
+    fn same(&self, meta: &ObjectMeta) -> Result<(), RemoteError> {
+        match (&self.meta.e_tag, &meta.e_tag) {
+            (Some(listed), Some(now)) if listed != now => {
+                Err(RemoteError("the object changed since it was listed (its ETag differs)".into()))
+            }
+            _ if meta.size != self.meta.size => Err(RemoteError(format!(
+                "the object changed since it was listed ({} bytes, now {})",
+                self.meta.size, meta.size
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fetches `range`, checked complete.
+    async fn fetch(&self, range: Range<u64>) -> Result<Vec<u8>, RemoteError> {
+        count_request();
+        let want = range.end - range.start;
+        let options = self.options(Some(range.clone()));
+        let got = self.store.get_opts(&self.meta.location, options).await;
+        let got = got.map_err(|e| RemoteError::of(&e))?;
+        self.same(&got.meta)?;
+        let mut stream = got.into_stream();
+        let mut bytes = Vec::with_capacity(want as usize);
+        while let Some(piece) = stream.next().await {
+            let piece = piece.map_err(|e| RemoteError::of(&e))?;
+            count_bytes(piece.len() as u64);
+            bytes.extend_from_slice(&piece);
+        }
+        if bytes.len() as u64 != want {
+            return Err(short(range, bytes.len() as u64));
+        }
+        Ok(bytes)
+    }
+
+    /// Fetches `ranges` (each within the object), several requests in
+    /// flight at once; the answers come in the ranges' order.
+    pub(crate) fn get_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<u8>>, RemoteError> {
+        let fetches = ranges.iter().map(|r| self.fetch(r.clone()));
+        block_on(futures_util::stream::iter(fetches).buffered(IN_FLIGHT).try_collect())
+    }
+
+    /// The whole body as a stream, checked complete at its end.
+    pub fn reader(&self) -> Result<BodyReader, RemoteError> {
+        count_request();
+        let got = block_on(self.store.get_opts(&self.meta.location, self.options(None)));
+        let got = got.map_err(|e| RemoteError::of(&e))?;
+        self.same(&got.meta)?;
+        let stream = got.into_stream();
+        Ok(BodyReader { stream, piece: Vec::new(), at: 0, read: 0, size: self.meta.size })
+    }
+}
+
+/// The error of a body that ended `got` bytes into `range`.
+fn short(range: Range<u64>, got: u64) -> RemoteError {
+    RemoteError(format!(
+        "the body ended after {got} of the {} bytes asked for (bytes {}..{})",
+        range.end - range.start,
+        range.start,
+        range.end
+    ))
+}
+
+/// A whole object's body, read as it arrives.
+pub struct BodyReader {
+    stream: BoxStream<'static, object_store::Result<bytes::Bytes>>,
+    piece: Vec<u8>,
+    at: usize,
+    read: u64,
+    size: u64,
+}
+
+impl Read for BodyReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.piece.len() {
+            match block_on(self.stream.next()) {
+                Some(Ok(piece)) => {
+                    count_bytes(piece.len() as u64);
+                    self.read += piece.len() as u64;
+                    (self.piece, self.at) = (piece.to_vec(), 0);
+                }
+                Some(Err(e)) => return Err(RemoteError::of(&e).into()),
+                None if self.read != self.size => return Err(short(0..self.size, self.read).into()),
+                None => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.piece.len() - self.at);
+        out[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}

@@ -1,0 +1,391 @@
+//! Finding matching lines through a text's candidate ranges: the next and
+//! previous matching line, and the matches inside a line (what `tg -o`
+//! marks), with the matcher `tg` builds from the same options.
+//!
+//! A [`Finder`] plans its pattern once: with a block index, only the
+//! candidate blocks (plus a grown tail) are read; without one, the whole
+//! text, in pieces cut at line ends. A line longer than a piece is searched
+//! whole, mapped rather than read into memory ([`LongLine`]). A long scan
+//! reports its progress and stops when asked.
+
+use std::ops::{Deref, Range};
+use std::sync::Mutex;
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use trigrep::options::{Case, MatchOptions};
+
+use super::long_line::LongLine;
+use super::nav;
+use super::text::Text;
+
+/// How much of a text is searched at a time.
+const PIECE: usize = 1 << 20;
+
+/// Told the bytes a scan read since the last call; false stops the scan.
+pub type Progress<'a> = &'a mut dyn FnMut(u64) -> bool;
+
+/// A pattern, compiled and planned against one text. A pattern that
+/// starts with `!` finds the lines that do not match the rest, as in
+/// less (`/!pattern`, `&!pattern`): every line is read, none is marked.
+pub struct Finder {
+    /// What was asked, as typed.
+    pub pattern: String,
+    matcher: RegexMatcher,
+    /// Lines that do not match (`!`).
+    invert: bool,
+    /// The candidate ranges (`None`: everything is read).
+    ranges: Option<Vec<Range<u64>>>,
+    /// Why the last scan stopped short (a long line it could not map).
+    trouble: Mutex<Option<String>>,
+}
+
+impl Finder {
+    /// `pattern` (rg's syntax) with `case`, planned against `text`; an
+    /// invalid pattern is rg's message.
+    pub fn new(text: &dyn Text, pattern: &str, case: Case) -> Result<Finder, String> {
+        let (invert, regex) = match pattern.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, pattern),
+        };
+        let mut opts = MatchOptions::new(vec![regex.to_string()]);
+        opts.case = case;
+        let matcher = opts.matcher(false).map_err(|e| e.to_string())?;
+        let ranges = if invert { None } else { text.candidates(&opts) };
+        let trouble = Mutex::new(None);
+        Ok(Finder { pattern: pattern.to_string(), matcher, invert, ranges, trouble })
+    }
+
+    /// The byte ranges searched that end after `from`: candidates, or
+    /// `from..len`.
+    pub fn ranges(&self, from: u64, len: u64) -> Vec<Range<u64>> {
+        match &self.ranges {
+            Some(r) => r[r.partition_point(|r| r.end <= from)..].to_vec(),
+            None => std::iter::once(from.min(len)..len).collect(),
+        }
+    }
+
+    /// The byte ranges searched that start before `before`, last first.
+    fn ranges_back(&self, before: u64) -> Vec<Range<u64>> {
+        match &self.ranges {
+            Some(r) => r[..r.partition_point(|r| r.start < before)].iter().rev().cloned().collect(),
+            None => std::iter::once(0..before).collect(),
+        }
+    }
+
+    /// Whether the ranges come from an index.
+    pub fn indexed(&self) -> bool {
+        self.ranges.is_some()
+    }
+
+    /// The most bytes a search of the whole text reads: its candidate
+    /// ranges' length (`None`: everything, no index).
+    pub fn candidate_bytes(&self) -> Option<u64> {
+        self.ranges.as_ref().map(|r| r.iter().map(|r| r.end - r.start).sum())
+    }
+
+    /// Why a scan stopped short, once: a line it could not search. Until
+    /// this is taken, every scan finds nothing (a wrapped search does not
+    /// go on past the line it could not search).
+    pub fn trouble(&self) -> Option<String> {
+        self.trouble_now().take()
+    }
+
+    /// The trouble kept.
+    fn trouble_now(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.trouble.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps `e` for [`Finder::trouble`].
+    fn failed(&self, e: String) {
+        *self.trouble_now() = Some(e);
+    }
+
+    /// The non-empty matches in `line` (one line, without its newline).
+    pub fn matches_in(&self, line: &[u8]) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        if self.invert {
+            return out;
+        }
+        let _ = self.matcher.find_iter(line, |m| {
+            if !m.is_empty() {
+                out.push(m.start()..m.end());
+            }
+            true
+        });
+        out
+    }
+
+    /// Where the first matching line at or after `from` (a line start)
+    /// starts; `None`: none before the end, or stopped.
+    pub fn next_line(&self, text: &dyn Text, from: u64, progress: Progress<'_>) -> Option<u64> {
+        if self.trouble_now().is_some() {
+            return None;
+        }
+        for r in self.ranges(from, text.len()) {
+            let mut found = None;
+            let start = r.start.max(from);
+            let read = pieces(text, start..r.end, &mut |at, piece| {
+                if let Some(m) = self.first_in(piece, 0) {
+                    found = Some(start_of(text, at, piece, m));
+                    return false;
+                }
+                progress(piece.len() as u64)
+            });
+            if let Err(e) = read {
+                self.failed(e);
+                return None;
+            }
+            if found.is_some() {
+                return found;
+            }
+            if !progress(0) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Where the last matching line starting before `before` starts.
+    pub fn prev_line(&self, text: &dyn Text, before: u64, progress: Progress<'_>) -> Option<u64> {
+        if self.trouble_now().is_some() {
+            return None;
+        }
+        for r in self.ranges_back(before) {
+            let end = r.end.min(before);
+            let mut piece_end = end;
+            while piece_end > r.start {
+                let (at, piece) = match piece_before(text, r.start, piece_end) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.failed(e);
+                        return None;
+                    }
+                };
+                let mut last = None;
+                let mut pos = 0;
+                while let Some(m) = self.first_in(&piece, pos) {
+                    last = Some(m);
+                    pos = memchr::memchr(b'\n', &piece[m..]).map_or(piece.len(), |i| m + i + 1);
+                }
+                if let Some(m) = last {
+                    return Some(start_of(text, at, &piece, m));
+                }
+                if !progress(piece.len() as u64) || at == piece_end {
+                    return None;
+                }
+                piece_end = at;
+            }
+        }
+        None
+    }
+
+    /// Counts matching lines in `range` (line starts at its edges), calling
+    /// `hit` with each one's offset, while `go_on` says so.
+    pub fn each_line(
+        &self,
+        text: &dyn Text,
+        range: Range<u64>,
+        hit: &mut dyn FnMut(u64),
+        go_on: &mut dyn FnMut() -> bool,
+    ) {
+        let read = pieces(text, range, &mut |at, piece| {
+            let mut pos = 0;
+            while let Some(m) = self.first_in(piece, pos) {
+                hit(at + m as u64);
+                pos = memchr::memchr(b'\n', &piece[m..]).map_or(piece.len(), |i| m + i + 1);
+            }
+            go_on()
+        });
+        if let Err(e) = read {
+            self.failed(e);
+        }
+    }
+
+    /// Where the first match in `piece` at or after `pos` starts
+    /// (inverted: the first line starting there that does not match).
+    fn first_in(&self, piece: &[u8], pos: usize) -> Option<usize> {
+        if pos >= piece.len() && !piece.is_empty() {
+            return None;
+        }
+        if self.invert {
+            return self.first_unmatched(piece, pos);
+        }
+        self.matcher.find_at(piece, pos).ok().flatten().map(|m| m.start())
+    }
+}
+
+impl Finder {
+    /// Where the first line at or after `pos` (a line start) that does
+    /// not match starts.
+    fn first_unmatched(&self, piece: &[u8], pos: usize) -> Option<usize> {
+        let mut at = pos;
+        while at < piece.len() {
+            let end = memchr::memchr(b'\n', &piece[at..]).map_or(piece.len(), |i| at + i);
+            if !self.matcher.is_match(&piece[at..end]).unwrap_or(true) {
+                return Some(at);
+            }
+            at = end + 1;
+        }
+        None
+    }
+}
+
+/// The start of the line holding byte `m` of `piece` (which starts at `at`).
+fn start_of(text: &dyn Text, at: u64, piece: &[u8], m: usize) -> u64 {
+    match memchr::memrchr(b'\n', &piece[..m]) {
+        Some(i) => at + i as u64 + 1,
+        None => nav::line_start(text, at + m as u64),
+    }
+}
+
+/// Reads `range` in pieces of about [`PIECE`] bytes, each cut after its
+/// last newline, while `f` says go on. A line longer than a piece is
+/// searched whole, as rg's line buffer holds it (a match is never cut in
+/// two, and `^` never matches in a line's middle), but mapped, not read
+/// into memory: an error says why it could not be.
+fn pieces(
+    text: &dyn Text,
+    range: Range<u64>,
+    f: &mut dyn FnMut(u64, &[u8]) -> bool,
+) -> Result<(), String> {
+    let mut buf = vec![0; range.end.saturating_sub(range.start).min(PIECE as u64) as usize];
+    let mut at = range.start;
+    while at < range.end {
+        let want = PIECE.min((range.end - at) as usize);
+        let n = nav::read_full(text, at, &mut buf[..want]);
+        if n == 0 {
+            return Ok(());
+        }
+        let go_on = if at + (n as u64) >= range.end || n < want {
+            at += n as u64;
+            f(at - n as u64, &buf[..n])
+        } else if let Some(i) = memchr::memrchr(b'\n', &buf[..n]) {
+            at += i as u64 + 1;
+            f(at - i as u64 - 1, &buf[..=i])
+        } else {
+            let line = LongLine::of(text, at, range.end)?;
+            at += line.len() as u64;
+            f(at - line.len() as u64, &line)
+        };
+        if !go_on {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// A piece a backward scan searches: read, or a long line mapped.
+enum Piece {
+    /// Lines read into memory.
+    Read(Vec<u8>),
+    /// One line too long for a piece.
+    Long(LongLine),
+}
+
+impl Deref for Piece {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Piece::Read(v) => v,
+            Piece::Long(l) => l,
+        }
+    }
+}
+
+/// The piece of about [`PIECE`] bytes ending at `end`, starting at a line
+/// start (or at `floor`): its offset and bytes. A line that reaches over
+/// the whole piece is taken from its start, mapped.
+fn piece_before(text: &dyn Text, floor: u64, end: u64) -> Result<(u64, Piece), String> {
+    let start = end.saturating_sub(PIECE as u64).max(floor);
+    let mut buf = vec![0; (end - start) as usize];
+    let n = nav::read_full(text, start, &mut buf);
+    buf.truncate(n);
+    if start > floor {
+        if let Some(i) = memchr::memchr(b'\n', &buf)
+            && i + 1 < buf.len()
+        {
+            buf.drain(..=i);
+            return Ok((start + i as u64 + 1, Piece::Read(buf)));
+        }
+        let line = nav::line_start(text, start).max(floor);
+        return Ok((line, Piece::Long(LongLine::of(text, line, end)?)));
+    }
+    Ok((start, Piece::Read(buf)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::text::Memory;
+
+    #[test]
+    fn next_and_previous_matching_lines() {
+        let t = Memory(b"alpha\nbeta err\ngamma\nerr delta\nepsilon\n".to_vec());
+        let f = Finder::new(&t, "err", Case::Sensitive).unwrap();
+        let go = &mut |_| true;
+        assert_eq!(f.next_line(&t, 0, go), Some(6));
+        assert_eq!(f.next_line(&t, 15, go), Some(21));
+        assert_eq!(f.next_line(&t, 31, go), None);
+        assert_eq!(f.prev_line(&t, 31, go), Some(21));
+        assert_eq!(f.prev_line(&t, 21, go), Some(6));
+        assert_eq!(f.prev_line(&t, 6, go), None);
+        assert_eq!(f.matches_in(b"err x err"), vec![0..3, 6..9]);
+        let i = Finder::new(&t, "ERR", Case::Insensitive).unwrap();
+        assert_eq!(i.next_line(&t, 0, go), Some(6));
+        assert!(Finder::new(&t, "(", Case::Sensitive).is_err());
+        // `!`: the lines that do not match, none marked.
+        let v = Finder::new(&t, "!err", Case::Sensitive).unwrap();
+        assert_eq!(v.next_line(&t, 0, go), Some(0));
+        assert_eq!(v.next_line(&t, 6, go), Some(15));
+        assert_eq!(v.prev_line(&t, t.len(), go), Some(31));
+        assert_eq!(v.prev_line(&t, 31, go), Some(15));
+        assert!(v.matches_in(b"err").is_empty());
+        let (mut hits, mut go_on) = (Vec::new(), || true);
+        v.each_line(&t, 0..t.len(), &mut |at| hits.push(at), &mut go_on);
+        assert_eq!(hits, vec![0, 15, 31]);
+    }
+
+    #[test]
+    fn a_line_longer_than_a_piece_is_searched_whole() {
+        // A match across the first piece's end, and text that `^` must
+        // not take for a line start.
+        let mut data = b"short line\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', PIECE - 4));
+        data.extend_from_slice(b"NEEDLE");
+        data.extend(std::iter::repeat_n(b'y', 2 * PIECE));
+        data.extend_from_slice(b"\nlast\n");
+        let t = Memory(data.clone());
+        let go = &mut |_| true;
+        let f = Finder::new(&t, "NEEDLE", Case::Sensitive).unwrap();
+        assert_eq!(f.next_line(&t, 0, go), Some(11));
+        assert_eq!(f.prev_line(&t, t.len(), go), Some(11));
+        let (mut hits, mut none) = (Vec::new(), 0);
+        f.each_line(&t, 0..t.len(), &mut |at| hits.push(at), &mut || true);
+        assert_eq!(hits, vec![11 + PIECE as u64 - 4], "the match, once");
+        let anchored = Finder::new(&t, "^y", Case::Sensitive).unwrap();
+        assert_eq!(anchored.next_line(&t, 0, go), None);
+        assert_eq!(anchored.prev_line(&t, t.len(), go), None);
+        anchored.each_line(&t, 0..t.len(), &mut |_| none += 1, &mut || true);
+        assert_eq!(none, 0);
+    }
+
+    #[test]
+    fn pieces_cross_at_line_ends() {
+        let mut data = Vec::new();
+        for i in 0..300_000 {
+            data.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        let t = Memory(data.clone());
+        let f = Finder::new(&t, "^line 2999[0-9]{2}$", Case::Sensitive).unwrap();
+        let go = &mut |_| true;
+        let at = f.next_line(&t, 0, go).unwrap();
+        assert!(data[at as usize..].starts_with(b"line 299900\n"));
+        let back = f.prev_line(&t, t.len(), go).unwrap();
+        assert!(data[back as usize..].starts_with(b"line 299999\n"));
+        let mut n = 0;
+        f.each_line(&t, 0..t.len(), &mut |_| n += 1, &mut || true);
+        assert_eq!(n, 100);
+    }
+}

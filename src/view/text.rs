@@ -1,0 +1,417 @@
+//! What the viewer needs from a text, and adapters over what the engine
+//! offers today: a plain file (with or without a block index), an indexed
+//! `.gz` file, a packed `.zst` file, and a spool (stdin, or a compressed
+//! file without an index, decompressed in the background into a temporary
+//! file).
+//!
+//! [`Text`] is the viewer's whole view of a text: its length, any byte
+//! range, its block map (where lines are known to start) and the byte
+//! ranges that can hold a match of a pattern. A text with a block index is
+//! read through the engine's seam, [`trigrep::text::BlockText`] (opened
+//! only when its index may be trusted, a packed file only once checked
+//! sound), exactly as a search reads it; this file adds what a viewer
+//! needs beyond it: a live length, a cache for small reads, and texts
+//! without an index (a spool).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use trigrep::kind::{Door, Format};
+use trigrep::options::MatchOptions;
+use trigrep::pack::read::PackedFile;
+use trigrep::query::Query;
+use trigrep::query::search_plan::query_for;
+use trigrep::search::decode::Transform;
+use trigrep::text::gz::GzipText;
+use trigrep::text::packed::PackedText;
+use trigrep::text::raw::RawText;
+use trigrep::text::{BlockText, Opened};
+
+/// A text the viewer shows: read by byte ranges, never loaded whole.
+pub trait Text: Send + Sync {
+    /// Its length now (a growing file or spool: what is there so far).
+    fn len(&self) -> u64;
+    /// Reads into `buf` from `offset`; the count read (0: at the end).
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
+    /// Where lines are known to start: `(offset, 1-based line number)` in
+    /// offset order, up to [`Text::mapped_len`] (empty: nothing known).
+    fn block_map(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
+    /// How many leading bytes the block map describes (lines past it are counted).
+    fn mapped_len(&self) -> u64 {
+        0
+    }
+    /// The byte ranges, in order, that can hold a match of `m` (`None`:
+    /// any byte can; read everything).
+    fn candidates(&self, _m: &MatchOptions) -> Option<Vec<Range<u64>>> {
+        None
+    }
+    /// The file to map for counting lines (a plain file or a spool).
+    fn file(&self) -> Option<&File> {
+        None
+    }
+    /// What the text is, for the status line.
+    fn kind(&self) -> &str;
+    /// What happened to the file on disk since it was opened.
+    fn check(&self) -> Change {
+        Change::None
+    }
+    /// Whether more text is still arriving (a spool being written).
+    fn arriving(&self) -> bool {
+        false
+    }
+}
+
+/// What happened to a viewed file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing the viewer must say.
+    None,
+    /// Its path now names another file (rotated or replaced).
+    Replaced,
+    /// Its path names nothing.
+    Deleted,
+}
+
+/// Opens what `path` names (`None`: stdin), with indexes under `base`, as
+/// the door says a viewer opens it ([`Door::Viewer`]: a packed file is
+/// sniffed whatever its name, a compressed one told by its name).
+pub fn open(path: Option<&Path>, base: &Path) -> anyhow::Result<Arc<dyn Text>> {
+    let Some(path) = path else {
+        let stdin = std::io::stdin();
+        return Ok(Arc::new(Spool::start(Box::new(stdin), "stdin")?));
+    };
+    let file = File::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    anyhow::ensure!(!file.metadata()?.is_dir(), "{}: is a directory", path.display());
+    let opened = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
+    let opening = Door::Viewer.opening(path);
+    let packed = match opening.packed {
+        true => PackedFile::open(&file).map_err(|e| opened(&e))?,
+        false => None,
+    };
+    if let Some(packed) = packed.filter(|p| p.is_tg() || opening.seekable) {
+        if packed.is_tg()
+            && let Opened::Trusted(text) =
+                PackedText::of(&packed, &file, path, base).map_err(|e| opened(&e))?
+        {
+            return Ok(Arc::new(Indexed::new(text, "packed", |_| Change::None)));
+        }
+        return Ok(Arc::new(Frames { packed, frame: Mutex::new(None) }));
+    }
+    match opening.decompress {
+        Some(Format::Gzip) => {
+            if let Ok(Opened::Trusted(text)) = GzipText::open(base, path, file.try_clone()?) {
+                return Ok(Arc::new(Indexed::new(text, ".gz index", |t| {
+                    match t.index().is_fresh(t.file()) {
+                        Ok(true) => Change::None,
+                        _ => Change::Replaced,
+                    }
+                })));
+            }
+            spool_of(path, Format::Gzip)
+        }
+        Some(format) => spool_of(path, format),
+        None => Ok(Arc::new(Plain::open(file, path, base))),
+    }
+}
+
+/// `text`, read through its block index, as the viewer reads it (`kind`:
+/// what the status line says; nothing tells when it changed).
+#[cfg(feature = "remote")]
+pub(super) fn indexed<T: BlockText + 'static>(text: T, kind: &'static str) -> Arc<dyn Text> {
+    Arc::new(Indexed::new(text, kind, |_| Change::None))
+}
+
+/// Another tool's seekable zstd file (or a packed one whose index cannot
+/// be used), read frame by frame.
+#[cfg(feature = "remote")]
+pub(super) fn frames(packed: PackedFile) -> Arc<dyn Text> {
+    Arc::new(Frames { packed, frame: Mutex::new(None) })
+}
+
+/// The text `from` reads, copied into a spool as it arrives (`what`: the
+/// status line's word meanwhile).
+#[cfg(feature = "remote")]
+pub(super) fn spool(from: Box<dyn Read + Send>, what: &str) -> anyhow::Result<Arc<dyn Text>> {
+    Ok(Arc::new(Spool::start(from, what)?))
+}
+
+/// A compressed file without an index: its text decompressed into a spool.
+fn spool_of(path: &Path, format: Format) -> anyhow::Result<Arc<dyn Text>> {
+    let reader = Transform::Decompress(format)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(Arc::new(Spool::start(reader, "decompressing")?))
+}
+
+/// The byte ranges of `text` that can hold a match of `m` (`None`: the
+/// query admits everything, or the index failed).
+fn candidate_ranges(text: &dyn BlockText, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
+    let query = query_for(m, text.has_edges());
+    if query == Query::All {
+        return None;
+    }
+    let found = text.candidates(&query, 0).ok()?;
+    Some(found.iter().map(|b| b.offset..b.offset + b.len).collect())
+}
+
+/// The block map of `text`: `(offset, first line)` of every block.
+fn block_map(text: &dyn BlockText) -> Vec<(u64, u64)> {
+    text.blocks().iter().map(|b| (b.offset, b.first_line)).collect()
+}
+
+/// A plain file, with its block index when one still describes it.
+struct Plain {
+    file: File,
+    path: PathBuf,
+    index: Option<RawText>,
+}
+
+impl Plain {
+    /// `file` at `path`, through its block index under `base` if trusted
+    /// (unchanged, or grown with every indexed byte as it was).
+    fn open(file: File, path: &Path, base: &Path) -> Plain {
+        let index = file
+            .try_clone()
+            .ok()
+            .and_then(|f| RawText::open(base, path, f).ok())
+            .and_then(Opened::trusted);
+        Plain { file, path: path.to_path_buf(), index }
+    }
+}
+
+impl Text for Plain {
+    fn len(&self) -> u64 {
+        self.file.metadata().map_or(0, |m| m.len())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        trigrep::sys::read_at(&self.file, buf, offset)
+    }
+
+    fn block_map(&self) -> Vec<(u64, u64)> {
+        // Straight from the index's table: no `Vec<Block>` on the way
+        // (131 K blocks for 8 GiB: 3 MiB allocated and copied for nothing).
+        let Some(t) = &self.index else { return Vec::new() };
+        let mut map = Vec::with_capacity(t.index().block_count() as usize);
+        map.extend(t.index().blocks().map(|b| (b.offset, b.first_line)));
+        map
+    }
+
+    fn mapped_len(&self) -> u64 {
+        self.index.as_ref().map_or(0, |t| t.covered().len)
+    }
+
+    fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
+        let index = self.index.as_ref()?;
+        let mut ranges = candidate_ranges(index, m)?;
+        let (indexed, len) = (index.covered().len, self.len());
+        if len > indexed {
+            ranges.push(indexed..len);
+        }
+        Some(ranges)
+    }
+
+    fn file(&self) -> Option<&File> {
+        Some(&self.file)
+    }
+
+    fn kind(&self) -> &str {
+        if self.index.is_some() { "block index" } else { "no index" }
+    }
+
+    fn check(&self) -> Change {
+        match (std::fs::metadata(&self.path), self.file.metadata()) {
+            (Err(_), _) => Change::Deleted,
+            (Ok(now), Ok(_))
+                if trigrep::sys::file_id(&self.path, &now)
+                    != trigrep::sys::open_file_id(&self.file) =>
+            {
+                Change::Replaced
+            }
+            _ => Change::None,
+        }
+    }
+}
+
+/// Small reads of a compressed text are served from a piece this long
+/// (one inflate from an access point, or a frame or two, then copies).
+const PIECE: u64 = 256 << 10;
+
+/// A compressed text read through its block index (an indexed `.gz`
+/// file's, a packed file's).
+struct Indexed<T> {
+    text: T,
+    kind: &'static str,
+    /// What happened to the file since it was opened.
+    check: fn(&T) -> Change,
+    /// The last piece read: its offset and text.
+    piece: Mutex<Option<(u64, Vec<u8>)>>,
+}
+
+impl<T: BlockText> Indexed<T> {
+    fn new(text: T, kind: &'static str, check: fn(&T) -> Change) -> Indexed<T> {
+        Indexed { text, kind, check, piece: Mutex::new(None) }
+    }
+}
+
+impl<T: BlockText> Text for Indexed<T> {
+    fn len(&self) -> u64 {
+        self.text.len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.len().saturating_sub(offset) as usize);
+        if n == 0 {
+            return Ok(0);
+        }
+        if n as u64 >= PIECE {
+            self.text.read_at(offset, &mut buf[..n])?;
+            return Ok(n);
+        }
+        let start = offset / PIECE * PIECE;
+        let mut piece = self.piece.lock().unwrap_or_else(|e| e.into_inner());
+        if piece.as_ref().is_none_or(|p| p.0 != start) {
+            let mut text = vec![0; PIECE.min(self.len() - start) as usize];
+            self.text.read_at(start, &mut text)?;
+            *piece = Some((start, text));
+        }
+        let text = piece.as_ref().map_or(&[][..], |p| &p.1[..]);
+        let from = (offset - start) as usize;
+        let n = n.min(text.len() - from);
+        buf[..n].copy_from_slice(&text[from..from + n]);
+        Ok(n)
+    }
+
+    fn block_map(&self) -> Vec<(u64, u64)> {
+        block_map(&self.text)
+    }
+
+    fn mapped_len(&self) -> u64 {
+        self.len()
+    }
+
+    fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
+        candidate_ranges(&self.text, m)
+    }
+
+    fn kind(&self) -> &str {
+        self.kind
+    }
+
+    fn check(&self) -> Change {
+        (self.check)(&self.text)
+    }
+}
+
+/// Another tool's seekable zstd file: frames without an index.
+struct Frames {
+    packed: PackedFile,
+    /// The last frame decompressed: its number and text.
+    frame: Mutex<Option<(usize, Vec<u8>)>>,
+}
+
+impl Text for Frames {
+    fn len(&self) -> u64 {
+        self.packed.text_len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let frames = self.packed.frames();
+        let i = frames.partition_point(|f| f.text_offset + f.text_len <= offset);
+        let Some(f) = frames.get(i) else { return Ok(0) };
+        let mut cached = self.frame.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.as_ref().is_none_or(|(j, _)| *j != i) {
+            let mut dctx = zstd::bulk::Decompressor::new()?;
+            let mut text = Vec::new();
+            self.packed.frame(i, &mut dctx, &mut text).map_err(std::io::Error::other)?;
+            *cached = Some((i, text));
+        }
+        let text = cached.as_ref().map_or(&[][..], |(_, t)| t);
+        let from = (offset - f.text_offset) as usize;
+        let n = buf.len().min(text.len().saturating_sub(from));
+        buf[..n].copy_from_slice(&text[from..from + n]);
+        Ok(n)
+    }
+
+    fn kind(&self) -> &str {
+        "seekable zstd"
+    }
+}
+
+/// A text that arrives through a stream (stdin, a decompressor), written
+/// by a thread into an unlinked temporary file and read from there.
+struct Spool {
+    file: File,
+    what: String,
+    done: Arc<AtomicBool>,
+}
+
+impl Spool {
+    /// Starts copying `from` into a new spool.
+    fn start(mut from: Box<dyn Read + Send>, what: &str) -> anyhow::Result<Spool> {
+        let mut out = tempfile::tempfile()?;
+        let file = out.try_clone()?;
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let mut buf = vec![0; 1 << 20];
+            while let Ok(n) = from.read(&mut buf) {
+                if n == 0 || out.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+            flag.store(true, Ordering::Release);
+        });
+        Ok(Spool { file, what: what.to_string(), done })
+    }
+}
+
+impl Text for Spool {
+    fn len(&self) -> u64 {
+        self.file.metadata().map_or(0, |m| m.len())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        trigrep::sys::read_at(&self.file, buf, offset)
+    }
+
+    fn file(&self) -> Option<&File> {
+        Some(&self.file)
+    }
+
+    fn kind(&self) -> &str {
+        if self.arriving() { &self.what } else { "spooled" }
+    }
+
+    fn arriving(&self) -> bool {
+        !self.done.load(Ordering::Acquire)
+    }
+}
+
+/// An in-memory text, for the viewer's unit tests.
+#[cfg(test)]
+pub struct Memory(pub Vec<u8>);
+
+#[cfg(test)]
+impl Text for Memory {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let from = (offset as usize).min(self.0.len());
+        let n = buf.len().min(self.0.len() - from);
+        buf[..n].copy_from_slice(&self.0[from..from + n]);
+        Ok(n)
+    }
+
+    fn kind(&self) -> &str {
+        "memory"
+    }
+}
