@@ -12,11 +12,12 @@
 //! `rg` reads without `-z`. [`kind`] is where that is decided, by name
 //! alone; every other function here follows it.
 //!
-//! A text is read through its index only when the engine trusts the
-//! index for the file as it is now ([`trigrep::text::Opened::Trusted`]);
-//! a stale index means the whole text is read ([`Opened::Whole`],
-//! [`Opened::Stream`]), an unusable one (another tg's format) too, with a
-//! warning; a damaged tg container is an error. What this module adds to
+//! Where a text comes from is the engine's one answer for every front
+//! door ([`trigrep::text::opening`]): through its index only when the
+//! engine trusts the index for the file as it is now; a stale index
+//! means the whole text is read ([`Opened::Whole`], [`Opened::Stream`]),
+//! an unusable one (another tg's format) too, with a warning; a damaged
+//! tg container is an error. What this module adds to
 //! the seam is what a table needs of it: the candidate spans of a
 //! predicate with a grown file's tail, a span's bytes, the whole text as
 //! one stream (for a text holding a NUL), and the byte-order mark that
@@ -29,17 +30,13 @@ use std::path::Path;
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 use trigrep::index::blocks::BlockIndex;
-use trigrep::index::error::IndexError;
 use trigrep::index::gz::GzIndex;
 use trigrep::kind::Door;
-use trigrep::pack::PackError;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
 use trigrep::search::decode::{Format, Transform};
-use trigrep::text::gz::GzipText;
-use trigrep::text::packed::PackedText;
-use trigrep::text::raw::RawText;
-use trigrep::text::{Block, BlockText, Opened as Trust};
+use trigrep::text::opening::{self, Source};
+use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
 
@@ -102,13 +99,23 @@ pub enum Opened {
 }
 
 /// Opens the text of the file at `path`, with indexes under `base`, as
-/// a table reading with `compression` reads it.
+/// a table reading with `compression` reads it: where the text comes from
+/// is the engine's answer for the SQL door ([`opening::open`]); an index
+/// that cannot be used is warned of, and the text read without it.
 pub fn open(path: &Path, base: &Path, compression: Compression) -> Result<Opened> {
-    match kind(path, compression) {
-        Kind::Plain => open_plain(path, base),
-        Kind::Compressed(Format::Zstd) => open_packed(path, base),
-        Kind::Compressed(Format::Gzip) => open_gz(path, base),
-        Kind::Compressed(format) => decompressed(path, format),
+    let door = Door::Sql { decompress: compression == Compression::Auto };
+    let file = open_file(path)?;
+    let opened = opening::open(door, path, &file, base).map_err(|e| error(path, e))?;
+    if let Some(why) = &opened.unusable {
+        log::warn!("{}: the index is unusable ({why}); reading it whole", path.display());
+    }
+    match opened.source {
+        Source::Indexed(text) => Ok(Opened::Text(text)),
+        Source::Bytes(Some(text)) => Ok(Opened::Text(text)),
+        Source::Bytes(None) => Ok(Opened::Whole),
+        Source::Stream(format) => decompressed(path, format),
+        // The SQL door reads no frames (a seekable file is decompressed).
+        Source::Frames(_) => decompressed(path, Format::Zstd),
     }
 }
 
@@ -144,73 +151,11 @@ pub fn block_text_len(
     }
 }
 
-/// A file read as its own bytes: through its block index when trusted.
-fn open_plain(path: &Path, base: &Path) -> Result<Opened> {
-    let trust = RawText::open(base, path, open_file(path)?);
-    Ok(match usable(path, trust, never)? {
-        Some(Trust::Trusted(text)) => Opened::Text(Box::new(text)),
-        _ => Opened::Whole,
-    })
-}
-
 /// The text of a compressed file, decompressed whole as `tg -z` does it
 /// (its errors worded as rg words a decompressor's).
 fn decompressed(path: &Path, format: Format) -> Result<Opened> {
     let stream = Transform::Decompress(format).open(path).map_err(|e| error(path, e))?;
     Ok(Opened::Stream(stream))
-}
-
-/// A `.zst` file's text: a packed log's through the index it carries;
-/// any other zstd file (another tool's seekable file, a plain one, a
-/// container without a usable index) decompressed whole.
-fn open_packed(path: &Path, base: &Path) -> Result<Opened> {
-    let file = open_file(path)?;
-    let Some(packed) = PackedFile::open(&file).map_err(|e| error(path, e))? else {
-        return decompressed(path, Format::Zstd);
-    };
-    if !packed.is_tg() {
-        return decompressed(path, Format::Zstd);
-    }
-    let trust = PackedText::of(&packed, &file, path, base);
-    let fatal = |e: &PackError| matches!(e, PackError::Damaged(_) | PackError::Io(_));
-    match usable(path, trust, fatal)? {
-        Some(Trust::Trusted(text)) => Ok(Opened::Text(Box::new(text))),
-        _ => decompressed(path, Format::Zstd),
-    }
-}
-
-/// A `.gz` file's text through the index of its text when it has a
-/// fresh one; else (none, stale, unusable) decompressed whole.
-fn open_gz(path: &Path, base: &Path) -> Result<Opened> {
-    let trust = GzipText::open(base, path, open_file(path)?);
-    match usable(path, trust, never)? {
-        Some(Trust::Trusted(text)) => Ok(Opened::Text(Box::new(text))),
-        _ => decompressed(path, Format::Gzip),
-    }
-}
-
-/// What opening through an index found; `None` when the index cannot be
-/// read (the text is read without it, with a warning unless the cause
-/// was I/O); an error when `fatal` says so.
-fn usable<T, E: std::fmt::Display>(
-    path: &Path,
-    opened: std::result::Result<Trust<T>, E>,
-    fatal: impl Fn(&E) -> bool,
-) -> Result<Option<Trust<T>>> {
-    match opened {
-        Ok(trust) => Ok(Some(trust)),
-        Err(e) if fatal(&e) => Err(error(path, e)),
-        Err(e) => {
-            log::warn!("{}: the index is unusable ({e}); reading it whole", path.display());
-            Ok(None)
-        }
-    }
-}
-
-/// No error of a block index or a `.gz` index stops a scan: the text is
-/// read without the index (as `tg` searches it).
-fn never(_: &IndexError) -> bool {
-    false
 }
 
 /// The spans of `text` that can hold a line satisfying `pred` (every

@@ -6,12 +6,12 @@
 //!
 //! [`Text`] is the viewer's whole view of a text: its length, any byte
 //! range, its block map (where lines are known to start) and the byte
-//! ranges that can hold a match of a pattern. A text with a block index is
-//! read through the engine's seam, [`trigrep::text::BlockText`] (opened
-//! only when its index may be trusted, a packed file only once checked
-//! sound), exactly as a search reads it; this file adds what a viewer
-//! needs beyond it: a live length, a cache for small reads, and texts
-//! without an index (a spool).
+//! ranges that can hold a match of a pattern. Where a file's text comes
+//! from is the engine's one answer ([`trigrep::text::opening`]: through a
+//! trusted block index, a seekable file's frames, a decompressor's
+//! stream, or the file's own bytes); this file adds what a viewer needs
+//! beyond it: a live length, a cache for small reads, and texts without
+//! an index (a spool).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -26,10 +26,9 @@ use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
 use trigrep::query::search_plan::query_for;
 use trigrep::search::decode::Transform;
-use trigrep::text::gz::GzipText;
-use trigrep::text::packed::PackedText;
+use trigrep::text::BlockText;
+use trigrep::text::opening::{self, Source};
 use trigrep::text::raw::RawText;
-use trigrep::text::{BlockText, Opened};
 
 /// A text the viewer shows: read by byte ranges, never loaded whole.
 pub trait Text: Send + Sync {
@@ -79,57 +78,40 @@ pub enum Change {
 }
 
 /// Opens what `path` names (`None`: stdin), with indexes under `base`, as
-/// the door says a viewer opens it ([`Door::Viewer`]: a packed file is
-/// sniffed whatever its name, a compressed one told by its name).
+/// the engine opens a text for the viewer ([`Door::Viewer`]: a packed file
+/// is sniffed whatever its name, a compressed one told by its name).
 pub fn open(path: Option<&Path>, base: &Path) -> anyhow::Result<Arc<dyn Text>> {
     let Some(path) = path else {
         let stdin = std::io::stdin();
         return Ok(Arc::new(Spool::start(Box::new(stdin), "stdin")?));
     };
-    let file = File::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let failed = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| failed(&e))?;
     anyhow::ensure!(!file.metadata()?.is_dir(), "{}: is a directory", path.display());
-    let opened = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
-    let opening = Door::Viewer.opening(path);
-    let packed = match opening.packed {
-        true => PackedFile::open(&file).map_err(|e| opened(&e))?,
-        false => None,
-    };
-    if let Some(packed) = packed.filter(|p| p.is_tg() || opening.seekable) {
-        if packed.is_tg()
-            && let Opened::Trusted(text) =
-                PackedText::of(&packed, &file, path, base).map_err(|e| opened(&e))?
-        {
-            return Ok(Arc::new(Indexed::new(text, "packed", |_| Change::None)));
+    let opened = opening::open(Door::Viewer, path, &file, base).map_err(|e| failed(&e))?;
+    Ok(match opened.source {
+        Source::Indexed(text) => {
+            let kind = text.kind();
+            Arc::new(Indexed::new(text, kind))
         }
-        return Ok(Arc::new(Frames { packed, frame: Mutex::new(None) }));
-    }
-    match opening.decompress {
-        Some(Format::Gzip) => {
-            if let Ok(Opened::Trusted(text)) = GzipText::open(base, path, file.try_clone()?) {
-                return Ok(Arc::new(Indexed::new(text, ".gz index", |t| {
-                    match t.index().is_fresh(t.file()) {
-                        Ok(true) => Change::None,
-                        _ => Change::Replaced,
-                    }
-                })));
-            }
-            spool_of(path, Format::Gzip)
+        Source::Frames(packed) => frames(packed),
+        Source::Stream(format) => spool_of(path, format)?,
+        Source::Bytes(index) => {
+            let index = index.map(|text| *text);
+            Arc::new(Plain { file, path: path.to_path_buf(), index })
         }
-        Some(format) => spool_of(path, format),
-        None => Ok(Arc::new(Plain::open(file, path, base))),
-    }
+    })
 }
 
 /// `text`, read through its block index, as the viewer reads it (`kind`:
 /// what the status line says; nothing tells when it changed).
 #[cfg(feature = "remote")]
 pub(super) fn indexed<T: BlockText + 'static>(text: T, kind: &'static str) -> Arc<dyn Text> {
-    Arc::new(Indexed::new(text, kind, |_| Change::None))
+    Arc::new(Indexed::new(Box::new(text), kind))
 }
 
 /// Another tool's seekable zstd file (or a packed one whose index cannot
 /// be used), read frame by frame.
-#[cfg(feature = "remote")]
 pub(super) fn frames(packed: PackedFile) -> Arc<dyn Text> {
     Arc::new(Frames { packed, frame: Mutex::new(None) })
 }
@@ -165,24 +147,12 @@ fn block_map(text: &dyn BlockText) -> Vec<(u64, u64)> {
     text.blocks().iter().map(|b| (b.offset, b.first_line)).collect()
 }
 
-/// A plain file, with its block index when one still describes it.
+/// A plain file, with its block index when one still describes it
+/// (unchanged, or grown with every indexed byte as it was).
 struct Plain {
     file: File,
     path: PathBuf,
     index: Option<RawText>,
-}
-
-impl Plain {
-    /// `file` at `path`, through its block index under `base` if trusted
-    /// (unchanged, or grown with every indexed byte as it was).
-    fn open(file: File, path: &Path, base: &Path) -> Plain {
-        let index = file
-            .try_clone()
-            .ok()
-            .and_then(|f| RawText::open(base, path, f).ok())
-            .and_then(Opened::trusted);
-        Plain { file, path: path.to_path_buf(), index }
-    }
 }
 
 impl Text for Plain {
@@ -245,22 +215,20 @@ const PIECE: u64 = 256 << 10;
 
 /// A compressed text read through its block index (an indexed `.gz`
 /// file's, a packed file's).
-struct Indexed<T> {
-    text: T,
+struct Indexed {
+    text: Box<dyn BlockText>,
     kind: &'static str,
-    /// What happened to the file since it was opened.
-    check: fn(&T) -> Change,
     /// The last piece read: its offset and text.
     piece: Mutex<Option<(u64, Vec<u8>)>>,
 }
 
-impl<T: BlockText> Indexed<T> {
-    fn new(text: T, kind: &'static str, check: fn(&T) -> Change) -> Indexed<T> {
-        Indexed { text, kind, check, piece: Mutex::new(None) }
+impl Indexed {
+    fn new(text: Box<dyn BlockText>, kind: &'static str) -> Indexed {
+        Indexed { text, kind, piece: Mutex::new(None) }
     }
 }
 
-impl<T: BlockText> Text for Indexed<T> {
+impl Text for Indexed {
     fn len(&self) -> u64 {
         self.text.len()
     }
@@ -289,7 +257,7 @@ impl<T: BlockText> Text for Indexed<T> {
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {
-        block_map(&self.text)
+        block_map(self.text.as_ref())
     }
 
     fn mapped_len(&self) -> u64 {
@@ -297,7 +265,7 @@ impl<T: BlockText> Text for Indexed<T> {
     }
 
     fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
-        candidate_ranges(&self.text, m)
+        candidate_ranges(self.text.as_ref(), m)
     }
 
     fn kind(&self) -> &str {
@@ -305,7 +273,10 @@ impl<T: BlockText> Text for Indexed<T> {
     }
 
     fn check(&self) -> Change {
-        (self.check)(&self.text)
+        match self.text.is_current() {
+            true => Change::None,
+            false => Change::Replaced,
+        }
     }
 }
 

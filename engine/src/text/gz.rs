@@ -59,7 +59,7 @@ impl GzipText {
 
 impl BlockText for GzipText {
     fn kind(&self) -> &'static str {
-        "index of a .gz file's text"
+        ".gz index"
     }
 
     fn len(&self) -> u64 {
@@ -68,6 +68,10 @@ impl BlockText for GzipText {
 
     fn index(&self) -> &dyn TextIndex {
         &self.index
+    }
+
+    fn is_current(&self) -> bool {
+        self.index.is_fresh(&self.gz).unwrap_or(false)
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {

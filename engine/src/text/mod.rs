@@ -16,10 +16,15 @@
 //! candidate blocks through it (`crate::search::select`), `tg view` jumps
 //! and steps through matches with it.
 //!
+//! Which of them a file's text is read through, if any, is [`opening`]'s
+//! one answer for the front doors that read whole texts (`tg view`, `tg
+//! sql`).
+//!
 //! What a text is *not* asked here: how to search it (the chunk engine
 //! and the worker do that), nor how a file without an index is read.
 
 pub mod gz;
+pub mod opening;
 pub mod packed;
 pub mod raw;
 
@@ -144,6 +149,13 @@ pub trait BlockText: Send + Sync {
 
     /// Fills `buf` with the text from `offset` on (an error past the end).
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// Whether the file still holds the text the index describes, asked
+    /// again while the text is shown (a `.gz` file appended to is another
+    /// text); by default, yes.
+    fn is_current(&self) -> bool {
+        true
+    }
 
     /// The text's first `len` bytes (all of it when shorter), reading no
     /// more than a text of its kind must: a byte-order mark's sniff.

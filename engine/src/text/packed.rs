@@ -82,7 +82,7 @@ impl PackedText {
 
 impl BlockText for PackedText {
     fn kind(&self) -> &'static str {
-        "packed file"
+        "packed"
     }
 
     fn len(&self) -> u64 {
