@@ -144,8 +144,8 @@ impl App {
         self.message = Some(
             match self.case {
                 Case::Sensitive => "case-sensitive search",
-                Case::Insensitive => "case-insensitive search (-i)",
-                Case::Smart => "smart case search (-S)",
+                Case::Insensitive => "case-insensitive search (-I)",
+                Case::Smart => "smart case search (-i)",
             }
             .into(),
         );
