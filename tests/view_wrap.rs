@@ -210,31 +210,37 @@ fn want_chopped(tree: &Tree, file: &str, from: usize, to: usize) -> Vec<String> 
     String::from_utf8(out.unwrap().stdout).unwrap().lines().map(|l| l.trim_end().into()).collect()
 }
 
-/// The text between reverse-video escapes in a captured row (colours
-/// off, a match is drawn reversed).
-fn marked(row: &str) -> Vec<String> {
-    let (mut out, mut on, mut cur) = (Vec::new(), false, String::new());
-    let mut chars = row.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' && chars.peek() == Some(&'[') {
-            chars.next();
-            let params: String = chars.by_ref().take_while(|&c| c != 'm').collect();
-            for p in params.split(';') {
-                match p {
-                    "7" => on = true,
-                    "" | "0" | "27" => on = false,
-                    _ => {}
+/// The text between reverse-video escapes in each captured row (colours
+/// off, a match is drawn reversed). tmux does not repeat an attribute at
+/// the start of a row that the row before left on.
+fn marked(screen: &[String]) -> Vec<Vec<String>> {
+    let mut on = false;
+    let mut all = Vec::new();
+    for row in screen {
+        let (mut out, mut cur) = (Vec::new(), String::new());
+        let mut chars = row.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' && chars.peek() == Some(&'[') {
+                chars.next();
+                let params: String = chars.by_ref().take_while(|&c| c != 'm').collect();
+                for p in params.split(';') {
+                    match p {
+                        "7" => on = true,
+                        "" | "0" | "27" => on = false,
+                        _ => {}
+                    }
                 }
+                if !on && !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else if on {
+                cur.push(c);
             }
-            if !on && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        } else if on {
-            cur.push(c);
         }
+        out.extend((!cur.is_empty()).then_some(cur));
+        all.push(out);
     }
-    out.extend((!cur.is_empty()).then_some(cur));
-    out
+    all
 }
 
 /// `/needle` goes to each line holding it (as rg finds them), with the
@@ -263,15 +269,15 @@ fn a_match_on_a_continuation_row_is_marked() {
     t.wait("/needle: line 7 at the top, fold's rows", |s| {
         text_rows(s, WIDTH - 1) == want[top..top + ROWS] && s.last().unwrap().contains("/needle")
     });
-    let marks: Vec<Vec<String>> =
-        t.screen_with_escapes()[..2].iter().map(|r| marked(r)).collect();
-    assert_eq!(marks, vec![vec!["nee".to_string()], vec!["dle".to_string()]], "the split match");
+    let escaped = t.screen_with_escapes();
+    let marks = marked(&escaped[..2]);
+    let split = vec![vec!["nee".to_string()], vec!["dle".to_string()]];
+    assert_eq!(marks, split, "the split match: {escaped:?}");
     // Line 20: on its third row only.
     t.send("n");
     let top = first_row(20);
     t.wait("n: line 20 at the top", |s| text_rows(s, WIDTH - 1) == want[top..top + ROWS]);
-    let marks: Vec<Vec<String>> =
-        t.screen_with_escapes()[..3].iter().map(|r| marked(r)).collect();
+    let marks = marked(&t.screen_with_escapes()[..3]);
     assert_eq!(marks, vec![vec![], vec![], vec!["needle".to_string()]], "the third row's match");
     // The filter: rg's lines, folded.
     tree.write("hits.log", rg_text(&tree, "needle"));
