@@ -142,7 +142,8 @@ fn wrapped_rows_are_folds() {
     let status = |top: usize| {
         let last = (top + ROWS).min(places.len()) - 1;
         let at_end = last + 1 == places.len();
-        let end = if at_end { "(END)".to_string() } else { format!("{}%", places[last].1 * 100 / len) };
+        let end =
+            if at_end { "(END)".to_string() } else { format!("{}%", places[last].1 * 100 / len) };
         format!("lines {}-{}/{LINES}  {end}", places[top].0, places[last].0)
     };
     let t = start(&tree, "-n +-S wrap.log");

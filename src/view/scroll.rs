@@ -101,7 +101,12 @@ impl App {
 
     /// The row `n` rows after the row `(line, part)` (of a line shown),
     /// or the last row; how many rows that is.
-    fn walk(&self, (mut line, mut part): (u64, u64), n: u64, progress: Progress<'_>) -> ((u64, u64), u64) {
+    fn walk(
+        &self,
+        (mut line, mut part): (u64, u64),
+        n: u64,
+        progress: Progress<'_>,
+    ) -> ((u64, u64), u64) {
         let folder = Folder { text: &*self.text, width: self.wrap_columns() };
         let mut left = n;
         while left > 0 {

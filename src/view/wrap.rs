@@ -228,9 +228,16 @@ mod tests {
         let mut data = Vec::new();
         for i in 0..200u32 {
             let len = (i * 37 % 300) as usize;
-            let line: Vec<u8> = (0..len)
-                .map(|k| if (k as u32 + i) % 23 == 0 { b'\t' } else { b'a' + (k % 26) as u8 })
-                .collect();
+            let line: Vec<u8> =
+                (0..len)
+                    .map(|k| {
+                        if (k as u32 + i).is_multiple_of(23) {
+                            b'\t'
+                        } else {
+                            b'a' + (k % 26) as u8
+                        }
+                    })
+                    .collect();
             data.extend_from_slice(&line);
             data.push(b'\n');
         }
@@ -257,7 +264,10 @@ mod tests {
             let end = (last.0, last.1 + last.2.len() as u64);
             let n = got.len() as u64;
             assert_eq!(folder.back(end, true, n, &mut prev), (0, 0));
-            assert_eq!(folder.back(end, true, 3, &mut prev), (got[got.len() - 3].0, got[got.len() - 3].1));
+            assert_eq!(
+                folder.back(end, true, 3, &mut prev),
+                (got[got.len() - 3].0, got[got.len() - 3].1)
+            );
         }
     }
 
