@@ -60,8 +60,7 @@ impl Density {
             first_candidate: vec![u64::MAX; BUCKETS],
             verified: 0,
         };
-        let ranges = finder.ranges(0, len);
-        if finder.indexed() {
+        if let Some(ranges) = finder.few_ranges(&*text) {
             for r in &ranges {
                 let b = bucket(r.start, len);
                 state.candidates[b] += r.end - r.start;
@@ -75,7 +74,7 @@ impl Density {
         });
         let d = Arc::clone(&density);
         std::thread::spawn(move || {
-            for r in ranges {
+            for r in finder.ranges(&*text, 0) {
                 let mut hits = Vec::new();
                 finder.each_line(&*text, r.clone(), &mut |at| hits.push(at), &mut || {
                     !d.stop.load(Ordering::Relaxed)

@@ -40,6 +40,7 @@ pub mod merge;
 pub mod merge_walk;
 pub mod metered;
 pub mod nav;
+pub mod placed;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod render;
