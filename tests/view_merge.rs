@@ -262,7 +262,7 @@ fn a_filter_over_many_candidate_blocks() {
                 "2026-01-{d:02}T{h:02}:{m:02}:{s:02}Z INFO {name} seq {i:08} {word}\n"
             ));
         }
-        tree.write(&format!("{name}.log"), out);
+        tree.write(format!("{name}.log"), out);
         tg(&tree, &["index", "-q", "--block-size", "4K", &format!("{name}.log")]);
     }
     let script = "cat a.log b.log c.log | sort -s -k1,1 | grep needle | head -39";
