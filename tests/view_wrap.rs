@@ -182,6 +182,20 @@ fn wrapped_rows_are_folds() {
         text_rows(s, WIDTH - 1) == want[..ROWS]
             && s.last().is_some_and(|l| l.contains("Fold long lines"))
     });
+    // Narrower, from a continuation row: the rows of fold -w 99, from
+    // the one holding the top row's first byte.
+    let narrow_places = fold_places(&data, 99);
+    let row = (1..places.len())
+        .find(|&i| {
+            places[i].0 == places[i - 1].0 && !narrow_places.iter().any(|p| p.1 == places[i].1)
+        })
+        .unwrap();
+    shows(&t, &format!("{row}j"), &want, row, &status(row));
+    let byte = places[row].1;
+    t.resize(100, ROWS as u16 + 1);
+    let narrow = folded(&tree, "wrap.log", 99);
+    let top = narrow_places.iter().rposition(|p| p.1 <= byte).unwrap();
+    t.wait("resized to 100 columns: fold -w 99", |s| text_rows(s, 99) == narrow[top..top + ROWS]);
     quit(&tree, &t, "wrap.log");
     // Line numbers: as wide as the length's digits and a space; on a
     // line's first row only; the rows are fold -w 113's.

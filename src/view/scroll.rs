@@ -37,10 +37,24 @@ impl App {
         self.top + self.part
     }
 
-    /// To the place `at` (a row's first byte, or a line's).
+    /// To the row holding the place `at` (a line's start when chopped).
     pub(super) fn go_to_place(&mut self, at: u64) {
         self.top = nav::line_start(&*self.text, at.min(self.text.len()));
-        self.part = if self.chop { 0 } else { at - self.top };
+        let folder = Folder { text: &*self.text, width: self.wrap_columns() };
+        self.part = if self.chop { 0 } else { folder.row_of(self.top, at - self.top) };
+    }
+
+    /// The screen is `width` columns wide now: wrapped, the top row is
+    /// then the row holding its first byte at that width.
+    pub fn resize(&mut self, width: usize) {
+        if width == self.width {
+            return;
+        }
+        self.width = width;
+        if !self.chop && self.part > 0 {
+            let folder = Folder { text: &*self.text, width: self.wrap_columns() };
+            self.part = folder.row_of(self.top, self.part);
+        }
     }
 
     /// `-S`: long lines chopped (as less with `-S`) or wrapped.
@@ -216,7 +230,15 @@ mod tests {
         app.apply(Action::Top, go);
         app.apply(Action::GotoMark('a'), go);
         assert_eq!(at(&app), rows[7]);
+        // Wider: the top row is the one holding the same byte.
+        app.apply(Action::Down(1), go);
+        let (line, part) = at(&app);
+        assert!(part > 0, "a line's second row");
+        app.resize(31);
+        let wide = all_rows(&*text, 30);
+        let holding = wide.iter().rev().find(|r| r.0 == line && r.1 <= part).unwrap();
+        assert_eq!(at(&app), *holding, "resized");
         app.apply(Action::Chop, go);
-        assert_eq!(at(&app), (rows[7].0, 0), "chopped: the line's start");
+        assert_eq!(at(&app), (line, 0), "chopped: the line's start");
     }
 }

@@ -151,6 +151,28 @@ impl Folder<'_> {
         starts
     }
 
+    /// Where the row holding the byte `part` bytes into the line at
+    /// `line` starts (bytes into the line).
+    pub fn row_of(&self, line: u64, part: u64) -> u64 {
+        let from = piece_of(part);
+        // The byte's character whole: a row ends before a character.
+        let want = (part + 4).min(from + PIECE) - from;
+        let mut buf = vec![0; want as usize];
+        let got = nav::read_full(self.text, line + from, &mut buf);
+        buf.truncate(memchr::memchr(b'\n', &buf[..got]).unwrap_or(got));
+        let complete = (buf.len() as u64) < want;
+        let target = (part - from) as usize;
+        let (mut off, mut start) = (0, 0);
+        while off <= target {
+            start = off;
+            match row_len(&buf[off..], self.width, complete) {
+                Some(r) if r > 0 => off += r,
+                _ => break,
+            }
+        }
+        from + start as u64
+    }
+
     /// The row `n` rows before a place in the text, as `(line, part)`:
     /// the row `part` bytes into the line at `line`, or, `after`, the
     /// end of that line, `part` bytes long. `prev` gives the line before
@@ -259,6 +281,11 @@ mod tests {
             for pair in got.windows(2) {
                 let back = folder.back((pair[1].0, pair[1].1), false, 1, &mut prev);
                 assert_eq!(back, (pair[0].0, pair[0].1), "width {width}");
+                // Each byte of a row is in that row.
+                let (line, part, bytes) = &pair[0];
+                for k in 0..bytes.len() as u64 {
+                    assert_eq!(folder.row_of(*line, part + k), *part, "width {width}");
+                }
             }
             let last = got.last().unwrap();
             let end = (last.0, last.1 + last.2.len() as u64);
