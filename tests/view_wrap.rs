@@ -47,6 +47,8 @@ fn fixture() -> Vec<u8> {
             // On the third row only.
             20 => line = format!("{}needle end", "y".repeat(250)),
             33 => line = format!("033 Needle {}", "z".repeat(200)),
+            // On its 46th row, below a screen of its rows.
+            40 => line = format!("{} needle end", "w".repeat(5400)),
             _ => {}
         }
         out.extend_from_slice(line.as_bytes());
@@ -260,7 +262,8 @@ fn marked(screen: &[String]) -> Vec<Vec<String>> {
 
 /// `/needle` goes to each line holding it (as rg finds them), with the
 /// match marked where it is drawn: on a continuation row, or split by a
-/// row's end (both halves marked); `&needle` shows the matching lines
+/// row's end (both halves marked), or on a row below a screen of the
+/// line's rows (that row then at the top); `&needle` shows the matching lines
 /// wrapped (fold of rg's lines).
 #[test]
 fn a_match_on_a_continuation_row_is_marked() {
@@ -294,6 +297,17 @@ fn a_match_on_a_continuation_row_is_marked() {
     t.wait("n: line 20 at the top", |s| text_rows(s, WIDTH - 1) == want[top..top + ROWS]);
     let marks = marked(&t.screen_with_escapes()[..3]);
     assert_eq!(marks, vec![vec![], vec![], vec!["needle".to_string()]], "the third row's match");
+    // Line 40: its match is below a screen of its rows: the row holding
+    // it is at the top.
+    t.send("n");
+    let line40 = first_row(40);
+    let top = line40 + 5401 / (WIDTH - 1);
+    assert_eq!(places[top].1 - places[line40].1, 5401 / 119 * 119, "the match's row");
+    t.wait("n: line 40 from the row of its match", |s| {
+        text_rows(s, WIDTH - 1) == want[top..top + ROWS]
+    });
+    let marks = marked(&t.screen_with_escapes()[..1]);
+    assert_eq!(marks, vec![vec!["needle".to_string()]], "the match on the top row");
     // The filter: rg's lines, folded.
     tree.write("hits.log", rg_text(&tree, "needle"));
     let filtered = folded(&tree, "hits.log", WIDTH - 1);

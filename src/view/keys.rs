@@ -114,13 +114,14 @@ impl Action {
     }
 
     /// Whether it says where in its top line the screen starts (moves by
-    /// rows when wrapped, the end, marks); after any other, at its start.
+    /// rows when wrapped, the end, marks, searches); after any other, at
+    /// its start.
     pub fn sets_part(&self) -> bool {
         use Action::*;
         matches!(
             self,
             Down(_) | Enter(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp | Bottom
-        ) || matches!(self, Follow | GotoMark(_) | Percent(100..))
+        ) || matches!(self, Follow | GotoMark(_) | Percent(100..) | Search { .. } | Next | Previous)
     }
 }
 
