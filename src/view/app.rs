@@ -184,6 +184,9 @@ impl App {
         let jump = action.jumps();
         let by_rows = action.sets_part();
         if self.histogram_key(&action, progress) {
+            if self.top != before {
+                self.part = 0;
+            }
             return;
         }
         if self.follow {
