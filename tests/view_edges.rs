@@ -169,7 +169,8 @@ fn truncated_rotated_deleted() {
     t.send("q");
 }
 
-/// `-i` makes searches case-insensitive, as rg's flag; `-N` hides line numbers.
+/// `-I` makes searches case-insensitive (less's `-I`, rg's `-i`); `-N`
+/// hides line numbers.
 #[test]
 fn case_and_line_number_toggles() {
     if !util::in_whole_suite("a real terminal (tmux)") {
@@ -182,11 +183,11 @@ fn case_and_line_number_toggles() {
     t.send("/NEEDLE");
     t.key("Enter");
     t.wait_for("Pattern not found: NEEDLE");
-    t.send("-i");
-    t.wait_for("case-insensitive search");
+    t.send("-I");
+    t.wait_for("case-insensitive search (-I)");
     t.send("/NEEDLE");
     t.key("Enter");
-    t.wait("-i /NEEDLE", |s| at_top(s, hits[0].0));
+    t.wait("-I /NEEDLE", |s| at_top(s, hits[0].0));
     t.send("-N");
     let first = format!("{:05} ", hits[0].0);
     t.wait("-N: no line numbers", |s| s[0].starts_with(&first));

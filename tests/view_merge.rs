@@ -7,7 +7,8 @@
 //! time keys computed here from the numbers the lines were written from
 //! (no timestamp parser); its screens (tags, `/`, `n`, `&`, `@TIME`) are
 //! read against that reference; `:n` shows each file alone, the file
-//! without times too, `:x` the merge again.
+//! without times too, `:x` the merge again. A filter over 75 candidate
+//! blocks of three 32 MB logs (placed as reached) against `sort -s`.
 
 mod util;
 
@@ -234,4 +235,54 @@ fn n_on_a_merge_wraps_when_asked() {
         assert!(screen[0].contains(&format!("{first} ")), "{wrap:?}: {}", screen[0]);
         assert!(screen.last().unwrap().contains(status), "{wrap:?}: {shown}");
     }
+}
+
+/// Three block-indexed logs of 32 MB with "needle" on 25 lines each: 75
+/// candidate blocks, more than the 64 a merge placed at once before, in
+/// a merge big enough (a MiB and more for each) to place them as the
+/// filter reaches them. `&needle`'s screen is the first 39 lines of
+/// `sort -s -k1,1` of the three files (a stable sort on the time) that
+/// hold "needle", each behind its file's tag (7 s in a debug build;
+/// main's, reading the whole merge, 25 s).
+#[test]
+fn a_filter_over_many_candidate_blocks() {
+    if !util::in_whole_suite("a real terminal (tmux)") {
+        return;
+    }
+    let tree = Tree::new("view-merge-lazy");
+    let lines: u64 = 600_000;
+    for (f, name) in ["a", "b", "c"].iter().enumerate() {
+        let mut out = String::with_capacity(lines as usize * 56);
+        let mut secs = 0u64;
+        for i in 0..lines {
+            secs += (i * 7 + f as u64) % 3 / 2;
+            let (d, h, m, s) = (3 + secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+            let word = if i % 24_000 == 5_000 + 3_000 * f as u64 { "needle" } else { "------" };
+            out.push_str(&format!(
+                "2026-01-{d:02}T{h:02}:{m:02}:{s:02}Z INFO {name} seq {i:08} {word}\n"
+            ));
+        }
+        tree.write(format!("{name}.log"), out);
+        tg(&tree, &["index", "-q", "--block-size", "4K", &format!("{name}.log")]);
+    }
+    let script = "cat a.log b.log c.log | sort -s -k1,1 | grep needle | head -39";
+    let out = Command::new("sh").args(["-c", script]).current_dir(tree.root()).output().unwrap();
+    let want: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| format!("{}.log {l}", l.split(' ').nth(2).unwrap()))
+        .collect();
+    assert_eq!(want.len(), 39, "sort -s | grep needle");
+    let t = launch(&tree, "-n a.log b.log c.log", &[]);
+    t.wait("the merge's first screen", |s| status(s).contains("merged by time"));
+    t.send("&needle");
+    t.key("Enter");
+    t.wait_up_to(std::time::Duration::from_secs(120), "&needle: sort -s's lines", |s| {
+        let rows: Vec<String> = s[..39]
+            .iter()
+            .map(|r| r.chars().take(119).collect::<String>().trim_end().into())
+            .collect();
+        rows == want
+    });
+    t.send("q");
 }

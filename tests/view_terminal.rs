@@ -1,6 +1,6 @@
 //! `tg view` and its terminal, in a real one (tmux): arrow
-//! keys and PgUp/PgDn move as `sed` says; `-S` searches and filters with
-//! rg's smart case; `--color never` and `NO_COLOR` leave no colour in the
+//! keys and PgUp/PgDn move as `sed` says; `-i` typed searches and
+//! filters with rg's smart case (as less's `-i`); `--color never` and `NO_COLOR` leave no colour in the
 //! pane (`capture-pane -e`): reverse video and resets only; tiny windows (1×1, 2×2,
 //! 300×5) draw what fits, never panic, and leave the terminal restored;
 //! a resize while a search runs in the background redraws at once.
@@ -72,11 +72,12 @@ fn cases_fixture() -> Vec<u8> {
     out
 }
 
-/// `-S` toggles smart case as rg's `-S`: a lowercase pattern ignores
-/// case, one with an uppercase letter does not; the search and the filter
-/// reach rg's lines either way, and `-S` again plans them case-sensitive.
+/// `-i` typed toggles less's `-i`, which is rg's smart case (`-S`): a
+/// lowercase pattern ignores case, one with an uppercase letter does not;
+/// the search and the filter reach rg's lines either way, and `-i` again
+/// plans them case-sensitive.
 #[test]
-fn smart_case_toggles_as_rgs() {
+fn typed_i_is_smart_case() {
     if !util::in_whole_suite("a real terminal (tmux)") {
         return;
     }
@@ -98,24 +99,24 @@ fn smart_case_toggles_as_rgs() {
     let exact = rg(&["-n", "needle"]);
     let upper = rg(&["-S", "-n", "Needle"]);
     assert!(smart.len() > exact.len() && exact.len() > upper.len().min(1), "the fixture");
-    t.send("-S");
-    t.wait_for("smart case search (-S)");
+    t.send("-i");
+    t.wait_for("smart case search (-i)");
     t.send("/needle");
     t.key("Enter");
-    t.wait("-S /needle", |s| at_top(s, smart[0].0));
+    t.wait("-i /needle", |s| at_top(s, smart[0].0));
     for hit in &smart[1..4] {
-        top_after(&t, "n", hit.0, "n with -S");
+        top_after(&t, "n", hit.0, "n with -i");
     }
     t.send("/Needle");
     t.key("Enter");
     let after = upper.iter().find(|h| h.0 > smart[3].0).unwrap().0;
-    t.wait("-S /Needle: case-sensitive", |s| at_top(s, after));
+    t.wait("-i /Needle: case-sensitive", |s| at_top(s, after));
     t.send("g&needle");
     t.key("Enter");
-    t.wait("-S &needle: rg -S's lines", |s| rows(s, 120) == smart[..39]);
-    t.send("-S");
-    t.wait("-S off: rg's lines, case-sensitive", |s| {
-        rows(s, 120) == exact[..39] && s.last().is_some_and(|l| !l.contains(" -S"))
+    t.wait("-i &needle: rg -S's lines", |s| rows(s, 120) == smart[..39]);
+    t.send("-i");
+    t.wait("-i off: rg's lines, case-sensitive", |s| {
+        rows(s, 120) == exact[..39] && s.last().is_some_and(|l| !l.contains(" -i"))
     });
     t.send("q");
 }

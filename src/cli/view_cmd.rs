@@ -18,7 +18,8 @@ use crate::view::{self, ViewArgs};
 pub struct ViewCommand {
     /// The files to view (none, or `-`: stdin; `:n` and `:p` go from one
     /// to the next). An argument `+CMD` runs CMD on opening each, as in
-    /// less: `+G` (the end), `+F` (follow), `+/pattern`, `+N` (line N).
+    /// less: `+G` (the end), `+F` (follow), `+/pattern`, `+N` (line N),
+    /// `+-S` (long lines wrapped, not chopped).
     pub files: Vec<PathBuf>,
     /// Start at the first line matching PATTERN (as `+/PATTERN`).
     #[arg(short = 'p', long = "pattern", value_name = "PATTERN")]
@@ -27,10 +28,12 @@ pub struct ViewCommand {
     #[arg(long = "color", value_name = "WHEN", default_value = "auto",
           value_parser = ["auto", "always", "never"])]
     pub color: String,
-    /// Search case-insensitively (toggled with -i in the viewer).
+    /// Search case-insensitively, as rg's -i (toggled with -I in the
+    /// viewer, as in less).
     #[arg(short = 'i', long = "ignore-case")]
     pub ignore_case: bool,
-    /// Search with smart case (toggled with -S in the viewer).
+    /// Search with smart case, as rg's -S (toggled with -i in the viewer,
+    /// as in less; -S typed in the viewer wraps long lines, as less's).
     #[arg(short = 'S', long = "smart-case")]
     pub smart_case: bool,
     /// `n` and `N` go round to the other end of the text instead of

@@ -35,13 +35,17 @@ pub struct App {
     pub top: u64,
     /// Bytes skipped on the left of every line.
     pub left: u64,
+    /// Long lines are chopped (else wrapped: `-S` toggles).
+    pub chop: bool,
+    /// Wrapped, bytes of the top line above the screen (its first rows).
+    pub part: u64,
     /// Lines of text that fit on screen.
     pub rows: usize,
     /// Columns of the screen.
     pub width: usize,
     /// Line numbers shown.
     pub numbers: bool,
-    /// How patterns treat case (`-i`, `-S`).
+    /// How patterns treat case (`-i`, `-I`).
     pub case: Case,
     /// The last search, and whether it goes backward.
     pub search: Option<(Arc<Finder>, bool)>,
@@ -110,6 +114,8 @@ impl App {
             lines,
             top: 0,
             left: 0,
+            chop: true,
+            part: 0,
             rows: 24,
             width: 80,
             numbers: true,
@@ -160,6 +166,8 @@ impl App {
                 .or(self.filter.as_deref()),
             ends: &self.ends,
             merge: self.merge.as_deref(),
+            wrap: (!self.chop).then(|| self.wrap_columns()),
+            part: self.part,
         }
     }
 
@@ -172,9 +180,13 @@ impl App {
     pub fn apply(&mut self, action: Action, progress: Progress<'_>) {
         self.message = None;
         self.info = false;
-        let before = self.top;
-        let jump = jumps(&action);
+        let (before, place) = (self.top, self.place());
+        let jump = action.jumps();
+        let by_rows = action.sets_part();
         if self.histogram_key(&action, progress) {
+            if self.top != before {
+                self.part = 0;
+            }
             return;
         }
         if self.follow {
@@ -212,7 +224,12 @@ impl App {
             }
             Action::IgnoreCase => self.toggle_case(Case::Insensitive),
             Action::SmartCase => self.toggle_case(Case::Smart),
-            Action::LineNumbers => self.numbers = !self.numbers,
+            Action::Chop => self.toggle_chop(),
+            Action::LineNumbers => {
+                // Wrapped, the rows change with the numbers' columns.
+                self.numbers = !self.numbers;
+                self.part = 0;
+            }
             Action::Help => self.help = !self.help,
             Action::Redraw => {}
             Action::Cancel => {
@@ -225,8 +242,11 @@ impl App {
             Action::Level { level, backward } => self.goto_level(level, backward, progress),
             other => self.apply_less(other, progress),
         }
-        if jump && self.top != before {
-            self.jumped_from = Some(before);
+        if !by_rows && (jump || self.top != before) {
+            self.part = 0;
+        }
+        if jump && self.place() != place {
+            self.jumped_from = Some(place);
         }
         if self.message.is_none() {
             self.message = self.filter.as_ref().and_then(|f| f.trouble());
@@ -235,6 +255,9 @@ impl App {
 
     /// Down `n` lines (matching lines when filtered), stopping with the last line at the bottom.
     fn down(&mut self, n: u64, progress: Progress<'_>) {
+        if !self.chop {
+            return self.down_rows(n, progress);
+        }
         let text = &*self.text;
         if let Some(f) = self.filter.clone() {
             let mut top = f.next_line(text, self.top, progress).unwrap_or(self.top);
@@ -253,6 +276,9 @@ impl App {
 
     /// Up `n` lines (matching lines when filtered).
     fn up(&mut self, n: u64, progress: Progress<'_>) {
+        if !self.chop {
+            return self.up_rows(n, progress);
+        }
         if let Some(f) = self.filter.clone() {
             for _ in 0..n {
                 match f.prev_line(&*self.text, self.top, progress) {
@@ -290,6 +316,9 @@ impl App {
 
     /// The last screen.
     fn bottom(&mut self, progress: Progress<'_>) {
+        if !self.chop {
+            return (self.top, self.part) = self.bottom_rows(progress);
+        }
         self.top =
             if self.filter.is_some() { self.filtered_bottom(progress) } else { self.bottom_top() };
     }
@@ -375,6 +404,7 @@ impl App {
             self.message = Some(format!("{} was truncated to {len} bytes", self.name));
             self.ends.clear();
             self.top = self.top.min(nav::line_start(&*self.text, len.saturating_sub(1)));
+            self.part = 0;
             dirty = true;
         }
         if len != self.last_len {
@@ -411,23 +441,4 @@ impl App {
         }
         (dirty, scan)
     }
-}
-
-/// Whether `action` is a jump that `''` comes back from.
-fn jumps(action: &Action) -> bool {
-    use Action::*;
-    matches!(
-        action,
-        Line(_)
-            | Top
-            | Bottom
-            | Percent(_)
-            | Search { .. }
-            | Next
-            | Previous
-            | Region(_)
-            | GotoMark(_)
-            | Time(_)
-            | Level { .. }
-    )
 }

@@ -1,5 +1,5 @@
 //! Where the matches of a pattern are, across the whole text: candidate
-//! ranges at once (from the index), then matching lines counted in the
+//! ranges first (from the index), then matching lines counted in the
 //! background, in text order, as they are verified. The picture's cells
 //! are also places to go: the first match of the next, previous or
 //! densest marked cell ([`Density::target`]).
@@ -52,7 +52,7 @@ impl Density {
     /// Starts counting `finder`'s matches in `text` on a thread of its own.
     pub fn start(text: Arc<dyn Text>, finder: Arc<Finder>) -> Arc<Density> {
         let len = text.len();
-        let mut state = State {
+        let state = State {
             len,
             candidates: vec![0; BUCKETS],
             matches: vec![0; BUCKETS],
@@ -60,14 +60,6 @@ impl Density {
             first_candidate: vec![u64::MAX; BUCKETS],
             verified: 0,
         };
-        let ranges = finder.ranges(0, len);
-        if finder.indexed() {
-            for r in &ranges {
-                let b = bucket(r.start, len);
-                state.candidates[b] += r.end - r.start;
-                state.first_candidate[b] = state.first_candidate[b].min(r.start);
-            }
-        }
         let density = Arc::new(Density {
             finder: Arc::clone(&finder),
             state: Mutex::new(state),
@@ -75,7 +67,16 @@ impl Density {
         });
         let d = Arc::clone(&density);
         std::thread::spawn(move || {
-            for r in ranges {
+            // A merge's ranges are placed here, off the UI thread.
+            if let Some(ranges) = finder.few_ranges(&*text) {
+                let mut s = d.lock();
+                for r in &ranges {
+                    let b = bucket(r.start, len);
+                    s.candidates[b] += r.end - r.start;
+                    s.first_candidate[b] = s.first_candidate[b].min(r.start);
+                }
+            }
+            for r in finder.ranges(&*text, 0) {
                 let mut hits = Vec::new();
                 finder.each_line(&*text, r.clone(), &mut |at| hits.push(at), &mut || {
                     !d.stop.load(Ordering::Relaxed)

@@ -20,6 +20,22 @@ pub enum Kind {
 /// Tab stops are this far apart.
 const TAB: usize = 8;
 
+/// The columns an invalid byte takes (`\xFF`).
+pub const INVALID: usize = 4;
+
+/// The columns `c` takes on screen when it starts at column `col` of a
+/// row: a tab to the next multiple of 8, a control character 2 (`^[`,
+/// `^?`), a C1 one 8 (`<U+0085>`), a wide character 2, any other 1 (one
+/// of no width too: a row never holds more than 4 bytes a column).
+pub fn columns(c: char, col: usize) -> usize {
+    match c {
+        '\t' => TAB - col % TAB,
+        c if (c as u32) < 0x20 || c == '\x7f' => 2,
+        '\u{80}'..='\u{9f}' => 8,
+        c => unicode_width::UnicodeWidthChar::width(c).unwrap_or(1).max(1),
+    }
+}
+
 /// `bytes` as pieces of displayable text of at most about `width`
 /// columns, those inside `matches` (byte ranges of `bytes`) marked.
 pub fn escape(bytes: &[u8], matches: &[Range<usize>], width: usize) -> Vec<(Kind, String)> {
@@ -60,7 +76,7 @@ pub fn escape(bytes: &[u8], matches: &[Range<usize>], width: usize) -> Vec<(Kind
                 }
                 c => {
                     push(plain, c.encode_utf8(&mut [0; 4]), &mut out);
-                    col += 1;
+                    col += columns(c, col);
                 }
             }
             at += c.len_utf8();
@@ -71,7 +87,7 @@ pub fn escape(bytes: &[u8], matches: &[Range<usize>], width: usize) -> Vec<(Kind
             }
             let kind = if inside(at) { Kind::MatchEscape } else { Kind::Escape };
             push(kind, &format!("\\x{b:02X}"), &mut out);
-            col += 4;
+            col += INVALID;
             at += 1;
         }
     }

@@ -55,7 +55,7 @@ pub fn interactive(
             shown = Some(progress(app));
             let size = screen.terminal.size()?;
             app.rows = size.height.saturating_sub(1).max(1) as usize;
-            app.width = size.width as usize;
+            app.resize(size.width as usize);
             let rows = work.rows(app);
             let busy = work.busy();
             screen.terminal.draw(|f| render::draw(f, app, &rows, busy.as_ref(), color))?;

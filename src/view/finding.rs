@@ -10,6 +10,7 @@ use super::app::App;
 use super::merge::Merge;
 use super::nav;
 use super::search::{Finder, Progress};
+use super::wrap::{Folder, PIECE};
 
 impl App {
     /// A new search for `pattern` (empty: the last one again).
@@ -65,6 +66,7 @@ impl App {
         match found {
             Some((at, wrapped)) => {
                 self.top = at;
+                self.show_match(&f);
                 if wrapped {
                     let end = if backward != reverse {
                         "top, continuing at bottom"
@@ -113,6 +115,7 @@ impl App {
         match found {
             Some((at, wrapped)) => {
                 self.top = at;
+                self.show_match(f);
                 if wrapped {
                     let end = if back {
                         "top, continuing at bottom"
@@ -123,6 +126,23 @@ impl App {
                 }
             }
             None => self.message = Some(format!("Pattern not found: {}", f.pattern)),
+        }
+    }
+
+    /// Wrapped, the top line (a match's) from the row holding its first
+    /// match, when that is below the screen's rows of the line (looked
+    /// for in its first 256 KiB); else from its first row.
+    fn show_match(&mut self, f: &Finder) {
+        self.part = 0;
+        if self.chop {
+            return;
+        }
+        let line = nav::read_window(&*self.text, self.top, 0, PIECE as usize);
+        let Some(m) = f.matches_in(&line).first().map(|m| m.start as u64) else { return };
+        let folder = Folder { text: &*self.text, width: self.wrap_columns() };
+        let shown = folder.forward(self.top, 0, self.rows);
+        if shown.end.is_none() && shown.rows.last().is_some_and(|r| r.0 + r.1 as u64 <= m) {
+            self.part = folder.row_of(self.top, m);
         }
     }
 
@@ -144,8 +164,8 @@ impl App {
         self.message = Some(
             match self.case {
                 Case::Sensitive => "case-sensitive search",
-                Case::Insensitive => "case-insensitive search (-i)",
-                Case::Smart => "smart case search (-S)",
+                Case::Insensitive => "case-insensitive search (-I)",
+                Case::Smart => "smart case search (-i)",
             }
             .into(),
         );

@@ -66,7 +66,7 @@ fn each_time(
     let Some(f) = finder else {
         return times::each_line_time(text, format, progress, add);
     };
-    for r in f.ranges(0, text.len()) {
+    for r in f.ranges(text, 0) {
         let mut go_on = || progress(0);
         f.each_line(
             text,

@@ -37,9 +37,10 @@ impl Doing {
 }
 
 /// What a filtered screen's rows were computed for: the top, the left
-/// offset, the rows, the filter and marks (by address) and the length.
+/// offset, the rows, the filter and marks (by address), the length, and
+/// the wrapped rows' columns with the bytes above the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowsKey(u64, u64, usize, usize, usize, u64);
+pub struct RowsKey(u64, u64, usize, usize, usize, u64, Option<usize>, u64);
 
 impl RowsKey {
     /// The key of `app`'s screen now.
@@ -47,7 +48,9 @@ impl RowsKey {
         let addr =
             |f: Option<&Arc<super::search::Finder>>| f.map_or(0, |f| Arc::as_ptr(f) as usize);
         let marks = app.search.as_ref().map(|s| &s.0).or(app.filter.as_ref());
-        RowsKey(app.top, app.left, app.rows, addr(app.filter.as_ref()), addr(marks), app.text.len())
+        let (filter, len) = (addr(app.filter.as_ref()), app.text.len());
+        let wrap = (!app.chop).then(|| app.wrap_columns());
+        RowsKey(app.top, app.left, app.rows, filter, addr(marks), len, wrap, app.part)
     }
 }
 

@@ -48,10 +48,13 @@ pub enum Action {
     Region(Region),
     /// Follow the text as it grows.
     Follow,
-    /// Toggle case-insensitive search (`-i`).
+    /// Toggle case-insensitive search (`-I`).
     IgnoreCase,
-    /// Toggle smart case (`-S`).
+    /// Toggle smart case (`-i`, less's: insensitive unless the pattern
+    /// has an upper-case letter).
     SmartCase,
+    /// Toggle between chopping and wrapping long lines (`-S`).
+    Chop,
     /// Toggle line numbers (`-N`).
     LineNumbers,
     /// Show the keys.
@@ -88,6 +91,38 @@ pub enum Action {
     Time(String),
     /// To the next file named (`:n`), the previous (`:p`), the first (`:x`).
     File(FileStep),
+}
+
+impl Action {
+    /// Whether it is a jump that `''` comes back from.
+    pub fn jumps(&self) -> bool {
+        use Action::*;
+        matches!(
+            self,
+            Line(_)
+                | Top
+                | Bottom
+                | Percent(_)
+                | Search { .. }
+                | Next
+                | Previous
+                | Region(_)
+                | GotoMark(_)
+                | Time(_)
+                | Level { .. }
+        )
+    }
+
+    /// Whether it says where in its top line the screen starts (moves by
+    /// rows when wrapped, the end, marks, searches); after any other, at
+    /// its start.
+    pub fn sets_part(&self) -> bool {
+        use Action::*;
+        matches!(
+            self,
+            Down(_) | Enter(_) | Up(_) | PageDown(_) | PageUp(_) | HalfDown | HalfUp | Bottom
+        ) || matches!(self, Follow | GotoMark(_) | Percent(100..) | Search { .. } | Next | Previous)
+    }
 }
 
 /// Which file `:n`, `:p` and `:x` go to.
@@ -254,8 +289,9 @@ impl Keys {
             KeyCode::Char(c) if prompt.kind == '-' => {
                 self.prompt = None;
                 return match c {
-                    'i' | 'I' => Some(Action::IgnoreCase),
-                    'S' | 's' => Some(Action::SmartCase),
+                    'i' => Some(Action::SmartCase),
+                    'I' => Some(Action::IgnoreCase),
+                    'S' => Some(Action::Chop),
                     'N' | 'n' => Some(Action::LineNumbers),
                     _ => None,
                 };
@@ -348,8 +384,14 @@ mod tests {
             vec![Action::Filter("needle".into()), Action::Filter(String::new())]
         );
         assert_eq!(
-            feed("-i-S-Nq"),
-            vec![Action::IgnoreCase, Action::SmartCase, Action::LineNumbers, Action::Quit]
+            feed("-i-I-S-Nq"),
+            vec![
+                Action::SmartCase,
+                Action::IgnoreCase,
+                Action::Chop,
+                Action::LineNumbers,
+                Action::Quit
+            ]
         );
         // Letters typed at a prompt are text, not keys.
         assert_eq!(feed("/q G\n"), vec![search("q G", false)]);

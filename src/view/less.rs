@@ -15,7 +15,7 @@ impl App {
     pub(super) fn apply_less(&mut self, action: Action, progress: Progress<'_>) {
         match action {
             Action::Mark(c) => {
-                self.marks.insert(c, self.top);
+                self.marks.insert(c, self.place());
                 self.message = Some(format!("mark {c} set"));
             }
             Action::GotoMark(c) => self.goto_mark(c, progress),
@@ -34,11 +34,11 @@ impl App {
             '^' => self.apply(Action::Top, progress),
             '$' => self.apply(Action::Bottom, progress),
             '\'' => match self.jumped_from {
-                Some(at) => self.top = at.min(self.text.len()),
-                None => self.top = 0,
+                Some(at) => self.go_to_place(at),
+                None => (self.top, self.part) = (0, 0),
             },
             _ => match self.marks.get(&c) {
-                Some(&at) => self.top = nav::line_start(&*self.text, at.min(self.text.len())),
+                Some(&at) => self.go_to_place(at),
                 None => self.message = Some(format!("mark {c} is not set")),
             },
         }

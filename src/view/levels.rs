@@ -59,7 +59,7 @@ impl App {
             // Each piece is read once: its matches are checked in order.
             let from = nav::next_line_start(text, self.top).unwrap_or(text.len());
             let first = std::cell::Cell::new(None);
-            for r in f.ranges(from, text.len()) {
+            for r in f.ranges(text, from) {
                 let range = r.start.max(from)..r.end;
                 let mut hit = |at: u64| {
                     let line = nav::line_start(text, at);

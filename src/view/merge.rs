@@ -10,8 +10,9 @@
 //! times (the cursors at a time `t` are each text's first line at or
 //! after `t`, bisected in that text, so through its block index, `.gz`
 //! access points or packed frames). A search asks each text for the
-//! ranges that can hold a match and takes the merge's range that holds
-//! each (the lines of another text interleaved in it are read too).
+//! ranges that can hold a match and reads the merge's range that holds
+//! each (the lines of another text interleaved in it too), each placed
+//! when a search reaches it ([`super::placed`]).
 //!
 //! Memory: the remembered places (at most [`PLACES`] of `8 × N` bytes),
 //! each text's probes (at most 64 Ki times), and a window of up to
@@ -38,9 +39,13 @@ const FAR: u64 = 1 << 20;
 /// A walk remembers where it is every this many bytes.
 const NEAR: u64 = 16 << 10;
 
-/// A search reads the merge's ranges holding the texts' candidate
-/// ranges when they are at most this many, else all of it.
-const RANGES: usize = 64;
+/// A search reads the merge's ranges holding the texts' candidate ranges
+/// (each placed when reached) when they are at most this many, or when
+/// the merge has at least [`PLACING`] bytes for each; else all of it.
+const FEW: u64 = 64;
+
+/// About what placing a range reads (bisections of the other texts' times).
+const PLACING: u64 = 1 << 20;
 
 /// Several texts as one, their lines in time order.
 pub struct Merge {
@@ -240,31 +245,21 @@ impl Text for Merge {
         Ok(n)
     }
 
-    fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
-        let mut each = Vec::with_capacity(self.sources.len());
-        for s in &self.sources {
-            each.push(s.text.candidates(m)?);
-        }
-        // Each range costs bisections in the other texts (a compressed
-        // one inflates for each probe): many are not worth mapping.
-        if each.iter().map(Vec::len).sum::<usize>() > RANGES {
-            return None;
-        }
-        let mut all = Vec::new();
-        for (j, ranges) in each.into_iter().enumerate() {
-            for r in ranges {
-                all.extend(self.range_of(j, r));
-            }
-        }
-        all.sort_by_key(|r| r.start);
-        let mut merged: Vec<Range<u64>> = Vec::with_capacity(all.len());
-        for r in all {
-            match merged.last_mut() {
-                Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
-                _ => merged.push(r),
-            }
-        }
-        Some(merged)
+    fn candidates_each(&self, m: &MatchOptions) -> Option<Vec<Vec<Range<u64>>>> {
+        let each: Vec<_> =
+            self.sources.iter().map(|s| s.text.candidates(m)).collect::<Option<_>>()?;
+        // Placing a range bisects the other texts' times: many ranges in
+        // a small merge are cheaper read whole.
+        let count = each.iter().map(Vec::len).sum::<usize>() as u64;
+        (count <= FEW || count.saturating_mul(PLACING) <= self.len).then_some(each)
+    }
+
+    fn place(&self, j: usize, r: Range<u64>) -> Option<Range<u64>> {
+        self.range_of(j, r)
+    }
+
+    fn cursors(&self, at: u64) -> Option<Vec<u64>> {
+        Some(self.locate(at).at)
     }
 
     fn kind(&self) -> &str {

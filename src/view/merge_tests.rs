@@ -112,3 +112,160 @@ fn times_and_sources_of_lines() {
         assert_eq!(merge.time_of(at as u64), own);
     }
 }
+
+/// A text with a block index: its candidates for any pattern are the
+/// blocks of about 4 KiB (cut at line ends) holding "needle", and every
+/// 20th block besides (a candidate without a match); it counts the bytes
+/// read from it.
+struct Indexed {
+    text: Memory,
+    blocks: Vec<std::ops::Range<u64>>,
+    read: std::sync::atomic::AtomicU64,
+}
+
+impl Indexed {
+    fn new(data: Vec<u8>) -> Indexed {
+        let mut blocks = Vec::new();
+        let (mut start, mut k) = (0, 0);
+        while start < data.len() {
+            let end = data[(start + 4096).min(data.len())..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(data.len(), |i| (start + 4096).min(data.len()) + i + 1);
+            let block = &data[start..end];
+            if block.windows(6).any(|w| w == b"needle") || k % 20 == 0 {
+                blocks.push(start as u64..end as u64);
+            }
+            (start, k) = (end, k + 1);
+        }
+        Indexed { text: Memory(data), blocks, read: Default::default() }
+    }
+}
+
+impl Text for Indexed {
+    fn len(&self) -> u64 {
+        self.text.len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.text.read_at(offset, buf)?;
+        self.read.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn candidates(&self, _m: &MatchOptions) -> Option<Vec<std::ops::Range<u64>>> {
+        Some(self.blocks.clone())
+    }
+
+    fn kind(&self) -> &str {
+        "indexed"
+    }
+}
+
+/// A filter on a merge of indexed texts with far more than 64 candidate
+/// ranges: the matching lines found forward, backward and all at once are
+/// those of the stable sort; a screen of them (39 from the start, as `&`
+/// shows) places the ranges up to them, not all (main's build placed
+/// none and read the whole merge up to the 39th match).
+#[test]
+fn a_filter_places_candidates_as_it_reaches_them() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut texts = logs(40_000);
+    for (f, t) in texts.iter_mut().enumerate() {
+        let mut out = Vec::new();
+        for (k, line) in t.split_inclusive(|&b| b == b'\n').enumerate() {
+            let hit = k % 1000 == 300 * f + 100 && line.ends_with(b"\n");
+            out.extend_from_slice(if hit { &line[..line.len() - 1] } else { line });
+            if hit {
+                out.extend_from_slice(b" needle\n");
+            }
+        }
+        *t = out;
+    }
+    let want = sorted(&texts);
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for line in want.split_inclusive(|&b| b == b'\n') {
+        if line.windows(6).any(|w| w == b"needle") {
+            starts.push(at);
+        }
+        at += line.len() as u64;
+    }
+    assert!(starts.len() > 100, "{} matching lines", starts.len());
+    let indexed: Vec<Arc<Indexed>> =
+        texts.iter().map(|t| Arc::new(Indexed::new(t.clone()))).collect();
+    let sources = indexed
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Source::new(Arc::clone(t) as Arc<dyn Text>, Format::Iso, format!("f{i}")));
+    let merge = Merge::new(sources.collect());
+    let total = merge.len();
+    let counted = Placing { merge: &merge, placed: Default::default() };
+    let text: &dyn Text = &counted;
+    let f = Finder::new(text, "needle", Case::Sensitive).unwrap();
+    let ranges: usize = indexed.iter().map(|t| t.blocks.len()).sum();
+    assert!(ranges > 64 && f.few_ranges(text).is_none(), "{ranges} candidate ranges");
+    let whole = Finder::new(&merge, "needle", Case::Sensitive).unwrap();
+    assert_eq!(whole.candidate_bytes(), None, "the merge itself: 5 MB, read whole");
+    let read = || -> u64 { indexed.iter().map(|t| t.read.load(Relaxed)).sum() };
+    // A screen of the filter from the start.
+    let before = read();
+    let go = &mut |_| true;
+    let (mut shown, mut at) = (Vec::new(), 0);
+    while shown.len() < 39 {
+        let Some(s) = f.next_line(text, at, go) else { break };
+        shown.push(s);
+        at = nav::next_line_start(text, s).unwrap_or(total);
+    }
+    assert_eq!(shown, starts[..39], "the first screen of &needle");
+    let (placed, spent) = (counted.placed.load(Relaxed), read() - before);
+    eprintln!("a screen of &needle: {placed} of {ranges} ranges placed, {spent} bytes read");
+    assert!(placed < ranges / 2, "a screen placed {placed} of {ranges} ranges");
+    // Every match, forward and backward, and all at once.
+    for (i, &s) in starts.iter().enumerate() {
+        let from = if i == 0 { 0 } else { nav::next_line_start(text, starts[i - 1]).unwrap() };
+        assert_eq!(f.next_line(text, from, go), Some(s), "next from {from}");
+        let end = starts.get(i + 1).copied().unwrap_or(total);
+        assert_eq!(f.prev_line(text, end, go), Some(s), "previous before {end}");
+    }
+    let mut hits = Vec::new();
+    for r in f.ranges(text, 0) {
+        f.each_line(text, r, &mut |at| hits.push(nav::line_start(text, at)), &mut || true);
+    }
+    assert_eq!(hits, starts, "every match");
+}
+
+/// A merge that counts the ranges placed in it.
+struct Placing<'a> {
+    merge: &'a Merge,
+    placed: std::sync::atomic::AtomicUsize,
+}
+
+impl Text for Placing<'_> {
+    fn len(&self) -> u64 {
+        self.merge.len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.merge.read_at(offset, buf)
+    }
+
+    /// The texts' ranges, however many (the merge reads a small merge
+    /// with many whole).
+    fn candidates_each(&self, m: &MatchOptions) -> Option<Vec<Vec<std::ops::Range<u64>>>> {
+        self.merge.sources().iter().map(|s| s.text.candidates(m)).collect()
+    }
+
+    fn place(&self, j: usize, r: std::ops::Range<u64>) -> Option<std::ops::Range<u64>> {
+        self.placed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.merge.place(j, r)
+    }
+
+    fn cursors(&self, at: u64) -> Option<Vec<u64>> {
+        self.merge.cursors(at)
+    }
+
+    fn kind(&self) -> &str {
+        "counting placements"
+    }
+}

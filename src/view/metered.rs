@@ -83,6 +83,18 @@ impl Text for Metered {
         self.text.candidates(m)
     }
 
+    fn candidates_each(&self, m: &MatchOptions) -> Option<Vec<Vec<Range<u64>>>> {
+        self.text.candidates_each(m)
+    }
+
+    fn place(&self, j: usize, r: Range<u64>) -> Option<Range<u64>> {
+        self.text.place(j, r)
+    }
+
+    fn cursors(&self, at: u64) -> Option<Vec<u64>> {
+        self.text.cursors(at)
+    }
+
     fn file(&self) -> Option<&File> {
         self.text.file()
     }

@@ -8,7 +8,8 @@
 //! map, background count); [`nav`] moves by lines; [`search`] finds
 //! matching lines through candidate ranges; [`density`] draws where the
 //! matches are; [`screen`] says which lines to draw, [`ends`] where long
-//! lines end (found in the background); [`app`] is the state
+//! lines end (found in the background), [`wrap`] where a wrapped line's
+//! rows start and [`scroll`] moves by them; [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
 //! sets up and always restores the terminal; [`event_loop`] reads keys
 //! and ticks; [`work`] runs scans off the UI thread as [`job`]s, in the
@@ -39,12 +40,14 @@ pub mod merge;
 pub mod merge_walk;
 pub mod metered;
 pub mod nav;
+pub mod placed;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod render;
 pub mod replay;
 pub mod route;
 pub mod screen;
+pub mod scroll;
 pub mod search;
 pub mod status;
 pub mod terminal;
@@ -52,6 +55,7 @@ pub mod text;
 pub mod timeline;
 pub mod times;
 pub mod work;
+pub mod wrap;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

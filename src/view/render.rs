@@ -47,7 +47,8 @@ tg view: keys as in less                         (q, Esc or h closes this)
                            of the density bar;  }  its densest cell
   F                        follow the end as the file grows (any key stops)
   +G +F +/pat +N, -p pat   on the command line: commands done at the start
-  -i  -S                   ignore case / smart case (as rg's flags), toggled
+  -i  -I                   smart case / ignore case (as less), toggled
+  -S                       long lines chopped / wrapped (+-S: start wrapped)
   -N                       line numbers on / off
   r  Ctrl-L                redraw
   q  :q                    quit
@@ -67,20 +68,38 @@ pub fn draw(f: &mut Frame<'_>, app: &App, rows: &[Row], busy: Option<&Busy>, col
     }
     let body = Rect { height: area.height - 1, ..area };
     let bar = app.density.as_ref().filter(|_| body.width > 10);
-    let text_area = Rect { width: body.width - u16::from(bar.is_some()), ..body };
-    let gutter = if app.numbers { gutter_width(rows) } else { 0 };
+    // Wrapped, the bar's column is kept without a search (rows do not
+    // change with one), and the numbers' width does not change with the
+    // lines shown.
+    let bar_column = bar.is_some() || (!app.chop && body.width > 10);
+    let text_area = Rect { width: body.width - u16::from(bar_column), ..body };
+    let gutter = match (app.numbers, app.chop) {
+        (false, _) => 0,
+        (true, true) => gutter_width(rows),
+        (true, false) => app.wrap_gutter(),
+    };
     let tags: Vec<&str> = app.merge.iter().flat_map(|m| m.sources()).map(|s| &*s.tag).collect();
     let tag_width = tags.first().map_or(0, |t| t.chars().count() + 1);
     let width = (text_area.width as usize).saturating_sub(gutter + tag_width);
     // Lines coloured by their level (read from their start: not when
     // shifted sideways).
-    let level = |r: &Row| (color && app.left == 0).then(|| level_style(&r.bytes)).flatten();
+    // A wrapped line's rows after its first take its colour.
+    let shifted = app.chop && app.left > 0;
+    let blank = " ".repeat(tag_width.saturating_sub(1));
+    let mut above: Option<(u64, Option<Style>)> = None;
     let mut lines: Vec<Line<'_>> = rows
         .iter()
         .map(|r| {
-            let mut l = line(r, gutter, width, color, level(r));
+            let style = match above {
+                Some((start, style)) if r.part > 0 && start == r.start => style,
+                _ if r.part > 0 || shifted || !color => None,
+                _ => level_style(&r.bytes),
+            };
+            above = Some((r.start, style));
+            let mut l = line(r, gutter, width, color, style);
             if let Some(i) = r.source.filter(|&i| i < tags.len()) {
-                l.spans.insert(usize::from(gutter > 0), tag(tags[i], i, color));
+                let t = if r.part > 0 { tag(&blank, 0, false) } else { tag(tags[i], i, color) };
+                l.spans.insert(usize::from(gutter > 0), t);
             }
             l
         })
@@ -151,7 +170,7 @@ fn line(
 ) -> Line<'static> {
     let mut spans = Vec::new();
     if gutter > 0 {
-        let n = row.line.map_or_else(String::new, |n| n.to_string());
+        let n = row.line.filter(|_| row.part == 0).map_or_else(String::new, |n| n.to_string());
         let style = if color { Style::default().fg(Color::DarkGray) } else { Style::default() };
         spans.push(Span::styled(format!("{n:>w$} ", w = gutter - 1), style));
     }

@@ -56,7 +56,7 @@ pub fn route(app: &App, action: &Action) -> Route {
         Percent(_) | Region(_) => Route::Try(Doing::Move("finding where a long line starts…")),
         Save(_) | Time(_) | Level { .. } => Route::Job(Doing::Search),
         GotoMark(_) => Route::Try(Doing::Move(back)),
-        Top | Right | Left | LineNumbers | Help | Redraw | Cancel | Quit => Route::Now,
+        Top | Right | Left | LineNumbers | Chop | Help | Redraw | Cancel | Quit => Route::Now,
         Mark(_) | Info | HighlightOff | File(_) => Route::Now,
     }
 }

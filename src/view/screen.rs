@@ -10,6 +10,7 @@ use super::lines::LineMap;
 use super::nav::{self, Reach};
 use super::search::{Finder, Progress};
 use super::text::Text;
+use super::wrap::Folder;
 
 /// The most bytes of one line read for the screen.
 pub const SHOWN: usize = 16 << 10;
@@ -31,6 +32,10 @@ pub struct Row {
     pub matches: Vec<Range<usize>>,
     /// Which of the texts merged it is from (`None`: not a merge).
     pub source: Option<usize>,
+    /// Wrapped: bytes of its line before it (0: the line's first row).
+    pub part: u64,
+    /// Wrapped: the line goes on in the next row.
+    pub more: bool,
 }
 
 /// What the screen shows.
@@ -53,6 +58,10 @@ pub struct Frame<'a> {
     pub ends: &'a Arc<LineEnds>,
     /// The texts merged, when the text is their merge.
     pub merge: Option<&'a super::merge::Merge>,
+    /// Long lines wrapped into rows of this many columns (else chopped).
+    pub wrap: Option<usize>,
+    /// Wrapped, bytes of the top line above the screen.
+    pub part: u64,
 }
 
 impl Frame<'_> {
@@ -63,6 +72,7 @@ impl Frame<'_> {
         let mut rows = Vec::with_capacity(self.rows);
         let mut at = Some(self.top);
         let first_line = self.lines.line_of(text, self.top);
+        let mut shown = 0;
         while rows.len() < self.rows {
             let Some(start) = at else { break };
             let start = match self.filter {
@@ -81,8 +91,17 @@ impl Frame<'_> {
             }
             let line = match self.filter {
                 Some(_) => self.lines.line_of(text, start),
-                None => first_line.map(|n| n + rows.len() as u64),
+                None => first_line.map(|n| n + shown),
             };
+            shown += 1;
+            if let Some(width) = self.wrap {
+                let part = if rows.is_empty() && start == self.top { self.part } else { 0 };
+                let room = self.rows - rows.len();
+                let (wrapped, next) = self.wrapped(start, part, line, room, width);
+                rows.extend(wrapped);
+                at = next;
+                continue;
+            }
             let (row, next) = self.row(start, line);
             rows.push(row);
             at = next;
@@ -140,7 +159,45 @@ impl Frame<'_> {
         });
         let shown = bytes[skip..skip + shown_len].to_vec();
         let source = self.merge.and_then(|m| m.source_of(start));
-        (Row { start, line, bytes: shown, matches, source }, next)
+        (Row { start, line, bytes: shown, matches, source, part: 0, more: false }, next)
+    }
+
+    /// At most `room` rows of the line starting at `start`, from the row
+    /// `part` bytes into it, folded into `width` columns, with their
+    /// matches (found in what the rows show and [`CONTEXT`] either side);
+    /// where the next line starts (`None`: the end, or not reached).
+    fn wrapped(
+        &self,
+        start: u64,
+        part: u64,
+        line: Option<u64>,
+        room: usize,
+        width: usize,
+    ) -> (Vec<Row>, Option<u64>) {
+        let text = &**self.text;
+        let folded = Folder { text, width }.forward(start, part, room);
+        let (Some(first), Some(last)) = (folded.rows.first(), folded.rows.last()) else {
+            return (Vec::new(), None);
+        };
+        let from = first.0.saturating_sub(CONTEXT);
+        let to = last.0 + last.1 as u64 + CONTEXT;
+        let bytes = nav::read_window(text, start, from, (to - from) as usize);
+        let matches = self.marks.map_or_else(Vec::new, |f| f.matches_in(&bytes));
+        let source = self.merge.and_then(|m| m.source_of(start));
+        let count = folded.rows.len();
+        let rows = folded.rows.iter().enumerate().map(|(i, &(at, len))| {
+            let skip = ((at - from) as usize).min(bytes.len());
+            let end = (skip + len).min(bytes.len());
+            let matches = matches
+                .iter()
+                .filter(|m| m.end > skip && m.start < end)
+                .map(|m| m.start.max(skip) - skip..m.end.min(end) - skip)
+                .collect();
+            let more = i + 1 < count || folded.end.is_none();
+            let bytes = bytes[skip..end].to_vec();
+            Row { start, line, bytes, matches, source, part: at, more }
+        });
+        (rows.collect(), folded.end.flatten())
     }
 }
 
@@ -235,6 +292,8 @@ mod tests {
             marks: None,
             ends: &Arc::default(),
             merge: None,
+            wrap: None,
+            part: 0,
         };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"line 10");
@@ -257,6 +316,8 @@ mod tests {
             marks: Some(&f),
             ends: &Arc::default(),
             merge: None,
+            wrap: None,
+            part: 0,
         };
         let (rows, _) = frame.rows(&mut |_| true);
         let shown: Vec<&[u8]> = rows.iter().map(|r| &r.bytes[..]).collect();
@@ -279,6 +340,8 @@ mod tests {
             marks: Some(&f),
             ends: &Arc::default(),
             merge: None,
+            wrap: None,
+            part: 0,
         };
         let (rows, next) = frame.rows(&mut |_| true);
         assert_eq!(rows[0].bytes, b"abcdef");
@@ -307,6 +370,8 @@ mod tests {
             marks: None,
             ends: &ends,
             merge: None,
+            wrap: None,
+            part: 0,
         };
         let (first, next) = frame.rows(&mut |_| true);
         assert_eq!((first.len(), next), (1, None));

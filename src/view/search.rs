@@ -17,10 +17,25 @@ use trigrep::options::{Case, MatchOptions};
 
 use super::long_line::LongLine;
 use super::nav;
+use super::placed::Placed;
 use super::text::Text;
 
 /// How much of a text is searched at a time.
 const PIECE: usize = 1 << 20;
+
+/// A merge's candidate ranges up to this many are placed at once for the
+/// density bar's picture of them.
+const FEW: usize = 64;
+
+/// What a search reads of a text.
+enum Ranges {
+    /// Everything (no index, or lines that do not match).
+    All,
+    /// These ranges, in order (an index's candidates).
+    Listed(Vec<Range<u64>>),
+    /// A merge's texts' candidate ranges, placed as they are reached.
+    Placed(Placed),
+}
 
 /// Told the bytes a scan read since the last call; false stops the scan.
 pub type Progress<'a> = &'a mut dyn FnMut(u64) -> bool;
@@ -34,8 +49,8 @@ pub struct Finder {
     matcher: RegexMatcher,
     /// Lines that do not match (`!`).
     invert: bool,
-    /// The candidate ranges (`None`: everything is read).
-    ranges: Option<Vec<Range<u64>>>,
+    /// What is read.
+    ranges: Ranges,
     /// Why the last scan stopped short (a long line it could not map).
     trouble: Mutex<Option<String>>,
 }
@@ -51,37 +66,73 @@ impl Finder {
         let mut opts = MatchOptions::new(vec![regex.to_string()]);
         opts.case = case;
         let matcher = opts.matcher(false).map_err(|e| e.to_string())?;
-        let ranges = if invert { None } else { text.candidates(&opts) };
+        let ranges = match (invert, text.candidates_each(&opts)) {
+            (true, _) => Ranges::All,
+            (false, Some(each)) => Ranges::Placed(Placed::new(each)),
+            (false, None) => text.candidates(&opts).map_or(Ranges::All, Ranges::Listed),
+        };
         let trouble = Mutex::new(None);
         Ok(Finder { pattern: pattern.to_string(), matcher, invert, ranges, trouble })
     }
 
-    /// The byte ranges searched that end after `from`: candidates, or
-    /// `from..len`.
-    pub fn ranges(&self, from: u64, len: u64) -> Vec<Range<u64>> {
-        match &self.ranges {
-            Some(r) => r[r.partition_point(|r| r.end <= from)..].to_vec(),
-            None => std::iter::once(from.min(len)..len).collect(),
-        }
+    /// The byte ranges of `text` searched that end after `from`, in
+    /// order: candidates (a merge's placed as the iteration reaches
+    /// them), or `from..` its end.
+    pub fn ranges<'a>(
+        &'a self,
+        text: &'a dyn Text,
+        from: u64,
+    ) -> impl Iterator<Item = Range<u64>> + 'a {
+        let mut at = from;
+        std::iter::from_fn(move || {
+            let r = match &self.ranges {
+                Ranges::All => Some(at..text.len()).filter(|r| !r.is_empty()),
+                Ranges::Listed(r) => r.get(r.partition_point(|r| r.end <= at)).cloned(),
+                Ranges::Placed(p) => p.next(text, at),
+            }?;
+            at = r.end;
+            Some(r)
+        })
     }
 
     /// The byte ranges searched that start before `before`, last first.
-    fn ranges_back(&self, before: u64) -> Vec<Range<u64>> {
+    fn ranges_back<'a>(
+        &'a self,
+        text: &'a dyn Text,
+        before: u64,
+    ) -> impl Iterator<Item = Range<u64>> + 'a {
+        let mut at = before;
+        std::iter::from_fn(move || {
+            let r = match &self.ranges {
+                Ranges::All => Some(0..at).filter(|r| !r.is_empty()),
+                Ranges::Listed(r) => r[..r.partition_point(|r| r.start < at)].last().cloned(),
+                Ranges::Placed(p) => p.prev(text, at),
+            }?;
+            at = r.start;
+            Some(r)
+        })
+    }
+
+    /// Every candidate range when they are few enough to place at once
+    /// (at most [`FEW`]; `None`: no index, or more).
+    pub fn few_ranges(&self, text: &dyn Text) -> Option<Vec<Range<u64>>> {
         match &self.ranges {
-            Some(r) => r[..r.partition_point(|r| r.start < before)].iter().rev().cloned().collect(),
-            None => std::iter::once(0..before).collect(),
+            Ranges::All => None,
+            Ranges::Listed(r) => Some(r.clone()),
+            Ranges::Placed(p) if p.count() <= FEW => Some(self.ranges(text, 0).collect()),
+            Ranges::Placed(_) => None,
         }
     }
 
-    /// Whether the ranges come from an index.
-    pub fn indexed(&self) -> bool {
-        self.ranges.is_some()
-    }
-
     /// The most bytes a search of the whole text reads: its candidate
-    /// ranges' length (`None`: everything, no index).
+    /// ranges' length (a merge's: its texts' ranges; `None`: everything,
+    /// no index).
     pub fn candidate_bytes(&self) -> Option<u64> {
-        self.ranges.as_ref().map(|r| r.iter().map(|r| r.end - r.start).sum())
+        match &self.ranges {
+            Ranges::All => None,
+            Ranges::Listed(r) => Some(r.iter().map(|r| r.end - r.start).sum()),
+            Ranges::Placed(p) => Some(p.bytes()),
+        }
     }
 
     /// Why a scan stopped short, once: a line it could not search. Until
@@ -122,7 +173,7 @@ impl Finder {
         if self.trouble_now().is_some() {
             return None;
         }
-        for r in self.ranges(from, text.len()) {
+        for r in self.ranges(text, from) {
             let mut found = None;
             let start = r.start.max(from);
             let read = pieces(text, start..r.end, &mut |at, piece| {
@@ -151,7 +202,7 @@ impl Finder {
         if self.trouble_now().is_some() {
             return None;
         }
-        for r in self.ranges_back(before) {
+        for r in self.ranges_back(text, before) {
             let end = r.end.min(before);
             let mut piece_end = end;
             while piece_end > r.start {

@@ -50,7 +50,8 @@ pub fn line(app: &App, rows: &[Row], busy: Option<&Busy>) -> String {
     if at_end(app, rows, last, total) {
         parts.push("(END)".into());
     } else if len > 0 {
-        parts.push(format!("{}%", rows.last().map_or(100, |r| r.start * 100 / len)));
+        let at = |r: &Row| (r.start + r.part) * 100 / len;
+        parts.push(format!("{}%", rows.last().map_or(100, at)));
     }
     // A search or filter being made shows its pattern, not the last one's.
     let asked = busy.and_then(|b| b.asked.as_deref());
@@ -67,8 +68,8 @@ pub fn line(app: &App, rows: &[Row], busy: Option<&Busy>) -> String {
         (None, None) => {}
     }
     match app.case {
-        Case::Insensitive => parts.push("-i".into()),
-        Case::Smart => parts.push("-S".into()),
+        Case::Insensitive => parts.push("-I".into()),
+        Case::Smart => parts.push("-i".into()),
         Case::Sensitive => {}
     }
     if app.follow {
@@ -105,7 +106,8 @@ fn at_end(app: &App, rows: &[Row], last: Option<u64>, total: Option<u64>) -> boo
         return false;
     }
     let short = rows.len() < app.rows && !app.ends.looking();
-    let last_line = app.filter.is_none() && last.is_some() && last == total;
+    let whole = rows.last().is_none_or(|r| !r.more);
+    let last_line = app.filter.is_none() && last.is_some() && last == total && whole;
     short || last_line
 }
 
@@ -114,6 +116,10 @@ fn at_end(app: &App, rows: &[Row], last: Option<u64>, total: Option<u64>) -> boo
 fn bottom_end(app: &App, rows: &[Row]) -> u64 {
     let len = app.text.len();
     match rows.last() {
+        Some(r) if !app.chop => {
+            let end = r.start + r.part + r.bytes.len() as u64;
+            (end + u64::from(!r.more)).min(len)
+        }
         Some(r) if app.left == 0 && r.bytes.len() < super::screen::SHOWN => {
             (r.start + r.bytes.len() as u64 + 1).min(len)
         }

@@ -50,6 +50,22 @@ pub trait Text: Send + Sync {
     fn candidates(&self, _m: &MatchOptions) -> Option<Vec<Range<u64>>> {
         None
     }
+    /// A merge of texts: each text's own candidate ranges for `m`, in its
+    /// offsets, to be placed as needed ([`Text::place`]; `None`: not a
+    /// merge, or a text without them).
+    fn candidates_each(&self, _m: &MatchOptions) -> Option<Vec<Vec<Range<u64>>>> {
+        None
+    }
+    /// A merge of texts: the range of the merge holding the lines of text
+    /// `j` in `r` (line starts, its offsets; `None`: none).
+    fn place(&self, _j: usize, _r: Range<u64>) -> Option<Range<u64>> {
+        None
+    }
+    /// A merge of texts: how many bytes of each text come before the
+    /// line holding `at` (`None`: not a merge).
+    fn cursors(&self, _at: u64) -> Option<Vec<u64>> {
+        None
+    }
     /// The file to map for counting lines (a plain file or a spool).
     fn file(&self) -> Option<&File> {
         None

@@ -143,6 +143,7 @@ impl Work {
         if job.doing != Doing::Fill {
             let d = done.app;
             (app.top, app.search, app.filter, app.case) = (d.top, d.search, d.filter, d.case);
+            app.part = d.part;
             (app.follow, app.pending_line, app.message) = (d.follow, d.pending_line, d.message);
             (app.jumped_from, app.highlight) = (d.jumped_from, d.highlight);
             app.histogram = d.histogram;
