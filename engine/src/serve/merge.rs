@@ -141,7 +141,10 @@ pub(crate) fn housekeeping(server: &Arc<Server>) {
     let opts = server.opts();
     let mut failed_at: Option<std::time::Instant> = None;
     let mut failures = 0;
-    let mut seen = published(server);
+    // Nothing seen yet: the first round compares the published index with
+    // the one the server opened, so that one replaced before this thread
+    // started (a slow start on a busy machine) is followed too.
+    let mut seen = None;
     // The watched paths outside the tree of the index in use (by its table
     // id), and their stats last acted on: a rebuild is asked for once per
     // new state, never again and again for a path the build sees otherwise.
