@@ -155,13 +155,15 @@ impl TableFunctionImpl for LinesFunction {
                              text) or 'compression=none' (as its bytes, as rg reads without -z)"
                         ))
                     })??,
-                "times" => set(&mut times, "times", TimeOrder::parse(&value)).ok_or_else(|| {
-                    plan(format!(
-                        "'{s}': give 'times=any' (the default: no block is skipped by time) or \
+                "times" => {
+                    set(&mut times, "times", TimeOrder::parse(&value)).ok_or_else(|| {
+                        plan(format!(
+                            "'{s}': give 'times=any' (the default: no block is skipped by time) or \
                          'times=ascending' (every file's times only go up: blocks outside a \
                          time range are skipped)"
-                    ))
-                })??,
+                        ))
+                    })??
+                }
                 _ => {
                     return Err(plan(format!(
                         "no option {name} (its options: compression, times; a path of that \

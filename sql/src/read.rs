@@ -24,6 +24,7 @@ use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
 use crate::line_filter::LineFilter;
+use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
 use crate::rows::{Facts, FileInfo, RowBuilder};
@@ -31,7 +32,6 @@ use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps::{self, SAMPLE};
 use crate::text::{self, Bom, Compression, Kind, Opened};
 use crate::time_filter::TimeRange;
-use crate::look_back;
 
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;
@@ -204,7 +204,8 @@ impl<'a> UnitReader<'a> {
         };
         let format = format.map_err(|e| text::error(path, e))?;
         let out = &mut self.out;
-        let mut sink = LineSink { out, file: &file, format, last: None, failed: None, binary: None };
+        let mut sink =
+            LineSink { out, file: &file, format, last: None, failed: None, binary: None };
         let done = match reader {
             None => searcher.search_path(&matcher, path, &mut sink),
             Some(r) => searcher.search_reader(&matcher, r, &mut sink),
@@ -226,7 +227,9 @@ impl<'a> UnitReader<'a> {
     /// read by spans.
     fn read_text(&mut self, unit: &Unit, Part { part, parts }: Part) -> Result<()> {
         let path = &unit.path;
-        let Some(prepared) = self.texts.get(path, self.base, unit.compression, (self.pred, self.times))? else {
+        let Some(prepared) =
+            self.texts.get(path, self.base, unit.compression, (self.pred, self.times))?
+        else {
             return match part {
                 0 => self.read_whole(unit),
                 _ => Ok(()),

@@ -92,6 +92,9 @@ pub struct RowBuilder {
     schema: SchemaRef,
     columns: Vec<Column>,
     rows: usize,
+    /// Whether `time` and `level` are projected (asked of every line).
+    time: bool,
+    level: bool,
 }
 
 impl RowBuilder {
@@ -110,7 +113,9 @@ impl RowBuilder {
                 _ => Column::Level(StringBuilder::new()),
             })
             .collect();
-        RowBuilder { schema, columns, rows: 0 }
+        let time = columns.iter().any(|c| matches!(c, Column::Time(_)));
+        let level = columns.iter().any(|c| matches!(c, Column::Level(_)));
+        RowBuilder { schema, columns, rows: 0, time, level }
     }
 
     /// Whether any column needs the line's bytes (else lines are only counted).
@@ -125,12 +130,12 @@ impl RowBuilder {
 
     /// Whether the `time` column is projected.
     pub fn wants_time(&self) -> bool {
-        self.columns.iter().any(|c| matches!(c, Column::Time(_)))
+        self.time
     }
 
     /// Whether the `level` column is projected.
     pub fn wants_level(&self) -> bool {
-        self.columns.iter().any(|c| matches!(c, Column::Level(_)))
+        self.level
     }
 
     /// Adds one line (without its `\n`) of `file`.

@@ -67,12 +67,14 @@ impl<'a> RowSink<'a> {
     /// its first `dropped` bytes (a byte-order mark) rg does not read:
     /// they are no part of the first line, and every line's offset counts
     /// from after them. `before` gives the time carried into the span.
-    pub fn push_span(&mut self, file: &FileInfo, span: &Span<'_>, before: Before<'_>) -> Result<()> {
-        let skip = if span.block.offset == 0 {
-            (span.dropped as usize).min(span.bytes.len())
-        } else {
-            0
-        };
+    pub fn push_span(
+        &mut self,
+        file: &FileInfo,
+        span: &Span<'_>,
+        before: Before<'_>,
+    ) -> Result<()> {
+        let skip =
+            if span.block.offset == 0 { (span.dropped as usize).min(span.bytes.len()) } else { 0 };
         let bytes = &span.bytes[skip..];
         let at = (span.block.offset + skip as u64).saturating_sub(span.dropped);
         let mut times = span.format.map(|f| SpanTimes::new(f, bytes, before));

@@ -127,10 +127,14 @@ mod tests {
     /// lines `skip` says to skip.
     fn times(text: &[u8], before: Option<i64>, skip: &dyn Fn(usize) -> bool) -> Vec<Option<i64>> {
         let mut asked = 0;
-        let mut times = SpanTimes::new(Format::Iso, text, Box::new(|| {
-            asked += 1;
-            Ok(before)
-        }));
+        let mut times = SpanTimes::new(
+            Format::Iso,
+            text,
+            Box::new(|| {
+                asked += 1;
+                Ok(before)
+            }),
+        );
         let mut out = Vec::new();
         let mut start = 0;
         for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
@@ -163,7 +167,10 @@ mod tests {
         assert_eq!(own_time(Format::Json, b"{\"ts\": 1767434400}"), Some(T));
         let json = format!("{{\"msg\": \"{}\", \"ts\": 1767434400}}", "x".repeat(HEAD));
         assert_eq!(own_time(Format::Json, json.as_bytes()), None, "past the head");
-        assert_eq!(format_of(b"\xEF\xBB\xBFJan  3 10:00:00 h x\n", T), time::detect(b"Jan  3 10:00:00 h x", T));
+        assert_eq!(
+            format_of(b"\xEF\xBB\xBFJan  3 10:00:00 h x\n", T),
+            time::detect(b"Jan  3 10:00:00 h x", T)
+        );
         assert_eq!(level_of(b"2026-01-03 WARN x"), Some("WARN"));
         assert_eq!(level_of(b"  at a"), None);
     }

@@ -127,11 +127,16 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
             // No zone, no fraction, the level in brackets.
             "iso_plain" => {
                 t -= frac;
-                log.stamped(&format!("{} [{word}] user {i} {tok} logged in", iso(t, ' ')), t, Some(level));
+                log.stamped(
+                    &format!("{} [{word}] user {i} {tok} logged in", iso(t, ' ')),
+                    t,
+                    Some(level),
+                );
             }
             // `,mmm` and Java stack traces under some lines.
             "java" => {
-                let line = format!("{},{frac:03} {word} [main] c.e.Service - call {tok}", iso(t, ' '));
+                let line =
+                    format!("{},{frac:03} {word} [main] c.e.Service - call {tok}", iso(t, ' '));
                 log.stamped(&line, t, Some(level));
                 for k in 0..log.below(6) {
                     let tok = log.token();
@@ -146,7 +151,8 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
             "rfc3339_micro" => {
                 let micro = log.below(1000);
                 let key = level.to_lowercase();
-                let line = format!("{}.{frac:03}{micro:03}Z level={key} msg=\"x {tok}\"", iso(t, 'T'));
+                let line =
+                    format!("{}.{frac:03}{micro:03}Z level={key} msg=\"x {tok}\"", iso(t, 'T'));
                 log.stamped(&line, t, Some(level));
             }
             // BSD syslog over a new year: the year comes from the file's
@@ -157,7 +163,11 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
                 let [_, mo, d, h, mi, s, _] = civil(t);
                 let stamp = format!("{} {d:>2} {h:02}:{mi:02}:{s:02}", MONTHS[mo as usize - 1]);
                 if i % 5 == 0 {
-                    log.stamped(&format!("<11>{stamp} host app[12]: failed {tok}"), t, Some("ERROR"));
+                    log.stamped(
+                        &format!("<11>{stamp} host app[12]: failed {tok}"),
+                        t,
+                        Some("ERROR"),
+                    );
                 } else {
                     log.stamped(&format!("{stamp} host app[12]: {word} {tok}"), t, Some(level));
                 }
@@ -169,13 +179,17 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
                 let [y, mo, d, h, mi, s, _] = civil(local);
                 let m = MONTHS[mo as usize - 1];
                 let stamp = format!("[{d:02}/{m}/{y}:{h:02}:{mi:02}:{s:02} +0100]");
-                let line = format!("10.0.0.{} - - {stamp} \"GET /api/{tok} HTTP/1.1\" 200 {i}", i % 250);
+                let line =
+                    format!("10.0.0.{} - - {stamp} \"GET /api/{tok} HTTP/1.1\" 200 {i}", i % 250);
                 log.stamped(&line, t, None);
             }
             // JSON lines: seconds with a fraction in `ts`, a wrapped message now and then.
             "json_s" => {
                 let key = level.to_lowercase();
-                let line = format!("{{\"ts\": {}.{frac:03}, \"level\": \"{key}\", \"msg\": \"{tok}\"}}", t / 1000);
+                let line = format!(
+                    "{{\"ts\": {}.{frac:03}, \"level\": \"{key}\", \"msg\": \"{tok}\"}}",
+                    t / 1000
+                );
                 log.stamped(&line, t, Some(level));
                 if log.below(4) == 0 {
                     let tok = log.token();
@@ -185,13 +199,20 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
             // JSON lines: milliseconds in `time`.
             "json_ms" => {
                 let key = level.to_lowercase();
-                log.stamped(&format!("{{\"time\": {t}, \"lvl\": \"{key}\", \"msg\": \"{tok}\"}}"), t, Some(level));
+                log.stamped(
+                    &format!("{{\"time\": {t}, \"lvl\": \"{key}\", \"msg\": \"{tok}\"}}"),
+                    t,
+                    Some(level),
+                );
             }
             // JSON lines: whole seconds in `timestamp` or `@timestamp`.
             "json_at" => {
                 let t = t - frac;
                 let key = ["timestamp", "@timestamp"][i % 2];
-                let line = format!("{{\"{key}\": {}, \"severity\": \"{word}\", \"m\": \"{tok}\"}}", t / 1000);
+                let line = format!(
+                    "{{\"{key}\": {}, \"severity\": \"{word}\", \"m\": \"{tok}\"}}",
+                    t / 1000
+                );
                 log.stamped(&line, t, Some(level));
             }
             // Times that go back now and then (a clock set back, a replay).
@@ -199,13 +220,19 @@ pub fn generate(name: &str, lines: usize, seed: u64) -> Log {
                 if log.below(50) == 0 {
                     t -= 3_600_000;
                 }
-                let line = format!("{}.{:03}Z {word} step {i} {tok}", iso(t, 'T'), t.rem_euclid(1000));
+                let line =
+                    format!("{}.{:03}Z {word} step {i} {tok}", iso(t, 'T'), t.rem_euclid(1000));
                 log.stamped(&line, t, Some(level));
             }
             // Several threads: now and then a line written 15 ms late.
             "late" => {
                 let own = if log.below(8) == 0 { t - 15 } else { t };
-                let line = format!("{}.{:03}Z {word} thread-{} {tok}", iso(own, 'T'), own.rem_euclid(1000), i % 4);
+                let line = format!(
+                    "{}.{:03}Z {word} thread-{} {tok}",
+                    iso(own, 'T'),
+                    own.rem_euclid(1000),
+                    i % 4
+                );
                 log.stamped(&line, own, Some(level));
             }
             // No times at all: every time null, levels still read.
@@ -250,7 +277,8 @@ pub fn java_with_long_runs(bytes: usize, run: usize, seed: u64) -> Log {
         t += log.below(500) as i64;
         let (word, level) = LEVELS[log.below(LEVELS.len() as u64) as usize];
         let tok = log.token();
-        let line = format!("{},{:03} {word} [w{}] job {i} {tok}", iso(t, ' '), t.rem_euclid(1000), i % 8);
+        let line =
+            format!("{},{:03} {word} [w{}] job {i} {tok}", iso(t, ' '), t.rem_euclid(1000), i % 8);
         log.stamped(&line, t, Some(level));
         let long = i % 4000 == 1999;
         let mut written = 0;
