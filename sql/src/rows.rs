@@ -101,7 +101,7 @@ impl RowBuilder {
     /// A builder of `schema` (the table's schema, projected), whose
     /// columns come from the table's `projection`.
     pub fn new(schema: SchemaRef, projection: &[usize]) -> RowBuilder {
-        let columns = projection
+        let columns: Vec<Column> = projection
             .iter()
             .map(|&i| match i {
                 0 => Column::Path(StringBuilder::new()),
