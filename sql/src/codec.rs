@@ -150,7 +150,8 @@ mod tests {
 
     #[test]
     fn a_scan_round_trips_and_other_blobs_are_left_alone() {
-        let spec = ScanSpec { projection: vec![0, 3], pred: None, base: "/idx".into() };
+        let spec =
+            ScanSpec { projection: vec![0, 3], pred: None, base: "/idx".into(), times: None };
         let mut buf = Vec::new();
         encode(&spec, &mut buf).unwrap();
         assert_eq!(decode::<ScanSpec>(&buf).unwrap().unwrap(), spec);

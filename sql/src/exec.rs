@@ -40,6 +40,7 @@ use crate::notes::Notes;
 use crate::opened::OpenTexts;
 use crate::read::{Unit, UnitReader};
 use crate::rows::{self, RowBuilder};
+use crate::time_filter::TimeRange;
 
 /// What a [`LinesExec`] does with the units it is given: all it needs
 /// to run anywhere.
@@ -52,6 +53,10 @@ pub struct ScanSpec {
     pub pred: Option<Pred>,
     /// The base directory of indexes.
     pub base: PathBuf,
+    /// The times lines must have, pushed down only when the table's
+    /// times go up (`'times=ascending'`): its blocks are bisected by time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<TimeRange>,
 }
 
 /// The scan of a lines table.
@@ -132,9 +137,13 @@ impl DisplayAs for LinesExec {
     fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         write!(
             f,
-            "LinesExec: partitions={}, pushdown={}",
+            "LinesExec: partitions={}, pushdown={}{}",
             self.properties.output_partitioning().partition_count(),
-            self.spec.pred.is_some()
+            self.spec.pred.is_some(),
+            match self.spec.times {
+                Some(r) => format!(", times={:?}..={:?}", r.lo, r.hi),
+                None => String::new(),
+            }
         )
     }
 }
@@ -193,6 +202,7 @@ impl ExecutionPlan for LinesExec {
         let notes = ctx.session_config().get_extension::<Notes>();
         let input = self.units.execute(partition, ctx)?;
         let (pred, base) = (self.spec.pred.clone(), self.spec.base.clone());
+        let times = self.spec.times;
         let texts = Arc::clone(&self.texts);
         let rows = RowBuilder::new(Arc::clone(&self.schema), &self.spec.projection);
         let mut builder = RecordBatchReceiverStreamBuilder::new(Arc::clone(&self.schema), 2);
@@ -204,7 +214,8 @@ impl ExecutionPlan for LinesExec {
             let read = move || -> Result<()> {
                 let emit = Box::new(move |batch| tx.blocking_send(Ok(batch)).is_ok());
                 let (pred, notes) = (pred.as_ref(), notes.as_deref());
-                let mut reader = UnitReader::new(rows, pred, &base, &texts, notes, emit);
+                let scan = (pred, times);
+                let mut reader = UnitReader::new(rows, scan, &base, &texts, notes, emit);
                 for unit in &units {
                     slow_down_for_tests();
                     if !reader.read(unit)? {

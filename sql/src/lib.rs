@@ -2,7 +2,8 @@
 //! distributed with Ballista.
 //!
 //! A [`provider::LinesTable`] has one row per line of every file under its
-//! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`), read
+//! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`,
+//! `time`, `level`), read
 //! as `tg` and `rg` read them. Conditions on `line` ([`filter`]) become a
 //! trigram plan made by trigrep's own planner, and only the files, blocks
 //! and frames that can match are read (a regex planned as [`lossy`] says,
@@ -15,9 +16,14 @@
 //! - [`text`] opens each file's text through the engine's seam over
 //!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
 //!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
-//! - [`read`] turns a unit into rows ([`rows`]), in [`exec::LinesExec`]'s
-//!   partitions (their units are the rows of an in-memory input, which
-//!   Ballista deals to its tasks);
+//!   a table whose times go up skips blocks outside a `time` range
+//!   ([`time_filter`], [`time_prune`]);
+//! - [`read`] turns a unit into rows ([`span_rows`], [`rows`]), in
+//!   [`exec::LinesExec`]'s partitions (their units are the rows of an
+//!   in-memory input, which Ballista deals to its tasks); a line's `time`
+//!   and `level`, when projected, are read as `tg view` reads them
+//!   ([`stamps`]; a continuation line's time carried from before its
+//!   span: [`look_back`]);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler
 //!   and executors [`cluster`] starts; [`session`] makes an embedded or a
 //!   remote session; [`output`] prints results (columns named as
@@ -50,6 +56,7 @@ pub mod filter;
 pub mod headers;
 pub mod line_filter;
 pub mod listing;
+pub mod look_back;
 pub mod lossy;
 pub mod nested;
 pub mod notes;
@@ -62,6 +69,10 @@ pub mod regex_ops;
 pub mod rows;
 pub mod serve;
 pub mod session;
+pub mod span_rows;
+pub mod stamps;
 pub mod tail;
 pub mod text;
+pub mod time_filter;
+pub mod time_prune;
 pub mod tree;

@@ -3,7 +3,9 @@
 //! candidate spans, and opening the text (its index checked, its
 //! byte-order mark read, its candidates found) is done by the first part
 //! to get there, while the others wait for it. A scan on a Ballista
-//! executor shares with the other partitions of its task only.
+//! executor shares with the other partitions of its task only. A table
+//! whose times go up (`'times=ascending'`) keeps only the spans that can
+//! hold a time in the conditions' range ([`crate::time_prune`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,8 +16,11 @@ use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
-use crate::tail;
+use crate::rows::FileInfo;
+use crate::stamps::{SAMPLE, format_of};
 use crate::text::{self, Bom, Compression, Opened};
+use crate::time_filter::TimeRange;
+use crate::{tail, time_prune};
 
 /// A text read by its candidate spans.
 pub struct Prepared {
@@ -47,32 +52,34 @@ impl fmt::Debug for OpenTexts {
 
 impl OpenTexts {
     /// The text at `path` (read with `compression`), opened and its
-    /// candidates for `pred` found once: `None` when it is read whole,
-    /// not by spans.
+    /// candidates for `pred` (and, its times going up, `times`) found
+    /// once: `None` when it is read whole, not by spans.
     pub fn get(
         &self,
         path: &Path,
         base: &Path,
         compression: Compression,
-        pred: Option<&Pred>,
+        (pred, times): (Option<&Pred>, Option<TimeRange>),
     ) -> Result<Option<Arc<Prepared>>> {
         let cell = {
             let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(texts.entry(path.to_path_buf()).or_default())
         };
         let found = cell.get_or_init(|| {
-            prepare(path, base, compression, pred).map(|p| p.map(Arc::new)).map_err(Arc::new)
+            let found = prepare(path, base, compression, (pred, times));
+            found.map(|p| p.map(Arc::new)).map_err(Arc::new)
         });
         found.clone().map_err(DataFusionError::Shared)
     }
 }
 
-/// Opens the text at `path` and finds what of it can satisfy `pred`.
+/// Opens the text at `path` and finds what of it can satisfy `pred` and
+/// (its times going up) `times`.
 fn prepare(
     path: &Path,
     base: &Path,
     compression: Compression,
-    pred: Option<&Pred>,
+    (pred, times): (Option<&Pred>, Option<TimeRange>),
 ) -> Result<Option<Prepared>> {
     let Opened::Text(text) = text::open(path, base, compression)? else { return Ok(None) };
     let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
@@ -85,6 +92,16 @@ fn prepare(
     if tail.has_nul {
         return Ok(None);
     }
-    let spans = text::spans(&*text, pred, tail.spans)?;
+    let mut spans = text::spans(&*text, pred, tail.spans.clone())?;
+    if let Some(range) = times {
+        let file = FileInfo::of(path, std::fs::metadata(path).ok().as_ref());
+        let head = text.head(SAMPLE).map_err(|e| text::error(path, e))?;
+        if let Some(format) = format_of(&head, file.modified_ms()) {
+            let blocks = text::spans(&*text, None, tail.spans)?;
+            let start = bom.dropped();
+            spans = time_prune::by_time(&*text, format, start, &blocks, spans, range)
+                .map_err(|e| text::error(path, e))?;
+        }
+    }
     Ok(Some(Prepared { text, bom, spans }))
 }

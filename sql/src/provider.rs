@@ -1,7 +1,8 @@
 //! [`LinesTable`], the table provider over trigrep's texts, and
 //! [`LinesFunction`], the `lines(PATH, ..., 'NAME=VALUE', ...)` table
 //! function that makes one: its paths, then its options, each a string
-//! `'name=value'` (the one option: `compression`, [`Compression`]).
+//! `'name=value'` (`compression`, [`Compression`]; `times`,
+//! [`TimeOrder`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use crate::exec::{LinesExec, ScanSpec, units_source};
 use crate::filter::{is_pushable, pred_of};
 use crate::paths::Root;
 use crate::text::Compression;
+use crate::time_filter::{TimeOrder, bounds_time, range_of};
 use crate::{listing, paths, rows};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
@@ -41,6 +43,10 @@ pub struct LinesTable {
     /// its bytes.
     #[serde(default)]
     pub compression: Compression,
+    /// What may be assumed of the order of its lines' times (only when
+    /// they go up are conditions on `time` pushed down, to skip blocks).
+    #[serde(default)]
+    pub times: TimeOrder,
 }
 
 impl LinesTable {
@@ -49,7 +55,8 @@ impl LinesTable {
     /// reading every compressed file as its text.
     pub fn new(paths: &[PathBuf], base: PathBuf, pushdown: bool) -> Result<LinesTable> {
         let roots = paths::resolve(paths)?;
-        Ok(LinesTable { roots, base, pushdown, compression: Compression::Auto })
+        let (compression, times) = (Compression::Auto, TimeOrder::Any);
+        Ok(LinesTable { roots, base, pushdown, compression, times })
     }
 }
 
@@ -70,7 +77,8 @@ impl TableProvider for LinesTable {
         Ok(filters
             .iter()
             .map(|f| {
-                if self.pushdown && is_pushable(f) {
+                let on_time = self.times == TimeOrder::Ascending && bounds_time(f);
+                if self.pushdown && (is_pushable(f) || on_time) {
                     TableProviderFilterPushDown::Inexact
                 } else {
                     TableProviderFilterPushDown::Unsupported
@@ -87,6 +95,8 @@ impl TableProvider for LinesTable {
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let pred = if self.pushdown { pred_of(filters) } else { None };
+        let ascending = self.pushdown && self.times == TimeOrder::Ascending;
+        let times = if ascending { range_of(filters) } else { None };
         let n = state.config().target_partitions();
         let (roots, base, compression) = (self.roots.clone(), self.base.clone(), self.compression);
         let pred_for_walk = pred.clone();
@@ -99,7 +109,7 @@ impl TableProvider for LinesTable {
         let projection =
             projection.cloned().unwrap_or_else(|| (0..rows::schema().fields().len()).collect());
         let source = units_source(&listing::deal(units, n))?;
-        let spec = ScanSpec { projection, pred, base: self.base.clone() };
+        let spec = ScanSpec { projection, pred, base: self.base.clone(), times };
         Ok(Arc::new(LinesExec::new(spec, source)?))
     }
 }
@@ -116,7 +126,7 @@ pub struct LinesFunction {
 impl TableFunctionImpl for LinesFunction {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
         let mut paths = Vec::new();
-        let mut compression = None;
+        let (mut compression, mut times) = (None, None);
         for e in args.exprs() {
             let Expr::Literal(
                 ScalarValue::Utf8(Some(s))
@@ -130,35 +140,57 @@ impl TableFunctionImpl for LinesFunction {
                 )));
             };
             let Some((name, value)) = option(s) else {
-                if compression.is_some() {
+                if compression.is_some() || times.is_some() {
                     return Err(plan("its paths come first, then its options".into()));
                 }
                 paths.push(PathBuf::from(s));
                 continue;
             };
-            if !name.eq_ignore_ascii_case("compression") {
-                return Err(plan(format!(
-                    "no option {name} (its option: compression; a path of that form: ./{s})"
-                )));
+            let value = value.to_ascii_lowercase();
+            match name.to_ascii_lowercase().as_str() {
+                "compression" => set(&mut compression, "compression", Compression::parse(&value))
+                    .ok_or_else(|| {
+                        plan(format!(
+                            "'{s}': give 'compression=auto' (a compressed file is read as its \
+                             text) or 'compression=none' (as its bytes, as rg reads without -z)"
+                        ))
+                    })??,
+                "times" => {
+                    set(&mut times, "times", TimeOrder::parse(&value)).ok_or_else(|| {
+                        plan(format!(
+                            "'{s}': give 'times=any' (the default: no block is skipped by time) or \
+                         'times=ascending' (every file's times only go up: blocks outside a \
+                         time range are skipped)"
+                        ))
+                    })??
+                }
+                _ => {
+                    return Err(plan(format!(
+                        "no option {name} (its options: compression, times; a path of that \
+                         form: ./{s})"
+                    )));
+                }
             }
-            if compression.is_some() {
-                return Err(plan("compression is given twice".into()));
-            }
-            let parsed = Compression::parse(&value.to_ascii_lowercase()).ok_or_else(|| {
-                plan(format!(
-                    "'{s}': give 'compression=auto' (a compressed file is read as its \
-                     text) or 'compression=none' (as its bytes, as rg reads without -z)"
-                ))
-            })?;
-            compression = Some(parsed);
         }
         if paths.is_empty() {
             return Err(plan("needs at least one path".into()));
         }
         let mut table = LinesTable::new(&paths, self.base.clone(), self.pushdown)?;
         table.compression = compression.unwrap_or_default();
+        table.times = times.unwrap_or_default();
         Ok(Arc::new(table))
     }
+}
+
+/// Sets an option to its `parsed` value: `None` when the value is not
+/// one of its values, an error when it was given before.
+fn set<T>(option: &mut Option<T>, name: &str, parsed: Option<T>) -> Option<Result<()>> {
+    let value = parsed?;
+    if option.is_some() {
+        return Some(Err(plan(format!("{name} is given twice"))));
+    }
+    *option = Some(value);
+    Some(Ok(()))
 }
 
 /// An error in a call of `lines()`.

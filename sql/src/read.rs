@@ -11,21 +11,27 @@
 //! read as its text ([`text::kind`]); a file whose lines stop at a NUL is
 //! named in the query's [`Notes`].
 
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use datafusion::arrow::array::RecordBatch;
 use datafusion::error::{DataFusionError, Result};
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use serde::{Deserialize, Serialize};
-use trigrep::text::Block;
+use trigrep::logline::time::Format;
+use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
 use crate::line_filter::LineFilter;
+use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
-use crate::rows::{FileInfo, RowBuilder};
+use crate::rows::{Facts, FileInfo, RowBuilder};
+use crate::span_rows::{Emit, RowSink, Span};
+use crate::stamps::{self, SAMPLE};
 use crate::text::{self, Bom, Compression, Kind, Opened};
+use crate::time_filter::TimeRange;
 
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;
@@ -67,37 +73,31 @@ impl Unit {
     }
 }
 
-/// Where full batches go; `false` when nobody reads them any more.
-pub type Emit<'a> = Box<dyn FnMut(RecordBatch) -> bool + 'a>;
-
 /// Reads units into batches.
 pub struct UnitReader<'a> {
-    /// The rows being gathered.
-    pub rows: RowBuilder,
     /// What lines must satisfy, as far as an index can tell.
-    pub pred: Option<&'a Pred>,
+    pred: Option<&'a Pred>,
+    /// The times lines must have, when they go up.
+    times: Option<TimeRange>,
     /// The base directory of indexes.
-    pub base: &'a Path,
+    base: &'a Path,
     /// The texts of the scan, shared with its other partitions.
-    pub texts: &'a OpenTexts,
+    texts: &'a OpenTexts,
     /// What the query says once it is done (`None`: no client hears it,
     /// on a Ballista executor; its log does).
-    pub notes: Option<&'a Notes>,
-    /// Where full batches go.
-    pub emit: Emit<'a>,
-    /// The lines that may satisfy `pred` (`None`: every line is a row).
-    test: Option<LineFilter>,
+    notes: Option<&'a Notes>,
+    /// Where the rows go.
+    out: RowSink<'a>,
     matcher: RegexMatcher,
     buf: Vec<u8>,
-    /// The reader of batches went away: stop.
-    gone: bool,
 }
 
 impl<'a> UnitReader<'a> {
-    /// A reader gathering `rows`.
+    /// A reader gathering `rows`, sent to `emit`, of the lines that may
+    /// satisfy `pred` and (their times going up) have `times`.
     pub fn new(
         rows: RowBuilder,
-        pred: Option<&'a Pred>,
+        (pred, times): (Option<&'a Pred>, Option<TimeRange>),
         base: &'a Path,
         texts: &'a OpenTexts,
         notes: Option<&'a Notes>,
@@ -106,8 +106,8 @@ impl<'a> UnitReader<'a> {
         // The empty regex matches every line exactly as `rg ''` does.
         let matcher = RegexMatcher::new("").expect("the empty regex compiles");
         let test = pred.and_then(LineFilter::of);
-        let buf = Vec::new();
-        UnitReader { rows, pred, base, texts, notes, emit, test, matcher, buf, gone: false }
+        let out = RowSink { rows, emit, test, gone: false };
+        UnitReader { pred, times, base, texts, notes, out, matcher, buf: Vec::new() }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
@@ -124,23 +124,25 @@ impl<'a> UnitReader<'a> {
                 }
             }
         }
-        Ok(!self.gone)
+        Ok(!self.out.gone)
     }
 
     /// Sends the last rows.
     pub fn finish(&mut self) -> Result<()> {
-        if let Some(batch) = self.rows.take()? {
-            self.gone |= !(self.emit)(batch);
-        }
-        Ok(())
+        self.out.finish()
     }
 
-    /// Emits a batch when one is full.
-    fn flush_full(&mut self) -> Result<()> {
-        if self.rows.is_full() {
-            self.finish()?;
+    /// The timestamp format of a text whose first bytes `sample` gives,
+    /// of `file`, when the `time` column is projected.
+    fn format(
+        &self,
+        file: &FileInfo,
+        sample: impl FnOnce() -> std::io::Result<Vec<u8>>,
+    ) -> std::io::Result<Option<Format>> {
+        if !self.out.rows.wants_time() {
+            return Ok(None);
         }
-        Ok(())
+        Ok(stamps::format_of(&sample()?, file.modified_ms()))
     }
 
     /// Reads the walked file at `path` as one span when lines are
@@ -151,7 +153,7 @@ impl<'a> UnitReader<'a> {
     /// `false` when it is read otherwise.
     fn read_plain(&mut self, unit: &Unit) -> Result<bool> {
         let path = &unit.path;
-        if self.test.is_none() {
+        if self.out.test.is_none() {
             return Ok(false);
         }
         let Ok(md) = std::fs::metadata(path) else { return Ok(false) };
@@ -164,8 +166,11 @@ impl<'a> UnitReader<'a> {
             return Ok(false);
         }
         let file = FileInfo::of(unit.shown(), Some(&md));
-        let whole = Block { offset: 0, len: bytes.len() as u64, first_line: 1 };
-        self.push_span(&file, &whole, &bytes, bom.dropped())?;
+        let format = self.format(&file, || Ok(bytes[..bytes.len().min(SAMPLE)].to_vec()));
+        let format = format.map_err(|e| text::error(path, e))?;
+        let block = Block { offset: 0, len: bytes.len() as u64, first_line: 1 };
+        let span = Span { block, bytes: &bytes, dropped: bom.dropped(), format };
+        self.out.push_span(&file, &span, Box::new(|| Ok(None)))?;
         Ok(true)
     }
 
@@ -181,10 +186,29 @@ impl<'a> UnitReader<'a> {
             .line_number(true)
             .build();
         let matcher = self.matcher.clone();
-        let mut sink = LineSink { reader: self, file: &file, failed: None, binary: None };
-        let done = match how {
-            Walked::Path => searcher.search_path(&matcher, path, &mut sink),
-            Walked::Stream(r) => searcher.search_reader(&matcher, r, &mut sink),
+        let (reader, format): (Option<Box<dyn Read>>, _) = match how {
+            Walked::Path => (None, self.format(&file, || head_of(&mut File::open(path)?))),
+            Walked::Text(t) => {
+                let format = self.format(&file, || t.head(SAMPLE));
+                (Some(text::stream(t)), format)
+            }
+            Walked::Stream(mut r) => {
+                let mut head = Vec::new();
+                let format = self.format(&file, || {
+                    head = head_of(&mut r)?;
+                    Ok(head.clone())
+                });
+                let r = Prefixed { head, at: 0, rest: r, failed: None };
+                (Some(Box::new(r)), format)
+            }
+        };
+        let format = format.map_err(|e| text::error(path, e))?;
+        let out = &mut self.out;
+        let mut sink =
+            LineSink { out, file: &file, format, last: None, failed: None, binary: None };
+        let done = match reader {
+            None => searcher.search_path(&matcher, path, &mut sink),
+            Some(r) => searcher.search_reader(&matcher, r, &mut sink),
         };
         if let Some(e) = sink.failed {
             return Err(e);
@@ -203,7 +227,9 @@ impl<'a> UnitReader<'a> {
     /// read by spans.
     fn read_text(&mut self, unit: &Unit, Part { part, parts }: Part) -> Result<()> {
         let path = &unit.path;
-        let Some(prepared) = self.texts.get(path, self.base, unit.compression, self.pred)? else {
+        let Some(prepared) =
+            self.texts.get(path, self.base, unit.compression, (self.pred, self.times))?
+        else {
             return match part {
                 0 => self.read_whole(unit),
                 _ => Ok(()),
@@ -229,11 +255,19 @@ impl<'a> UnitReader<'a> {
         );
         let md = std::fs::metadata(path).ok();
         let file = FileInfo::of(unit.shown(), md.as_ref());
+        let dropped = prepared.bom.dropped();
+        let format = self.format(&file, || text.head(SAMPLE)).map_err(|e| text::error(path, e))?;
         let mut buf = std::mem::take(&mut self.buf);
-        for span in spans {
-            text::read(text, span, &mut buf).map_err(|e| text::error(path, e))?;
-            self.push_span(&file, span, &buf, prepared.bom.dropped())?;
-            if self.gone {
+        for block in spans {
+            text::read(text, block, &mut buf).map_err(|e| text::error(path, e))?;
+            let span = Span { block: *block, bytes: &buf, dropped, format };
+            let at = (block.offset).max(dropped);
+            let before = Box::new(move || match format {
+                Some(f) => look_back::time_before(text, f, dropped, at),
+                None => Ok(None),
+            });
+            self.out.push_span(&file, &span, before)?;
+            if self.out.gone {
                 break;
             }
         }
@@ -246,100 +280,72 @@ impl<'a> UnitReader<'a> {
     /// marked UTF-16.
     fn read_whole(&mut self, unit: &Unit) -> Result<()> {
         match text::open(&unit.path, self.base, unit.compression)? {
-            Opened::Text(t) => self.read_walked(unit, Walked::Stream(text::stream(t))),
+            Opened::Text(t) => self.read_walked(unit, Walked::Text(t)),
             Opened::Whole => self.read_walked(unit, Walked::Path),
             Opened::Stream(r) => self.read_walked(unit, Walked::Stream(r)),
         }
     }
+}
 
-    /// Adds the lines of `bytes`, the text of `span`, that may satisfy the
-    /// predicate; its first `dropped` bytes (a byte-order mark) rg does not
-    /// read: they are no part of the first line, and every line's offset
-    /// counts from after them.
-    fn push_span(
-        &mut self,
-        file: &FileInfo,
-        span: &Block,
-        bytes: &[u8],
-        dropped: u64,
-    ) -> Result<()> {
-        let skip = if span.offset == 0 { (dropped as usize).min(bytes.len()) } else { 0 };
-        let bytes = &bytes[skip..];
-        let at = (span.offset + skip as u64).saturating_sub(dropped);
-        let test = self.test.take();
-        let done = match &test {
-            Some(test) => self.push_tested(test, file, span.first_line, at, bytes),
-            None => self.push_every(file, span.first_line, at, bytes),
-        };
-        self.test = test;
-        done
-    }
-
-    /// Adds every line of `bytes`, whose first line is line `number` at
-    /// byte offset `at`.
-    fn push_every(&mut self, file: &FileInfo, number: u64, at: u64, bytes: &[u8]) -> Result<()> {
-        if !self.rows.wants_lines() {
-            let lines = memchr::memchr_iter(b'\n', bytes).count();
-            let partial = usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
-            self.rows.push_count(lines + partial);
-            return self.flush_full();
-        }
-        let (mut start, mut number) = (0, number);
-        while start < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            self.rows.push(file, number, at + start as u64, &bytes[start..end]);
-            self.flush_full()?;
-            if self.gone {
-                return Ok(());
-            }
-            (start, number) = (end + 1, number + 1);
-        }
-        Ok(())
-    }
-
-    /// Adds the lines of `bytes` that `test` keeps (as [`Self::push_every`] does).
-    fn push_tested(
-        &mut self,
-        test: &LineFilter,
-        file: &FileInfo,
-        number: u64,
-        at: u64,
-        bytes: &[u8],
-    ) -> Result<()> {
-        let (mut counted, mut number) = (0, number);
-        let numbered = self.rows.wants_line_numbers();
-        let mut failed = None;
-        test.lines(bytes, &mut |start, line| {
-            if numbered {
-                number += memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
-                counted = start;
-            }
-            if self.rows.wants_lines() {
-                self.rows.push_decoded(file, number, at + start as u64, line);
-            } else {
-                self.rows.push_count(1);
-            }
-            if let Err(e) = self.flush_full() {
-                failed = Some(e);
-            }
-            failed.is_none() && !self.gone
-        });
-        failed.map_or(Ok(()), Err)
-    }
+/// The first [`SAMPLE`] bytes `r` gives (fewer at its end).
+fn head_of(r: &mut dyn Read) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(SAMPLE);
+    r.take(SAMPLE as u64).read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// What a walked read reads.
 enum Walked {
     /// The file itself.
     Path,
+    /// A block-indexed text, from its start.
+    Text(Box<dyn BlockText>),
     /// A stream decoded from it.
-    Stream(Box<dyn std::io::Read>),
+    Stream(Box<dyn Read>),
 }
 
-/// The searcher's lines into rows.
+/// A stream whose first bytes were read already (to detect its timestamp
+/// format): they come first. A read fills as much of its buffer as the
+/// stream alone would, so that the searcher's buffers are unchanged.
+struct Prefixed {
+    head: Vec<u8>,
+    at: usize,
+    rest: Box<dyn Read>,
+    /// An error of the stream after bytes of the head, for the next read.
+    failed: Option<std::io::Error>,
+}
+
+impl Read for Prefixed {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let n = (self.head.len() - self.at).min(out.len());
+        out[..n].copy_from_slice(&self.head[self.at..self.at + n]);
+        self.at += n;
+        if n == out.len() {
+            return Ok(n);
+        }
+        match self.rest.read(&mut out[n..]) {
+            Ok(m) => Ok(n + m),
+            Err(e) if n > 0 => {
+                self.failed = Some(e);
+                Ok(n)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The searcher's lines into rows, each line's time carried from the
+/// last before it with one (the whole text is read in order).
 struct LineSink<'r, 'a> {
-    reader: &'r mut UnitReader<'a>,
+    out: &'r mut RowSink<'a>,
     file: &'r FileInfo,
+    /// The text's timestamp format, when the `time` column is projected.
+    format: Option<Format>,
+    /// The time of the last line with one.
+    last: Option<i64>,
     failed: Option<DataFusionError>,
     /// Where the searcher found binary data (a NUL) and stopped.
     binary: Option<u64>,
@@ -354,22 +360,28 @@ impl Sink for LineSink<'_, '_> {
     }
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
-        let line = mat.bytes();
-        let line = String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line));
-        let r = &mut *self.reader;
-        if r.test.as_ref().is_some_and(|t| !t.matches(&line)) {
+        let bytes = mat.bytes();
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        // Every line's time counts, kept or not: a later line may carry it.
+        if let Some(format) = self.format {
+            self.last = stamps::own_time(format, bytes).or(self.last);
+        }
+        let line = String::from_utf8_lossy(bytes);
+        let out = &mut *self.out;
+        if out.test.as_ref().is_some_and(|t| !t.matches(&line)) {
             return Ok(true);
         }
-        if r.rows.wants_lines() {
-            let number = mat.line_number().unwrap_or(0);
-            r.rows.push_decoded(self.file, number, mat.absolute_byte_offset(), &line);
+        if out.rows.wants_lines() {
+            let at = (mat.line_number().unwrap_or(0), mat.absolute_byte_offset());
+            let facts = Facts { time: self.last, level: out.level(bytes) };
+            out.rows.push_decoded(self.file, at, &line, facts);
         } else {
-            r.rows.push_count(1);
+            out.rows.push_count(1);
         }
-        if let Err(e) = r.flush_full() {
+        if let Err(e) = out.flush_full() {
             self.failed = Some(e);
             return Ok(false);
         }
-        Ok(!r.gone)
+        Ok(!out.gone)
     }
 }

@@ -1,12 +1,13 @@
 //! Lines into Arrow rows: the table's schema, and a builder that fills
 //! only the projected columns (`count(*)` projects none: lines are then
-//! counted, never copied).
+//! counted, never copied; a line's time and level, [`Facts`], are read
+//! only when their columns are projected).
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder, TimestampNanosecondBuilder,
-    UInt64Builder,
+    ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder, TimestampMillisecondBuilder,
+    TimestampNanosecondBuilder, UInt64Builder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::error::Result;
@@ -22,7 +23,26 @@ pub fn schema() -> SchemaRef {
         Field::new("byte_offset", DataType::UInt64, false),
         Field::new(crate::filter::LINE, DataType::Utf8, false),
         Field::new("modified", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
+        Field::new(TIME, DataType::Timestamp(TimeUnit::Millisecond, Some(UTC.into())), true),
+        Field::new("level", DataType::Utf8, true),
     ]))
+}
+
+/// The name of the column of a line's time.
+pub const TIME: &str = "time";
+
+/// The zone of the `time` column.
+const UTC: &str = "UTC";
+
+/// What a line says beyond its text, read only when its column is
+/// projected ([`crate::stamps`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Its time (its own, or carried from the last line before it with
+    /// one), in ms since the epoch.
+    pub time: Option<i64>,
+    /// Its level's name.
+    pub level: Option<&'static str>,
 }
 
 /// One column being built.
@@ -32,6 +52,8 @@ enum Column {
     ByteOffset(UInt64Builder),
     Line(StringBuilder),
     Modified(TimestampNanosecondBuilder),
+    Time(TimestampMillisecondBuilder),
+    Level(StringBuilder),
 }
 
 /// The file the rows being added come from.
@@ -51,6 +73,18 @@ impl FileInfo {
         });
         FileInfo { path: path.to_string_lossy().into_owned(), modified }
     }
+
+    /// Its modification time in ms since the epoch (now when unknown, as
+    /// the viewer takes it): the year of a syslog line.
+    pub fn modified_ms(&self) -> i64 {
+        self.modified.map_or_else(
+            || {
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+                now.map_or(0, |d| d.as_millis() as i64)
+            },
+            |ns| ns.div_euclid(1_000_000),
+        )
+    }
 }
 
 /// Rows being gathered into batches of the projected columns.
@@ -58,23 +92,30 @@ pub struct RowBuilder {
     schema: SchemaRef,
     columns: Vec<Column>,
     rows: usize,
+    /// Whether `time` and `level` are projected (asked of every line).
+    time: bool,
+    level: bool,
 }
 
 impl RowBuilder {
     /// A builder of `schema` (the table's schema, projected), whose
     /// columns come from the table's `projection`.
     pub fn new(schema: SchemaRef, projection: &[usize]) -> RowBuilder {
-        let columns = projection
+        let columns: Vec<Column> = projection
             .iter()
             .map(|&i| match i {
                 0 => Column::Path(StringBuilder::new()),
                 1 => Column::LineNumber(UInt64Builder::new()),
                 2 => Column::ByteOffset(UInt64Builder::new()),
                 3 => Column::Line(StringBuilder::new()),
-                _ => Column::Modified(TimestampNanosecondBuilder::new()),
+                4 => Column::Modified(TimestampNanosecondBuilder::new()),
+                5 => Column::Time(TimestampMillisecondBuilder::new().with_timezone(UTC)),
+                _ => Column::Level(StringBuilder::new()),
             })
             .collect();
-        RowBuilder { schema, columns, rows: 0 }
+        let time = columns.iter().any(|c| matches!(c, Column::Time(_)));
+        let level = columns.iter().any(|c| matches!(c, Column::Level(_)));
+        RowBuilder { schema, columns, rows: 0, time, level }
     }
 
     /// Whether any column needs the line's bytes (else lines are only counted).
@@ -87,19 +128,25 @@ impl RowBuilder {
         self.columns.iter().any(|c| matches!(c, Column::LineNumber(_)))
     }
 
-    /// Adds one line (without its `\n`) of `file`.
-    pub fn push(&mut self, file: &FileInfo, line_number: u64, byte_offset: u64, line: &[u8]) {
-        self.push_decoded(file, line_number, byte_offset, &String::from_utf8_lossy(line));
+    /// Whether the `time` column is projected.
+    pub fn wants_time(&self) -> bool {
+        self.time
     }
 
-    /// Adds one line of `file`, decoded (an invalid byte is U+FFFD).
-    pub fn push_decoded(
-        &mut self,
-        file: &FileInfo,
-        line_number: u64,
-        byte_offset: u64,
-        line: &str,
-    ) {
+    /// Whether the `level` column is projected.
+    pub fn wants_level(&self) -> bool {
+        self.level
+    }
+
+    /// Adds one line (without its `\n`) of `file`.
+    pub fn push(&mut self, file: &FileInfo, at: (u64, u64), line: &[u8], facts: Facts) {
+        self.push_decoded(file, at, &String::from_utf8_lossy(line), facts);
+    }
+
+    /// Adds one line of `file`, decoded (an invalid byte is U+FFFD), at
+    /// `(line_number, byte_offset)`.
+    pub fn push_decoded(&mut self, file: &FileInfo, at: (u64, u64), line: &str, facts: Facts) {
+        let (line_number, byte_offset) = at;
         for c in &mut self.columns {
             match c {
                 Column::Path(b) => b.append_value(&file.path),
@@ -107,6 +154,8 @@ impl RowBuilder {
                 Column::ByteOffset(b) => b.append_value(byte_offset),
                 Column::Line(b) => b.append_value(line),
                 Column::Modified(b) => b.append_option(file.modified),
+                Column::Time(b) => b.append_option(facts.time),
+                Column::Level(b) => b.append_option(facts.level),
             }
         }
         self.rows += 1;
@@ -132,9 +181,10 @@ impl RowBuilder {
             .iter_mut()
             .map(|c| -> ArrayRef {
                 match c {
-                    Column::Path(b) | Column::Line(b) => Arc::new(b.finish()),
+                    Column::Path(b) | Column::Line(b) | Column::Level(b) => Arc::new(b.finish()),
                     Column::LineNumber(b) | Column::ByteOffset(b) => Arc::new(b.finish()),
                     Column::Modified(b) => Arc::new(b.finish()),
+                    Column::Time(b) => Arc::new(b.finish()),
                 }
             })
             .collect();

@@ -83,8 +83,8 @@ fn issue_0028_two_executors_answer_as_the_embedded_engine() {
         format!("SELECT path, line_number, line FROM {table} WHERE line LIKE '%XYZZY-NEEDLE%'"),
         format!("SELECT count(*) AS n FROM {table} WHERE line ~ 'user=9[0-9]+ request'"),
         format!(
-            "SELECT substr(line, 12, 5) AS level, count(*) AS n FROM {table} \
-             WHERE line LIKE '%status=500%' GROUP BY level ORDER BY level"
+            "SELECT substr(line, 12, 5) AS lvl, count(*) AS n FROM {table} \
+             WHERE line LIKE '%status=500%' GROUP BY lvl ORDER BY lvl"
         ),
         format!("SELECT count(*) AS n FROM {table}"),
         // A backslash: the scheduler plans it as the embedded engine does.

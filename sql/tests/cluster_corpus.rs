@@ -45,7 +45,7 @@ fn corpus(dir: &str, a: &str, b: &str) -> Vec<(String, bool)> {
              strpos(line, 'needle') AS p, reverse(split_part(line, ' ', 2)) AS r \
              FROM {t} WHERE {needle}"
         ),
-        format!("SELECT split_part(line, ' ', 2) AS level, count(*) AS n FROM {t} GROUP BY level"),
+        format!("SELECT split_part(line, ' ', 2) AS lvl, count(*) AS n FROM {t} GROUP BY lvl"),
         format!(
             "SELECT starts_with(line, '2024-02') AS feb, ends_with(line, 'ms\r') AS ms, \
              count(*) AS n FROM {t} GROUP BY feb, ms"
@@ -105,12 +105,12 @@ fn corpus(dir: &str, a: &str, b: &str) -> Vec<(String, bool)> {
         ),
         // Aggregates.
         format!(
-            "SELECT split_part(line, ' ', 2) AS level, count(*) AS n, min(line_number) AS lo, \
+            "SELECT split_part(line, ' ', 2) AS lvl, count(*) AS n, min(line_number) AS lo, \
              max(byte_offset) AS hi, sum(length(line)) AS s, avg(length(line)) AS a, \
              count(DISTINCT path) AS files, approx_distinct(line) AS d, \
              round(stddev(length(line)), 6) AS sd, median(line_number) AS med, \
              bool_or(line LIKE '%needle%') AS any_needle \
-             FROM {t} GROUP BY level HAVING count(*) > 10"
+             FROM {t} GROUP BY lvl HAVING count(*) > 10"
         ),
         format!(
             "SELECT path, count(*) FILTER (WHERE line LIKE '%ERROR%') AS errors, \

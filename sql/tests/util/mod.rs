@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod served;
+pub mod stamped;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
