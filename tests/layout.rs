@@ -882,7 +882,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("index", 317),
     ("kind", 15),
     ("", 14),
-    ("logline", 11),
+    ("logline", 13),
     ("matcher", 10),
     ("options", 62),
     ("pack", 54),

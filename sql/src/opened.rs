@@ -17,10 +17,11 @@ use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
 use crate::rows::FileInfo;
-use crate::stamps::{SAMPLE, format_of};
+use crate::stamps::format_of;
 use crate::text::{self, Bom, Compression, Opened};
 use crate::time_filter::TimeRange;
 use crate::{tail, time_prune};
+use trigrep::logline::time::SAMPLE;
 
 /// A text read by its candidate spans.
 pub struct Prepared {

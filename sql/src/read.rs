@@ -29,9 +29,10 @@ use crate::notes::Notes;
 use crate::opened::OpenTexts;
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
-use crate::stamps::{self, SAMPLE};
+use crate::stamps;
 use crate::text::{self, Bom, Compression, Kind, Opened};
 use crate::time_filter::TimeRange;
+use trigrep::logline::time::SAMPLE;
 
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;

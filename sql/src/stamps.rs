@@ -3,9 +3,9 @@
 //! [`trigrep::logline`].
 //!
 //! A text's timestamp format is detected once, from its first
-//! [`SAMPLE`] bytes ([`format_of`]; a syslog line's year from the file's
+//! [`time::SAMPLE`] bytes ([`format_of`]; a syslog line's year from the file's
 //! modification time); a line's own time is read from its first
-//! [`HEAD`] bytes ([`own_time`]), as the viewer reads them. A line
+//! [`time::LINE_HEAD`] bytes ([`own_time`]), as the viewer reads them. A line
 //! without a time of its own (a stack trace's, a wrapped message's) has
 //! the time of the last line before it that has one, as lnav and the
 //! viewer give it: [`SpanTimes`] carries it through the lines of one span
@@ -25,26 +25,19 @@
 use trigrep::logline::level;
 use trigrep::logline::time::{self, Format};
 
-/// How much of a text's start its timestamp format is detected from (the
-/// viewer's sample).
-pub const SAMPLE: usize = 64 << 10;
-
-/// How much of a line is read for its time (the viewer's).
-pub const HEAD: usize = 512;
-
 /// The timestamp format of a text whose first bytes are `sample` (a
 /// UTF-8 byte-order mark, which no row holds, left out), of a file last
 /// modified at `modified_ms` (ms since the epoch: a syslog line's year);
 /// `None` when no line of the sample has a time.
 pub fn format_of(sample: &[u8], modified_ms: i64) -> Option<Format> {
     let sample = sample.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(sample);
-    time::detect(&sample[..sample.len().min(SAMPLE)], modified_ms)
+    time::detect(&sample[..sample.len().min(time::SAMPLE)], modified_ms)
 }
 
 /// The time `line` (without its `\n`) writes itself in `format`, read
-/// from its first [`HEAD`] bytes: ms since the epoch, UTC.
+/// from its first [`time::LINE_HEAD`] bytes: ms since the epoch, UTC.
 pub fn own_time(format: Format, line: &[u8]) -> Option<i64> {
-    time::parse(format, &line[..line.len().min(HEAD)])
+    time::parse(format, &line[..line.len().min(time::LINE_HEAD)])
 }
 
 /// The level `line` says it is, by name (`ERROR`, `WARN`, `INFO`,
@@ -162,10 +155,10 @@ mod tests {
 
     #[test]
     fn the_time_is_read_from_a_lines_head_and_the_sample_skips_a_mark() {
-        let mut long = vec![b' '; HEAD];
+        let mut long = vec![b' '; time::LINE_HEAD];
         long.extend_from_slice(b"2026-01-03 10:00:00");
         assert_eq!(own_time(Format::Json, b"{\"ts\": 1767434400}"), Some(T));
-        let json = format!("{{\"msg\": \"{}\", \"ts\": 1767434400}}", "x".repeat(HEAD));
+        let json = format!("{{\"msg\": \"{}\", \"ts\": 1767434400}}", "x".repeat(time::LINE_HEAD));
         assert_eq!(own_time(Format::Json, json.as_bytes()), None, "past the head");
         assert_eq!(
             format_of(b"\xEF\xBB\xBFJan  3 10:00:00 h x\n", T),

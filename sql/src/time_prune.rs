@@ -13,8 +13,9 @@ use trigrep::logline::time::Format;
 use trigrep::text::{Block, BlockText};
 
 use crate::look_back::time_before;
-use crate::stamps::{HEAD, own_time};
+use crate::stamps::own_time;
 use crate::time_filter::TimeRange;
+use trigrep::logline::time::LINE_HEAD as HEAD;
 
 /// The time carried by the first line of each block of a text, probed
 /// lazily.

@@ -18,7 +18,7 @@ use super::text::{self, Text};
 use super::times;
 
 /// Bytes read from a text's start to tell its time format.
-const SAMPLE: usize = 64 << 10;
+const SAMPLE: usize = trigrep::logline::time::SAMPLE;
 
 /// The longest tag of a merged file.
 const TAG: usize = 12;

@@ -16,7 +16,7 @@ use super::text::Text;
 use super::times;
 
 /// Bytes of a line read for its time.
-const HEAD: usize = 512;
+const HEAD: usize = trigrep::logline::time::LINE_HEAD;
 
 /// Below this span, a bisection reads the lines in order.
 const SPAN: u64 = 16 << 10;

@@ -12,7 +12,7 @@ use super::search::Progress;
 use super::text::Text;
 
 /// Bytes of a line read to find its time.
-const HEAD: usize = 512;
+const HEAD: usize = time::LINE_HEAD;
 
 /// Below this span, a bisection scans.
 const SPAN: u64 = 256 << 10;

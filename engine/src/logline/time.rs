@@ -19,6 +19,14 @@
 //! assert_eq!(parse(format, b"  at a continuation"), None);
 //! ```
 
+/// How much of a text's start its format is detected from ([`detect`]),
+/// by every reader of times (the viewer, `tg sql`), so that they agree.
+pub const SAMPLE: usize = 64 << 10;
+
+/// How much of a line's start is read for its time: every format puts it
+/// within this many bytes (see the table above).
+pub const LINE_HEAD: usize = 512;
+
 /// Milliseconds in a minute, an hour, a day.
 const MINUTE: i64 = 60_000;
 const HOUR: i64 = 60 * MINUTE;
