@@ -69,11 +69,14 @@ def check(tg, rg, root, index_dir):
         code, out, _, secs = run_sorted([tg, *q, root], env)
         rcode, rout, _, rsecs = run_sorted([rg, *q, root])
         _, _, stats, _ = run_sorted([tg, "--stats", *q, root], env)
-        used = [line for line in stats.decode(errors="replace").splitlines() if "index" in line]
+        # The line `--stats` gives an index that answered: its candidates.
+        used = [part.strip() for line in stats.decode(errors="replace").splitlines()
+                if line.startswith("tg: index:") for part in line.split(";")
+                if "candidate documents" in part]
         same = code == rcode and out == rout
         failures += not same
         print(f"  check {' '.join(q)}: {'same' if same else 'DIFFERENT'} ({len(out)} lines; "
-              f"tg {secs:.2f} s, rg {rsecs:.2f} s) [{used[0].strip() if used else 'no index line'}]",
+              f"tg {secs:.2f} s, rg {rsecs:.2f} s) [{used[0] if used else 'no index used'}]",
               flush=True)
     return failures
 

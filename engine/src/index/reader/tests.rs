@@ -189,21 +189,12 @@ fn edge_queries_and_empty_index() {
     r.verify().unwrap();
 
     let mut w = IndexWriterBuilder::new().build();
-    let f = w.add_file(FileMeta { path: b"a".to_vec(), ..Default::default() }).unwrap();
-    let u = w
-        .add_file(FileMeta {
-            path: b"utf16".to_vec(),
-            flags: flags::ALWAYS_CANDIDATE,
-            ..Default::default()
-        })
-        .unwrap();
-    let s = w
-        .add_file(FileMeta {
-            path: b"big.bin".to_vec(),
-            flags: flags::SKIPPED_BINARY,
-            ..Default::default()
-        })
-        .unwrap();
+    let mut file = |path: &[u8], flags| {
+        w.add_file(FileMeta { path: path.to_vec(), flags, ..Default::default() }).unwrap()
+    };
+    let f = file(b"a", 0);
+    let u = file(b"utf16", flags::ALWAYS_CANDIDATE);
+    let s = file(b"big.bin", flags::SKIPPED_BINARY);
     assert!(matches!(w.add_document(9, 0, 1, 1, &[]), Err(IndexError::InvalidInput(_))));
     let d0 = w.add_document(f, 0, 10, 1, &[1 << 8, 2 << 8, 3 << 8]).unwrap();
     let d1 = w.add_document(u, 0, 10, 1, &[]).unwrap();
