@@ -135,8 +135,8 @@ fn synthetic_index() -> IndexReader {
     let mut w = IndexWriterBuilder::new().build();
     let mut tris = Vec::new();
     for d in 0..DOCS {
-        let f =
-            w.add_file(FileMeta { path: format!("f{d:06}").into_bytes(), ..Default::default() });
+        let meta = FileMeta { path: format!("f{d:06}").into_bytes(), ..Default::default() };
+        let f = w.add_file(meta).unwrap();
         tris.clear();
         for &(_, t, per) in &LISTS {
             if (rng.random::<u64>() % u64::from(DOCS)) < u64::from(per) {

@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let docs = pairs / per_doc;
     for d in 0..docs {
         if d % 1000 == 0 {
-            w.add_file(FileMeta { path: format!("f{d}").into_bytes(), ..Default::default() });
+            w.add_file(FileMeta { path: format!("f{d}").into_bytes(), ..Default::default() })?;
         }
         ts.clear();
         for _ in 0..per_doc {

@@ -27,6 +27,7 @@ pub(crate) mod record;
 pub use record::TextShape;
 pub mod recorded;
 pub mod sort;
+pub(crate) mod spool;
 pub mod storage;
 pub mod style;
 pub mod table;

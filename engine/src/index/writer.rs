@@ -4,8 +4,10 @@
 //! each document's trigrams and their follow masks
 //! ([`IndexWriter::add_document`]). Trigrams go straight into an
 //! `ExternalSorter` as `(trigram, doc, follow)`, so memory
-//! stays near the budget however many pairs there are; the file and
-//! document tables (32 bytes per document plus paths) are kept in memory.
+//! stays near the budget however many pairs there are; the file, path and
+//! document tables are encoded as they come and spooled (`Spool`: a
+//! fixed amount of memory, then a temporary file), so they cost no more
+//! memory for a million files than for ten.
 //! [`IndexWriter::finish`] merges the pairs into posting lists and
 //! publishes the index atomically through a [`Storage`]. Dropping a writer
 //! without finishing leaves the previous index untouched.
@@ -19,7 +21,7 @@
 //! use trigrep::index::writer::IndexWriterBuilder;
 //!
 //! let mut w = IndexWriterBuilder::new().memory_budget(1 << 20).build();
-//! let f = w.add_file(FileMeta { path: b"a.txt".to_vec(), size: 5, ..Default::default() });
+//! let f = w.add_file(FileMeta { path: b"a.txt".to_vec(), size: 5, ..Default::default() })?;
 //! let d = w.add_document(f, 0, 5, 1, &grams(b"hello"))?;
 //! let (bytes, _summary) = w.finish_to_vec()?;
 //! let r = IndexReader::from_bytes(bytes)?;
@@ -40,6 +42,7 @@ use super::extract::TrigramSet;
 use super::format::{FORMAT_VERSION, FormatWriter};
 use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN, TrigramEntry};
 use super::sort::{ExternalSorter, SortStats, SortedRuns};
+use super::spool::Spool;
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
 use crate::query::trigram::{Gram, gram_mask, gram_trigram};
@@ -97,10 +100,17 @@ impl IndexWriterBuilder {
         let spill_dir = self.spill_dir.unwrap_or_else(std::env::temp_dir);
         IndexWriter {
             sorter: ExternalSorter::new(&spill_dir, self.budget),
+            tables: Tables {
+                files: Spool::new(&spill_dir),
+                paths: Spool::new(&spill_dir),
+                docs: Spool::new(&spill_dir),
+                always: Spool::new(&spill_dir),
+                file_count: 0,
+                doc_count: 0,
+                always_files: Vec::new(),
+                rec: Vec::with_capacity(table::FILE_RECORD_LEN.max(table::DOC_RECORD_LEN)),
+            },
             spill_dir,
-            files: Vec::new(),
-            docs: Vec::new(),
-            always: Vec::new(),
             source: None,
             follow_masks: self.follow_masks,
         }
@@ -135,11 +145,25 @@ pub struct IndexSummary {
 pub struct IndexWriter {
     sorter: ExternalSorter,
     spill_dir: PathBuf,
-    files: Vec<FileMeta>,
-    docs: Vec<DocMeta>,
-    always: Vec<DocId>,
+    tables: Tables,
     source: Option<Vec<u8>>,
     follow_masks: bool,
+}
+
+/// The tables of an index being written, encoded as they come: file
+/// records, paths, document records and the documents always candidates.
+#[derive(Debug)]
+struct Tables {
+    files: Spool,
+    paths: Spool,
+    docs: Spool,
+    always: Spool,
+    file_count: u32,
+    doc_count: u32,
+    /// One bit per file: flagged `flags::ALWAYS_CANDIDATE`.
+    always_files: Vec<u64>,
+    /// A record being encoded.
+    rec: Vec<u8>,
 }
 
 impl IndexWriter {
@@ -150,24 +174,28 @@ impl IndexWriter {
         self.source = Some(bytes);
     }
 
-    /// Makes room for `files` more files and `documents` more documents,
-    /// exactly (a table grown by doubling can hold twice what it needs).
-    pub fn reserve(&mut self, files: usize, documents: usize) {
-        self.files.reserve_exact(files);
-        self.docs.reserve_exact(documents);
-    }
-
-    /// Adds a file and returns its id (ids count up from 0).
+    /// Adds a file and returns its id (ids count up from 0). Fails when
+    /// its table entry cannot be spooled to disk.
     ///
     /// # Panics
     /// If the index already holds `u32::MAX` files.
-    pub fn add_file(&mut self, meta: FileMeta) -> FileId {
-        let id = FileId::try_from(self.files.len())
-            .ok()
-            .filter(|&id| id < u32::MAX)
-            .expect("more than u32::MAX - 1 files in one index");
-        self.files.push(meta);
-        id
+    pub fn add_file(&mut self, meta: FileMeta) -> Result<FileId, IndexError> {
+        let t = &mut self.tables;
+        let id = t.file_count;
+        assert!(id < u32::MAX, "more than u32::MAX - 1 files in one index");
+        t.rec.clear();
+        table::encode_file(&mut t.rec, &meta, t.paths.len());
+        t.files.push(&t.rec)?;
+        t.paths.push(&meta.path)?;
+        if meta.flags & flags::ALWAYS_CANDIDATE != 0 {
+            let word = id as usize / 64;
+            if t.always_files.len() <= word {
+                t.always_files.resize(word + 1, 0);
+            }
+            t.always_files[word] |= 1 << (id % 64);
+        }
+        t.file_count += 1;
+        Ok(id)
     }
 
     /// Adds the byte range `offset..offset + len` of `file`, whose first line
@@ -188,20 +216,25 @@ impl IndexWriter {
         first_line: u64,
         trigrams: &[Gram],
     ) -> Result<DocId, IndexError> {
-        let Some(meta) = self.files.get(file as usize) else {
+        let t = &mut self.tables;
+        if file >= t.file_count {
             return Err(IndexError::InvalidInput(format!("unknown file id {file}")));
-        };
-        let doc = DocId::try_from(self.docs.len())
-            .ok()
-            .filter(|&d| d < u32::MAX)
-            .ok_or_else(|| IndexError::InvalidInput("more than u32::MAX - 1 documents".into()))?;
-        if meta.flags & flags::ALWAYS_CANDIDATE != 0 {
-            self.always.push(doc);
+        }
+        let doc = t.doc_count;
+        if doc == u32::MAX {
+            return Err(IndexError::InvalidInput("more than u32::MAX - 1 documents".into()));
+        }
+        let word = t.always_files.get(file as usize / 64).copied().unwrap_or(0);
+        if word & (1 << (file % 64)) != 0 {
+            t.always.push(&doc.to_le_bytes())?;
         }
         for &g in trigrams {
             self.sorter.push(gram_trigram(g), doc, gram_mask(g))?;
         }
-        self.docs.push(DocMeta { file, offset, len, first_line });
+        t.rec.clear();
+        table::encode_doc(&mut t.rec, &DocMeta { file, offset, len, first_line });
+        t.docs.push(&t.rec)?;
+        t.doc_count += 1;
         Ok(doc)
     }
 
@@ -234,13 +267,12 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, files, docs, always, source, follow_masks } = self;
+        let IndexWriter { sorter, spill_dir, tables, source, follow_masks } = self;
         let version = if follow_masks { FORMAT_VERSION } else { 2 };
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
         let runs = sorter.finish()?;
-        let doc_count = u32::try_from(docs.len())
-            .map_err(|_| IndexError::Io(io::Error::other("more than 2^32 documents")))?;
+        let (file_count, doc_count) = (tables.file_count, tables.doc_count);
 
         // The runs are merged a range of trigrams at a time on every core,
         // each range's postings and table entries into temporary files,
@@ -279,33 +311,15 @@ impl IndexWriter {
         }
         fw.end_section();
 
-        let mut rec = Vec::with_capacity(table::FILE_RECORD_LEN);
-        fw.begin_section("files");
-        let mut path_off = 0u64;
-        for f in &files {
-            rec.clear();
-            table::encode_file(&mut rec, f, path_off);
-            fw.write_all(&rec)?;
-            path_off += f.path.len() as u64;
+        for (name, spool) in
+            [("files", tables.files), ("paths", tables.paths), ("docs", tables.docs)]
+                .into_iter()
+                .chain([("always", tables.always)])
+        {
+            fw.begin_section(name);
+            spool.copy_to(&mut fw)?;
+            fw.end_section();
         }
-        fw.end_section();
-        fw.begin_section("paths");
-        for f in &files {
-            fw.write_all(&f.path)?;
-        }
-        fw.end_section();
-        fw.begin_section("docs");
-        for d in &docs {
-            rec.clear();
-            table::encode_doc(&mut rec, d);
-            fw.write_all(&rec)?;
-        }
-        fw.end_section();
-        fw.begin_section("always");
-        for d in &always {
-            fw.write_all(&d.to_le_bytes())?;
-        }
-        fw.end_section();
         if let Some(source) = &source {
             fw.begin_section("source");
             fw.write_all(source)?;
@@ -315,8 +329,8 @@ impl IndexWriter {
         let (buffered, bytes) = fw.finish()?;
         let out = buffered.into_inner().map_err(|e| e.into_error())?;
         let summary = IndexSummary {
-            files: files.len() as u32,
-            documents: docs.len() as u32,
+            files: file_count,
+            documents: doc_count,
             trigrams: encoded.iter().map(|e| e.trigrams).sum(),
             postings: encoded.iter().map(|e| e.postings_count).sum(),
             posting_bytes: base,

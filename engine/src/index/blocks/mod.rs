@@ -177,7 +177,7 @@ pub(crate) fn index_text(
         changed_ns: recorded_change(md),
         flags: 0,
     };
-    let id = writer.add_file(meta);
+    let id = writer.add_file(meta)?;
     let (lines, has_nul) = add_blocks(&mut writer, id, data, blocks, budget, progress, then)?;
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);

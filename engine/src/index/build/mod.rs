@@ -1,11 +1,12 @@
 //! Building a tree's index: walk, extract, sort, publish.
 //!
 //! [`build`] walks the tree with the search's default filters
-//! ([`walk`]), sorts the files by path (so file ids follow path order),
-//! reads each file's distinct trigrams on every core ([`read`]), and feeds
-//! them in order (`ordered`: a bounded window of files read ahead) to
-//! the [`IndexWriter`], whose external sort keeps memory within what the
-//! budget leaves once the file tables (which grow with the tree) are
+//! ([`walk`]) into a listing sorted by path (`listing`: each path held
+//! once; file ids follow path order), reads each file's distinct trigrams
+//! on every core ([`read`]), and feeds them in order (`ordered`: a
+//! bounded window of files read ahead) to the [`IndexWriter`], which
+//! spools its tables and whose external sort keeps memory within what
+//! the budget leaves once the listing (which grows with the tree) is
 //! counted. The index is checked whole, then
 //! published atomically through [`FsStorage`]: a build killed at any point
 //! leaves the previous index answering.
@@ -26,6 +27,7 @@ use crate::stats::MemorySampler;
 use read::extract;
 use walk::{WalkError, walk};
 
+mod listing;
 mod ordered;
 pub mod read;
 pub mod walk;
@@ -40,12 +42,12 @@ const BATCH_SHARE: usize = 8;
 /// their trigram lists take up to about twice their bytes.
 const WINDOW_SHARE: usize = 16;
 
-/// What one file costs a tree build's tables besides twice its path (the
-/// walk's entry and the file table's each hold it): both entries, its
-/// document and size, their allocations, and what the walk's own tables
-/// leave in the allocator (measured: peak private memory against files
-/// on trees of 87,000 to 520,000 files).
-const FILE_BYTES: usize = 384;
+/// What one entry costs a tree build besides the listing's bytes (its
+/// path and fixed entry): an allowance for what the walk leaves in the
+/// allocator and the writer's bit per file. With it, builds of 92,000 to
+/// 553,000 entries (kernel and Go copies) peaked at 187 to 194 MiB of
+/// private memory under a 256 MiB budget.
+const FILE_BYTES: usize = 64;
 
 /// How a build reports its progress (a progress bar, or nothing).
 pub trait Progress {
@@ -132,49 +134,46 @@ pub fn build(
     // Files changed just before the build would otherwise look racy (see
     // `walk::recorded_change`) and be re-read by every query until the next build.
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
-    let (mut files, walk_errors) = walk(root)?;
-    // A watched ignore file that a wider walk searches is two entries:
-    // the watch first, so that a lookup by path finds it.
-    let watch = |f: &walk::Found| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
-    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel).then(watch(a).cmp(&watch(b))));
-    let is_file = |f: &&walk::Found| f.flags & flags::NOT_A_FILE == 0;
-    let total: u64 = files.iter().filter(is_file).map(|f| f.size).sum();
-    let n_files = files.iter().filter(is_file).count();
-    files.shrink_to_fit();
+    let (files, walk_errors) = walk(root)?;
+    // What is read of entry `i`: a file's size, nothing of the others.
+    let size = |i: usize| Some(files.seen(i)).filter(|s| s.flags & flags::NOT_A_FILE == 0);
+    let size = |i: usize| size(i).map_or(0, |s| s.size);
+    let total: u64 = (0..files.len()).map(size).sum();
+    let n_files = (0..files.len()).filter(|&i| files.seen(i).flags & flags::NOT_A_FILE == 0);
+    let n_files = n_files.count();
     progress.start(total);
 
-    // The tables grow with the files, whatever the budget: the sort and
-    // the window share what they leave.
-    let held: usize = files.iter().map(|f| 2 * f.rel.len() + FILE_BYTES).sum();
+    // The listing grows with the files, whatever the budget: the sort and
+    // the window share what it leaves.
+    let held = files.bytes() + files.len() * FILE_BYTES;
     let free = budget.saturating_sub(held).max(budget / 8);
     let mut writer = IndexWriterBuilder::new()
         .memory_budget(tree_sort_budget(free))
         .spill_dir(&out)
         .follow_masks(true)
         .build();
-    writer.reserve(files.len(), n_files);
     let mut skipped = 0u64;
     let mut times = BuildTimes { walk: started.elapsed(), ..BuildTimes::default() };
-    let sizes: Vec<u64> = files.iter().map(|f| if is_file(&f) { f.size } else { 0 }).collect();
     let window = (free / WINDOW_SHARE).max(1 << 20) as u64;
     let (mut shown, mut unshown) = (0u64, 0u64);
     let extracting = Instant::now();
     ordered::in_order(
-        &sizes,
+        files.len(),
+        size,
         window,
         rayon::current_num_threads(),
         || (TrigramSet::new(true), Vec::new()),
-        |(set, buf), i| extract(root, &files[i], set, buf),
+        |(set, buf), i| extract(root, files.path(i), files.seen(i), set, buf),
         |i, e| -> Result<(), IndexError> {
             skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
             (times.read, times.extract) = (times.read + e.read, times.extract + e.extract);
             let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
-            let id = writer.add_file(e.meta);
+            let id = writer.add_file(e.meta)?;
             if is_file {
                 writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
             }
-            unshown += sizes[i];
-            if unshown >= 1 << 20 || i + 1 == sizes.len() {
+            unshown += size(i);
+            if unshown >= 1 << 20 || i + 1 == files.len() {
                 progress.advance(unshown);
                 (shown, unshown) = (shown + unshown, 0);
             }
@@ -182,6 +181,7 @@ pub fn build(
         },
     )?;
     debug_assert_eq!(shown, total);
+    drop(files);
     times.extracting = extracting.elapsed();
     let (summary, verifying) = timed_publish(writer, &storage, root)?;
     times.verifying = verifying;

@@ -21,13 +21,14 @@ struct Dispatch {
     stop: bool,
 }
 
-/// Runs `work` on each of the items `0..sizes.len()` on `threads` threads
-/// (each with its own state from `init`) and `take` on their results in
-/// item order on the calling thread, with at most `window` bytes of items
-/// (`sizes`) handed out and not yet taken. The first error of `take`
-/// stops the workers and is returned.
+/// Runs `work` on each of the items `0..n` on `threads` threads (each
+/// with its own state from `init`) and `take` on their results in item
+/// order on the calling thread, with at most `window` bytes of items
+/// (item `i` is `size(i)` bytes) handed out and not yet taken. The first
+/// error of `take` stops the workers and is returned.
 pub(super) fn in_order<S, T: Send, E>(
-    sizes: &[u64],
+    n: usize,
+    size: impl Fn(usize) -> u64 + Sync,
     window: u64,
     threads: usize,
     init: impl Fn() -> S + Sync,
@@ -40,9 +41,10 @@ pub(super) fn in_order<S, T: Send, E>(
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let (tx, state, room, init, work) = (tx.clone(), &state, &room, &init, &work);
+            let items = Items { n, size: &size, window };
             scope.spawn(move || {
                 let mut local = init();
-                while let Some(i) = claim(state, room, sizes, window) {
+                while let Some(i) = claim(state, room, &items) {
                     if tx.send((i, work(&mut local, i))).is_err() {
                         return;
                     }
@@ -56,7 +58,7 @@ pub(super) fn in_order<S, T: Send, E>(
         for (i, t) in &rx {
             waiting.insert(i, t);
             while let Some(t) = waiting.remove(&want) {
-                state.lock().unwrap().in_flight -= sizes[want];
+                state.lock().unwrap().in_flight -= size(want);
                 room.notify_all();
                 if let Err(e) = take(want, t) {
                     result = Err(e);
@@ -75,16 +77,27 @@ pub(super) fn in_order<S, T: Send, E>(
     })
 }
 
+/// The items handed out: how many, their sizes, the window.
+struct Items<'a, F> {
+    n: usize,
+    size: &'a F,
+    window: u64,
+}
+
 /// The next item for a worker, once the window has room for it; `None`
 /// when all are handed out or the run stops.
-fn claim(state: &Mutex<Dispatch>, room: &Condvar, sizes: &[u64], window: u64) -> Option<usize> {
+fn claim<F: Fn(usize) -> u64>(
+    state: &Mutex<Dispatch>,
+    room: &Condvar,
+    items: &Items<'_, F>,
+) -> Option<usize> {
     let mut s = state.lock().unwrap();
     loop {
-        if s.stop || s.next == sizes.len() {
+        if s.stop || s.next == items.n {
             return None;
         }
-        let size = sizes[s.next];
-        if s.in_flight == 0 || s.in_flight + size <= window {
+        let size = (items.size)(s.next);
+        if s.in_flight == 0 || s.in_flight + size <= items.window {
             let i = s.next;
             s.next += 1;
             s.in_flight += size;
@@ -103,7 +116,8 @@ mod tests {
         let sizes: Vec<u64> = (0..500).map(|i| (i * 7919) % 100).collect();
         let mut got = Vec::new();
         let out: Result<(), ()> = in_order(
-            &sizes,
+            sizes.len(),
+            |i| sizes[i],
             300,
             3,
             || 0u64,
@@ -123,8 +137,15 @@ mod tests {
     #[test]
     fn an_error_stops_the_workers() {
         let sizes = vec![1u64; 10_000];
-        let out =
-            in_order(&sizes, 10, 2, || (), |_, i| i, |i, _| if i == 5 { Err(i) } else { Ok(()) });
+        let out = in_order(
+            sizes.len(),
+            |i| sizes[i],
+            10,
+            2,
+            || (),
+            |_, i| i,
+            |i, _| if i == 5 { Err(i) } else { Ok(()) },
+        );
         assert_eq!(out, Err(5));
     }
 }

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::walk::Found;
+use super::listing::Seen;
 use crate::index::extract::TrigramSet;
 use crate::index::table::{FileMeta, flags};
 use crate::query::trigram::Gram;
@@ -24,12 +24,14 @@ pub(super) struct Extracted {
     pub(super) extract: Duration,
 }
 
-/// Reads one file and collects its distinct trigrams. The size and time
-/// recorded are those seen by the walk, before reading: a file changed
-/// while it is read then looks changed to every later query.
+/// Reads one file (`rel`, as the walk saw it: `f`) and collects its
+/// distinct trigrams. The size and time recorded are those seen by the
+/// walk, before reading: a file changed while it is read then looks
+/// changed to every later query.
 pub(super) fn extract(
     root: &Path,
-    f: &Found,
+    rel: &[u8],
+    f: Seen,
     set: &mut TrigramSet,
     buf: &mut Vec<u8>,
 ) -> Extracted {
@@ -37,7 +39,7 @@ pub(super) fn extract(
     let view = f.flags & (flags::OUT_OF_ANY | flags::VIA_LINK);
     let started = Instant::now();
     let meta = |flags| FileMeta {
-        path: f.rel.clone(),
+        path: rel.to_vec(),
         size: f.size,
         changed_ns: f.changed_ns,
         flags: flags | view,
@@ -51,7 +53,7 @@ pub(super) fn extract(
         read: started.elapsed(),
         ..NOTHING
     };
-    let Ok(mut file) = std::fs::File::open(root.join(crate::sys::rel_path(&f.rel))) else {
+    let Ok(mut file) = std::fs::File::open(root.join(crate::sys::rel_path(rel))) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
     const MAP_ABOVE: u64 = 8 << 20;

@@ -2,29 +2,19 @@
 //! default one, `--hidden`, an editor's `--hidden --no-require-git
 //! --follow`; `table::views`), each flagged with the walks that leave it
 //! out, plus the directories and watched paths (ignore files, repository
-//! markers, git configuration) that let a query trust the table later.
+//! markers, git configuration) that let a query trust the table later,
+//! in a [`Listing`] sorted by path.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::listing::{Listing, Seen};
 use crate::index::error::IndexError;
 use crate::index::recorded::{WATCHED_NAMES, child_rel, is_store, recorded_change};
 use crate::index::table::{RACY, flags, views};
 use crate::options::WalkFilters;
-
-/// An entry of the file table found by the build: a file to index, or a
-/// directory or watched path (see [`flags::NOT_A_FILE`]).
-pub(super) struct Found {
-    /// The path relative to the root.
-    pub(super) rel: Vec<u8>,
-    /// Size at the walk.
-    pub(super) size: u64,
-    /// ctime at the walk, or [`RACY`].
-    pub(super) changed_ns: i64,
-    /// Table flags (0 for a file to index).
-    pub(super) flags: u32,
-}
 
 /// Where the build's walk failed: a directory it could not read, a path
 /// too long to open. A search's walk fails there too and says so.
@@ -40,9 +30,9 @@ pub struct WalkError {
 /// union, [`views::UNION`], with the search's own walk builder), each
 /// flagged with the recorded walks that leave it out, plus the
 /// directories and the watched paths that let a query trust this list
-/// later, and where the walk failed.
-pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexError> {
-    let found = Mutex::new(Vec::new());
+/// later, sorted by path ([`Listing::sort`]), and where the walk failed.
+pub(super) fn walk(root: &Path) -> Result<(Listing, Vec<WalkError>), IndexError> {
+    let found = Mutex::new(Listing::default());
     let failed = Mutex::new(Vec::new());
     // The links followed, and those that close a loop.
     let links = Mutex::new((HashSet::new(), HashSet::new()));
@@ -85,7 +75,7 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
             }
             // Stat the watched names before taking the lock, so walker
             // threads do not wait on each other's syscalls.
-            let mut mine: Vec<Found> = if flags == flags::DIR {
+            let mine: Vec<(Vec<u8>, Seen)> = if flags == flags::DIR {
                 WATCHED_NAMES
                     .iter()
                     .filter_map(|name| watched(root, child_rel(&rel, name.as_bytes()), false))
@@ -93,8 +83,12 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
             } else {
                 Vec::new()
             };
-            mine.push(Found { rel, size: md.len(), changed_ns: recorded_change(&md), flags });
-            found.lock().unwrap().extend(mine);
+            let seen = Seen { size: md.len(), changed_ns: recorded_change(&md), flags };
+            let mut found = found.lock().unwrap();
+            for (path, seen) in mine {
+                found.push(&path, seen);
+            }
+            found.push(&rel, seen);
             ignore::WalkState::Continue
         })
     });
@@ -109,22 +103,24 @@ pub(super) fn walk(root: &Path) -> Result<(Vec<Found>, Vec<WalkError>), IndexErr
         .map(|e| crate::sys::rel_bytes(e.path.strip_prefix(root).unwrap_or(&e.path)).into_owned())
         .collect();
     let unreadable = flags::DIR | flags::SKIPPED_UNREADABLE;
-    for f in &mut found {
-        if f.flags == flags::DIR && failed.remove(&f.rel) {
-            (f.changed_ns, f.flags) = (RACY, unreadable);
+    for i in 0..found.len() {
+        let seen = found.seen(i);
+        if seen.flags == flags::DIR && failed.remove(found.path(i)) {
+            found.set(i, Seen { changed_ns: RACY, flags: unreadable, ..seen });
         }
     }
-    found.extend(failed.into_iter().map(|rel| Found {
-        rel,
-        size: 0,
-        changed_ns: RACY,
-        flags: unreadable,
-    }));
-    let (links, loops) = links.into_inner().unwrap();
-    flag_views(root, &mut found, &links, &loops)?;
+    for rel in failed {
+        found.push(&rel, Seen { size: 0, changed_ns: RACY, flags: unreadable });
+    }
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
-    found.extend(outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)));
+    for (path, seen) in outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)) {
+        found.push(&path, seen);
+    }
+    found.shrink_to_fit();
+    found.sort();
+    let (links, loops) = links.into_inner().unwrap();
+    flag_views(root, &mut found, &links, &loops)?;
     Ok((found, errors))
 }
 
@@ -148,45 +144,61 @@ fn filters(rules: views::Rules) -> WalkFilters {
     }
 }
 
-/// Flags each file and directory of `found` (the union's walk; `links`
-/// the symbolic links it followed, `loops` those that close a loop) with
-/// the recorded walks that leave it out (each walked again, names only)
-/// and whether a link leads to it.
+/// Flags each file and directory of `found` (the union's walk, sorted;
+/// `links` the symbolic links it followed, `loops` those that close a
+/// loop) with the recorded walks that leave it out (each walked again,
+/// names only) and whether a link leads to it.
 fn flag_views(
     root: &Path,
-    found: &mut [Found],
+    found: &mut Listing,
     links: &HashSet<Vec<u8>>,
     loops: &HashSet<Vec<u8>>,
 ) -> Result<(), IndexError> {
-    let is_entry = |f: &&mut Found| f.flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
-    // One walk's paths at a time: a set of every path is large in a big tree.
+    let is_entry =
+        |found: &Listing, i| found.seen(i).flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
     for (rules, out) in views::RECORDED.into_iter().filter(|(_, out)| *out != 0) {
-        let walked = paths_of(root, filters(rules))?;
-        for f in found.iter_mut().filter(is_entry) {
+        let walked = walked_by(root, filters(rules), found)?;
+        let walks = |r: std::ops::Range<usize>| r.into_iter().any(|i| walked.has(i));
+        for i in 0..found.len() {
+            if !is_entry(found, i) {
+                continue;
+            }
             // A link that closes a loop is an error of a walk that follows
             // links (where its directory is walked), and a link another
             // walk passes over. Recorded as a directory that can no longer
             // be one (no `VIA_LINK`: its `lstat` shows a link), a following
             // walk's sweep gives up there and the search walks, to say so.
-            let walks = if loops.contains(&f.rel) {
-                let parent =
-                    f.rel.iter().rposition(|&b| b == b'/').map_or(&f.rel[..0], |i| &f.rel[..i]);
-                rules.follow && walked.contains(parent)
+            let rel = found.path(i);
+            let walked_here = if loops.contains(rel) {
+                let parent = rel.iter().rposition(|&b| b == b'/').map_or(&rel[..0], |i| &rel[..i]);
+                rules.follow && walks(found.find(parent))
             } else {
-                walked.contains(&f.rel)
+                walked.has(i)
             };
-            if !walks {
-                f.flags |= out;
+            if !walked_here {
+                found.add_flag(i, out);
             }
         }
     }
     if !links.is_empty() {
-        let linked = |f: &&mut Found| !loops.contains(&f.rel) && via_link(&f.rel, links);
-        for f in found.iter_mut().filter(is_entry).filter(linked) {
-            f.flags |= flags::VIA_LINK;
+        for i in 0..found.len() {
+            let rel = found.path(i);
+            if is_entry(found, i) && !loops.contains(rel) && via_link(rel, links) {
+                found.add_flag(i, flags::VIA_LINK);
+            }
         }
     }
     Ok(())
+}
+
+/// One bit per entry of a listing: the entries a walk yielded.
+struct Marks(Vec<AtomicU64>);
+
+impl Marks {
+    /// Whether entry `i` is marked.
+    fn has(&self, i: usize) -> bool {
+        self.0[i / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
+    }
 }
 
 /// Whether a walk error is a loop a followed link closes.
@@ -206,26 +218,30 @@ fn via_link(rel: &[u8], links: &HashSet<Vec<u8>>) -> bool {
         || rel.iter().enumerate().any(|(i, &b)| b == b'/' && links.contains(&rel[..i]))
 }
 
-/// The table paths of the files and directories a walk with `filters` yields.
-fn paths_of(root: &Path, filters: WalkFilters) -> Result<HashSet<Vec<u8>>, IndexError> {
-    let out = Mutex::new(HashSet::new());
+/// The entries of `found` (sorted) whose paths a walk with `filters`
+/// yields as files or directories: looked up as the walk goes, so that
+/// no set of a big tree's paths is built beside the listing.
+fn walked_by(root: &Path, filters: WalkFilters, found: &Listing) -> Result<Marks, IndexError> {
+    let marks = Marks((0..found.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
     let mut builder = filters
         .builder(&[root.to_path_buf()], 0, false, false)
         .map_err(|e| IndexError::Io(std::io::Error::other(e)))?;
     builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     builder.build_parallel().run(|| {
-        let out = &out;
+        let marks = &marks;
         Box::new(move |entry| {
             if let Ok(e) = entry
                 && e.file_type().is_some_and(|t| t.is_file() || t.is_dir())
             {
                 let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-                out.lock().unwrap().insert(crate::sys::rel_bytes(rel).into_owned());
+                for i in found.find(&crate::sys::rel_bytes(rel)) {
+                    marks.0[i / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+                }
             }
             ignore::WalkState::Continue
         })
     });
-    Ok(out.into_inner().unwrap())
+    Ok(marks)
 }
 
 /// The path a walk error is about, if it names one (for a loop, the
@@ -244,16 +260,16 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
 
 /// The watch entry for `rel` (relative to `root`, or absolute); absent
 /// paths give an entry only when `keep_absent`.
-fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<Found> {
+fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<(Vec<u8>, Seen)> {
     let path = root.join(crate::sys::rel_path(&rel));
     let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
     let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
     match std::fs::symlink_metadata(&path) {
         Ok(md) => {
             let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), recorded_change(&md)) };
-            Some(Found { rel, size, changed_ns: mtime, flags })
+            Some((rel, Seen { size, changed_ns: mtime, flags }))
         }
-        Err(_) if keep_absent => Some(Found { rel, size: 0, changed_ns: i64::MIN, flags }),
+        Err(_) if keep_absent => Some((rel, Seen { size: 0, changed_ns: i64::MIN, flags })),
         Err(_) => None,
     }
 }

@@ -76,7 +76,7 @@ pub fn build(
         size: md.len(),
         changed_ns: recorded_change(&md),
         flags: 0,
-    });
+    })?;
     let batch = (budget / 8).max(4 << 20);
     let mut cutter = Cutter { block_size, offset: 0, lines: 0, blocks: 0, has_nul: false };
     let mut pending: Vec<u8> = Vec::with_capacity(batch + (1 << 20));

@@ -129,7 +129,7 @@ fn follow_masks_reject_documents_whose_trigrams_do_not_line_up() {
     let other = (b'a'..=b'z').find(|&b| follow_bit(b) != follow_bit(b'e')).unwrap();
     let apart = [b"rac".as_slice(), &[other], b" ace"].concat();
     let mut w = IndexWriterBuilder::new().build();
-    let f = w.add_file(FileMeta::default());
+    let f = w.add_file(FileMeta::default()).unwrap();
     // Even documents hold "race", odd ones its trigrams apart: every
     // list is dense, so every list keeps masks.
     for d in 0..16 {

@@ -59,7 +59,7 @@ fn random_corpus(rng: &mut StdRng, nfiles: usize, universe: u64, max_trigrams: u
 fn build(c: &Corpus, budget: usize, spill: &std::path::Path) -> crate::index::writer::IndexWriter {
     let mut w = IndexWriterBuilder::new().memory_budget(budget).spill_dir(spill).build();
     for f in &c.files {
-        w.add_file(f.clone());
+        w.add_file(f.clone()).unwrap();
     }
     for (i, (_, d, set)) in c.docs.iter().enumerate() {
         // Shuffled order and repeats (their masks joined) are allowed.
@@ -189,17 +189,12 @@ fn edge_queries_and_empty_index() {
     r.verify().unwrap();
 
     let mut w = IndexWriterBuilder::new().build();
-    let f = w.add_file(FileMeta { path: b"a".to_vec(), ..Default::default() });
-    let u = w.add_file(FileMeta {
-        path: b"utf16".to_vec(),
-        flags: flags::ALWAYS_CANDIDATE,
-        ..Default::default()
-    });
-    let s = w.add_file(FileMeta {
-        path: b"big.bin".to_vec(),
-        flags: flags::SKIPPED_BINARY,
-        ..Default::default()
-    });
+    let mut file = |path: &[u8], flags| {
+        w.add_file(FileMeta { path: path.to_vec(), flags, ..Default::default() }).unwrap()
+    };
+    let f = file(b"a", 0);
+    let u = file(b"utf16", flags::ALWAYS_CANDIDATE);
+    let s = file(b"big.bin", flags::SKIPPED_BINARY);
     assert!(matches!(w.add_document(9, 0, 1, 1, &[]), Err(IndexError::InvalidInput(_))));
     let d0 = w.add_document(f, 0, 10, 1, &[1 << 8, 2 << 8, 3 << 8]).unwrap();
     let d1 = w.add_document(u, 0, 10, 1, &[]).unwrap();
@@ -434,7 +429,7 @@ fn posting_compression() {
     // below 128, 2 bytes below 16384.
     let mut rng = StdRng::seed_from_u64(1);
     let mut w = IndexWriterBuilder::new().build();
-    let f = w.add_file(FileMeta::default());
+    let f = w.add_file(FileMeta::default()).unwrap();
     for _ in 0..20_000 {
         let ts: Vec<Gram> = (0..100u32)
             .filter(|&t| rng.random_range(0..(if t < 50 { 4 } else { 200 }).max(1)) == 0)

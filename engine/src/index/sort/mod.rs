@@ -13,10 +13,11 @@
 //! ranges on several threads.
 //!
 //! Memory: the buffer and the radix sort's second buffer take the budget
-//! between them (a run's mapped file is page cache, not private memory);
-//! each run to merge costs its partition table (`MERGE_RUN_BYTES`
-//! counted), so with more runs than the budget allows, groups of runs are
-//! first merged into longer runs (a multi-pass merge).
+//! between them (a run's mapped file, its partition table included, is
+//! page cache, not private memory); each run to merge costs the entries
+//! of its lists in a partition being merged (`MERGE_RUN_BYTES` counted),
+//! so with more runs than the budget allows, groups of runs are first
+//! merged into longer runs (a multi-pass merge).
 
 use std::io;
 use std::path::{Path, PathBuf};

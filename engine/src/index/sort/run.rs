@@ -19,9 +19,10 @@
 //! lists in run order, with such a document's two masks joined.
 //!
 //! Trigrams fall into [`PARTITIONS`] partitions by their top 12 bits;
-//! [`RunEncoder`] records where each partition's lists begin, so that a
-//! merge reads any range of partitions of every run without reading the
-//! rest, and several threads merge several ranges at once.
+//! [`RunEncoder`] records where each partition's lists begin, in a table
+//! after the lists (in the run's file, not in memory), so that a merge
+//! reads any range of partitions of every run without reading the rest,
+//! and several threads merge several ranges at once.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -191,12 +192,12 @@ impl<'a> RunLists<'a> {
     }
 }
 
-/// A finished run: its bytes (mapped from its temporary file, or in
-/// memory) and where each partition begins in them.
+/// A finished run: its lists, then where each partition begins in them
+/// (`PARTITIONS + 1` offsets, u64 LE, the last the lists' length), mapped
+/// from its temporary file (page cache, not private memory) or in memory.
 #[derive(Debug)]
 pub(super) struct Run {
     bytes: RunBytes,
-    starts: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -205,6 +206,9 @@ enum RunBytes {
     Mapped(memmap2::Mmap),
 }
 
+/// Bytes of a run's partition table.
+const TABLE_LEN: usize = (PARTITIONS + 1) * 8;
+
 impl Run {
     /// The run that `fill` encodes, in memory.
     pub(super) fn in_memory(
@@ -212,8 +216,9 @@ impl Run {
     ) -> io::Result<Run> {
         let mut enc = RunEncoder::new(Vec::new());
         fill(&mut enc)?;
-        let (bytes, starts) = enc.finish()?;
-        Ok(Run { bytes: RunBytes::Memory(bytes), starts })
+        let (mut bytes, starts) = enc.finish()?;
+        bytes.extend(starts.iter().flat_map(|s| s.to_le_bytes()));
+        Ok(Run { bytes: RunBytes::Memory(bytes) })
     }
 
     /// The run that `fill` encodes, written to an unnamed temporary file in
@@ -225,32 +230,43 @@ impl Run {
         let file = tempfile::tempfile_in(dir)?;
         let mut enc = RunEncoder::new(BufWriter::with_capacity(256 << 10, file));
         fill(&mut enc)?;
-        let (w, starts) = enc.finish()?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        if starts[PARTITIONS] == 0 {
-            return Ok(Run { bytes: RunBytes::Memory(Vec::new()), starts });
+        let (mut w, starts) = enc.finish()?;
+        for s in &starts {
+            w.write_all(&s.to_le_bytes())?;
         }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
         // SAFETY: the file is unnamed and this process's own: nothing
         // else can change or truncate it while the map lives.
         let map = unsafe { memmap2::Mmap::map(&file) }?;
-        if map.len() as u64 != starts[PARTITIONS] {
+        if map.len() as u64 != starts[PARTITIONS] + TABLE_LEN as u64 {
             return Err(bad_run());
         }
-        Ok(Run { bytes: RunBytes::Mapped(map), starts })
+        Ok(Run { bytes: RunBytes::Mapped(map) })
     }
 
-    /// The run's length in bytes.
+    /// The lists and the table.
+    fn all(&self) -> &[u8] {
+        match &self.bytes {
+            RunBytes::Memory(v) => v,
+            RunBytes::Mapped(m) => m,
+        }
+    }
+
+    /// Where partition `p` begins (`PARTITIONS`: the lists' end).
+    fn start(&self, p: usize) -> u64 {
+        let all = self.all();
+        let at = all.len() - TABLE_LEN + 8 * p;
+        u64::from_le_bytes(all[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    /// The run's length in bytes (its lists).
     pub(super) fn len(&self) -> u64 {
-        self.starts[PARTITIONS]
+        self.start(PARTITIONS)
     }
 
     /// The bytes of the lists of partitions `parts`.
     pub(super) fn partitions(&self, parts: Range<usize>) -> &[u8] {
-        let bytes = match &self.bytes {
-            RunBytes::Memory(v) => &v[..],
-            RunBytes::Mapped(m) => &m[..],
-        };
-        &bytes[self.starts[parts.start] as usize..self.starts[parts.end] as usize]
+        &self.all()[self.start(parts.start) as usize..self.start(parts.end) as usize]
     }
 }
 
