@@ -55,9 +55,20 @@ impl RemoteObject {
         self.indexed != Some(false)
     }
 
+    /// Whether its listing held an index object beside it (`None`: it
+    /// was not listed with its neighbours).
+    pub fn listed_index(&self) -> Option<bool> {
+        self.indexed
+    }
+
     /// Its ETag, as listed (`None`: the store gave none).
-    pub(crate) fn e_tag(&self) -> Option<&str> {
+    pub fn e_tag(&self) -> Option<&str> {
         self.meta.e_tag.as_deref()
+    }
+
+    /// When it was last modified, as listed.
+    pub fn modified(&self) -> std::time::SystemTime {
+        self.meta.last_modified.into()
     }
 
     /// The whole of the object `key` beside it, in the same bucket
