@@ -32,7 +32,9 @@ pub fn units(
     let mut pruned = 0;
     for root in roots {
         if let Some(objects) = remote::list(&root.path) {
-            units.extend(objects?.into_iter().flat_map(|o| object_units(o, partitions, compression)));
+            units.extend(
+                objects?.into_iter().flat_map(|o| object_units(o, partitions, compression)),
+            );
             continue;
         }
         let found = tree::files(&root.path, base, pred, compression)?;

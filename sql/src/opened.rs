@@ -62,7 +62,7 @@ impl OpenTexts {
             Arc::clone(texts.entry(path.to_path_buf()).or_default())
         };
         let found = cell.get_or_init(|| {
-            let opened = remote::open(object, path, base, compression);
+            let opened = remote::open_indexed(object, path, base, compression);
             prepare(path, opened, pred).map(|p| p.map(Arc::new)).map_err(Arc::new)
         });
         found.clone().map_err(DataFusionError::Shared)

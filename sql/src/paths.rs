@@ -69,7 +69,10 @@ pub fn expand(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::with_capacity(given.len());
     for path in given {
         // A remote glob is the store's to expand, when the scan lists it.
-        let pattern = path.to_str().filter(|_| !remote::is_remote(path)).filter(|s| s.contains(['*', '?', '[']));
+        let pattern = path
+            .to_str()
+            .filter(|_| !remote::is_remote(path))
+            .filter(|s| s.contains(['*', '?', '[']));
         let Some(pattern) = pattern.filter(|_| path.symlink_metadata().is_err()) else {
             out.push(path.clone());
             continue;

@@ -138,7 +138,9 @@ impl<'a> UnitReader<'a> {
             Some(part) => self.read_text(unit, part)?,
             // A compressed file's text is decompressed first; an object's
             // body is fetched.
-            None if unit.object.is_some() || text::kind(&unit.path, unit.compression) != Kind::Plain => {
+            None if unit.object.is_some()
+                || text::kind(&unit.path, unit.compression) != Kind::Plain =>
+            {
                 self.read_whole(unit)?;
             }
             None => {

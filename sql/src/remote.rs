@@ -22,15 +22,15 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 use trigrep::remote::object::RemoteObject;
 use trigrep::remote::{self, Listed, Rules, indexed};
 use trigrep::search::decode::{Format, Transform};
-use trigrep::text::Opened as Trust;
 use trigrep::text::packed::PackedText;
+use trigrep::text::{BlockText, Opened as Trust};
 
 use crate::text::{self, Compression, Kind, Opened};
 
@@ -67,13 +67,8 @@ impl Object {
     /// The object to read, as listed (no request is sent).
     fn remote(&self) -> Result<RemoteObject> {
         let modified = UNIX_EPOCH + Duration::from_nanos(self.modified.unwrap_or(0).max(0) as u64);
-        let at = remote::object_at(
-            &self.url,
-            self.size,
-            self.e_tag.clone(),
-            modified,
-            self.indexed,
-        );
+        let at =
+            remote::object_at(&self.url, self.size, self.e_tag.clone(), modified, self.indexed);
         at.map_err(|e| error(&self.url, e))
     }
 
@@ -89,13 +84,21 @@ impl Object {
 
 /// The objects the remote path `path` names, listed now (`None`: it is
 /// not a remote path); a path that names none is an error (a glob that
-/// matches nothing too, as a local one).
+/// matches nothing too, as a local one). An object listed without an
+/// ETag (some stores list none) is asked for its own (a `HEAD`), so that
+/// it is read as it was planned wherever it is read.
 pub fn list(path: &Path) -> Option<Result<Vec<Object>>> {
     let written = path.to_str()?;
     let listed = remote::list_afresh(written, Rules::default())?;
     Some(match listed {
         Ok(listed) if listed.is_empty() => Err(error(written, "no object matches")),
-        Ok(listed) => Ok(listed.iter().map(Object::of).collect()),
+        Ok(listed) => listed
+            .into_iter()
+            .map(|mut l| {
+                l.object = l.object.with_e_tag().map_err(|e| error(&l.name, e))?;
+                Ok(Object::of(&l))
+            })
+            .collect(),
         Err(e) => Err(error(written, e)),
     })
 }
@@ -138,38 +141,69 @@ pub fn open(
     compression: Compression,
 ) -> Result<Opened> {
     let Some(object) = object else { return text::open(path, base, compression) };
-    let (url, base) = (object.url.as_str(), local_base(base));
     let remote = object.remote()?;
-    let failed = |e: &dyn std::fmt::Display| error(url, e);
+    if let Some(text) = by_index(object, &remote, path, base, compression)? {
+        return Ok(Opened::Text(text));
+    }
+    let failed = |e: &dyn std::fmt::Display| error(&object.url, e);
+    let body = Filled(remote.reader().map_err(|e| failed(&e))?);
     let format = match text::kind(path, compression) {
-        Kind::Compressed(Format::Zstd) => {
-            let packed = remote::open_packed(&remote, url, base).map_err(|e| failed(&e))?;
-            if let Some(packed) = packed.filter(|p| p.is_tg())
-                && let Trust::Trusted(t) = PackedText::read_checked(&packed).map_err(|e| failed(&e))?
-            {
-                return Ok(Opened::Text(Box::new(t)));
-            }
-            Format::Zstd
+        Kind::Plain => return Ok(Opened::Stream(Box::new(body))),
+        Kind::Compressed(Format::Compress) => {
+            return Err(failed(&"a `.Z` object is not read (`uncompress` needs a local file)"));
         }
         Kind::Compressed(format) => format,
-        Kind::Plain => {
-            match indexed::open(&remote, url, base) {
-                Ok(Some(t)) => return Ok(Opened::Text(Box::new(t))),
-                Ok(None) => {}
-                Err(e) => log::warn!("{url}: {e}; reading the object whole"),
-            }
-            let body = remote.reader().map_err(|e| failed(&e))?;
-            return Ok(Opened::Stream(Box::new(Filled(body))));
-        }
     };
-    if format == Format::Compress {
-        return Err(failed(&"a `.Z` object is not read (`uncompress` needs a local file)"));
-    }
     // The decoder reads the body as it reads a local file; what it gives
     // is read as the local file's decoder output is.
-    let body = Box::new(Filled(remote.reader().map_err(|e| failed(&e))?));
-    let decoded = Transform::decode(format, path, body).map_err(|e| failed(&e))?;
+    let decoded = Transform::decode(format, path, Box::new(body)).map_err(|e| failed(&e))?;
     Ok(Opened::Stream(decoded))
+}
+
+/// [`open`], but a text not read by its block index is only said to be
+/// read whole ([`Opened::Whole`]), its body not asked for: what the parts
+/// of a text ask first.
+pub fn open_indexed(
+    object: Option<&Object>,
+    path: &Path,
+    base: &Path,
+    compression: Compression,
+) -> Result<Opened> {
+    let Some(object) = object else { return text::open(path, base, compression) };
+    let text = by_index(object, &object.remote()?, path, base, compression)?;
+    Ok(text.map_or(Opened::Whole, Opened::Text))
+}
+
+/// The text of `object` (as `remote`) through a block index, fetched by
+/// range: a packed object's own, or a plain object's index object
+/// (`None`: it has none, and is read as a stream).
+fn by_index(
+    object: &Object,
+    remote: &RemoteObject,
+    path: &Path,
+    base: &Path,
+    compression: Compression,
+) -> Result<Option<Box<dyn BlockText>>> {
+    let (url, base) = (object.url.as_str(), local_base(base));
+    let failed = |e: &dyn std::fmt::Display| error(url, e);
+    match text::kind(path, compression) {
+        Kind::Compressed(Format::Zstd) => {
+            let packed = remote::open_packed(remote, url, base).map_err(|e| failed(&e))?;
+            let Some(packed) = packed.filter(|p| p.is_tg()) else { return Ok(None) };
+            match PackedText::read_checked(&packed).map_err(|e| failed(&e))? {
+                Trust::Trusted(text) => Ok(Some(Box::new(text))),
+                _ => Ok(None),
+            }
+        }
+        Kind::Compressed(_) => Ok(None),
+        // An index object that cannot be fetched or read is an error, as
+        // a damaged packed object is: no request of a store that fails is
+        // retried as another.
+        Kind::Plain => match indexed::open(remote, url, base).map_err(|e| failed(&e))? {
+            Some(text) => Ok(Some(Box::new(text))),
+            None => Ok(None),
+        },
+    }
 }
 
 /// An error about the object `url`.

@@ -19,16 +19,16 @@ use util::cluster::Cluster;
 /// Runs every query of `remote` (a table of the bucket, with `extra`
 /// flags) and of `local` (the same of the local copy): the same lines.
 fn same_as_local(b: &Bucket, remote: &str, local: &str, extra: &[&str]) {
+    let args = |query: &'_ str| -> Vec<String> {
+        let flags = ["--format", "json", "--partitions", "3"];
+        flags.iter().chain(extra).chain([&query]).map(|s| s.to_string()).collect()
+    };
     for q in QUERIES {
-        let args = |table: &str| {
-            let mut args = vec!["--format", "json", "--partitions", "3"];
-            args.extend_from_slice(extra);
-            [args, vec![table]].concat()
-        };
         let (rq, lq) = (of(q, remote), of(q, local));
-        let want = b.answer(&args(&lq));
+        let (want, got) = (args(&lq), args(&rq));
+        let want = b.answer(&want.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(!want.is_empty(), "{lq}: no rows");
-        let got = b.answer(&args(&rq));
+        let got = b.answer(&got.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(got.len(), want.len(), "{rq}");
         assert_eq!(got, want, "{rq}");
     }
@@ -66,7 +66,8 @@ fn issue_0036_objects_named_one_by_one_read_as_their_local_copies() {
     // A needle reads a few blocks of the indexed object and a few frames
     // of the packed one, not all of them.
     for name in ["big.log", "packed/p2.log.zst"] {
-        let q = format!("SELECT count(*) AS n FROM lines('{REMOTE}/{name}') WHERE line LIKE '%XYZZY%'");
+        let q =
+            format!("SELECT count(*) AS n FROM lines('{REMOTE}/{name}') WHERE line LIKE '%XYZZY%'");
         let mut env = b.env();
         env.push(("RUST_LOG", "trigrep_sql=info".into()));
         let out = b.sql_in(b.fx.dir.path(), &b.fx.index_dir(), &env, &["--format", "json", &q]);
@@ -123,14 +124,17 @@ fn issue_0036_a_cluster_that_shares_no_disk_reads_the_bucket() {
         let out = b.sql_in(&client, &client_index, &b.env(), &args);
         assert_eq!(&bucket::lines(&out, &args, &local_copy), want, "{q}");
     }
-    // Both executors read, each keeping what it fetched (the packed
-    // objects' block indexes) in its own index directory; the client
-    // and the scheduler read nothing.
+    // Both executors read; what they fetched and kept (the packed
+    // objects' block indexes, the index object) is in their own index
+    // directories; the client and the scheduler read and keep nothing.
+    let mut kept = Vec::new();
     for (i, name) in ["executor1", "executor2"].iter().enumerate() {
         let log = std::fs::read_to_string(&cluster.logs[i + 1]).unwrap();
-        assert!(log.contains(" reading "), "{name} read nothing: {log}");
-        let kept = files_under(&b.fx.path(&format!("{name}-index")));
-        assert!(kept.iter().any(|f| f.ends_with(".zstidx")), "{name} kept {kept:?}");
+        assert!(log.contains(" units"), "{name} read nothing: {log}");
+        kept.extend(files_under(&b.fx.path(&format!("{name}-index"))));
+    }
+    for end in [".zstidx", ".tgidx"] {
+        assert!(kept.iter().any(|f| f.ends_with(end)), "no {end} kept: {kept:?}");
     }
     for dir in ["client-index", "scheduler-index"] {
         assert!(files_under(&b.fx.path(dir)).is_empty(), "{dir} holds files");

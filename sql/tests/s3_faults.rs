@@ -115,14 +115,16 @@ fn issue_0036_an_object_replaced_after_planning_is_never_mixed() {
         // another app.log first.
         proxy.hook(Box::new(move |line| {
             if line.starts_with("GET /bkt/logs/app.log ") && !r.swap(true, Ordering::SeqCst) {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                let rt =
+                    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
                 let key = object_store::path::Path::from("logs/app.log");
                 let new = object_store::PutPayload::from(b"XYZZY replaced\n".to_vec());
                 rt.block_on(object_store::ObjectStoreExt::put(client.as_ref(), &key, new)).unwrap();
             }
         }));
         let env = b.server.env_via(&proxy.endpoint());
-        let q = format!("SELECT path, line FROM lines('{REMOTE}/') WHERE line LIKE '%XYZZY%'");
+        let table = format!("lines('{REMOTE}/**/*.log*')");
+        let q = format!("SELECT path, line FROM {table} WHERE line LIKE '%XYZZY%'");
         let out = run(&b, &env, on, &q);
         assert!(replaced.load(Ordering::SeqCst), "{on:?}: app.log was never read");
         failed_once(&out, &["s3://bkt/logs/app.log", "changed"]);

@@ -66,6 +66,19 @@ impl RemoteObject {
         self.meta.e_tag.as_deref()
     }
 
+    /// The same object with an ETag: asked of the store (a `HEAD`) when
+    /// its listing gave none (s3s-fs lists none), so that a reader
+    /// elsewhere can ask for this very object.
+    pub fn with_e_tag(self) -> Result<RemoteObject, RemoteError> {
+        if self.meta.e_tag.is_some() {
+            return Ok(self);
+        }
+        match RemoteObject::head(&self.store, self.key())? {
+            Some(now) => Ok(RemoteObject { meta: now.meta, ..self }),
+            None => Err(RemoteError("not found".into())),
+        }
+    }
+
     /// When it was last modified, as listed.
     pub fn modified(&self) -> std::time::SystemTime {
         self.meta.last_modified.into()

@@ -71,7 +71,15 @@ impl Bucket {
         bucket.server.put(BUCKET, "logs/bin.dat", &std::fs::read(local.join("bin.dat")).unwrap());
         // Packed and uploaded by tg itself, as the local copy was packed.
         let p2 = p2.to_str().unwrap();
-        bucket.tg(&["pack", "-q", "--frame-size", "4K", p2, "-o", "s3://bkt/logs/packed/p2.log.zst"]);
+        bucket.tg(&[
+            "pack",
+            "-q",
+            "--frame-size",
+            "4K",
+            p2,
+            "-o",
+            "s3://bkt/logs/packed/p2.log.zst",
+        ]);
         bucket.tg(&["index", "-q", "--block-size", "4K", "s3://bkt/logs/big.log"]);
         bucket
     }
@@ -97,7 +105,8 @@ impl Bucket {
         assert!(out.status.success(), "tg {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 
-    /// `tg-sql ARGS` in `cwd` with `env`, the index directory `index`.
+    /// `tg-sql ARGS` in `cwd` with `env`, the index directory `index`,
+    /// logging as a user's (no `RUST_LOG` unless `env` sets one).
     pub fn sql_in(
         &self,
         cwd: &Path,
@@ -108,9 +117,9 @@ impl Bucket {
         Command::new(util::tg_sql())
             .args(args)
             .current_dir(cwd)
+            .env_remove("RUST_LOG")
             .envs(env.iter().cloned())
             .env("TG_INDEX_DIR", index)
-            .env("RUST_LOG", "warn")
             .output()
             .unwrap()
     }
