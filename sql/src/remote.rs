@@ -3,7 +3,8 @@
 //! ([`trigrep::remote`]).
 //!
 //! The paths are listed when the scan is planned ([`list`]: where the
-//! query is planned, the client or a Ballista scheduler), each object
+//! query is planned, the client or a Ballista scheduler; a `HEAD` for an
+//! object listed without an ETag), each object
 //! becoming an [`Object`]: its address, ETag, size and time, plain data
 //! that travels in a unit of the scan to whoever reads it. The reader
 //! sends no listing and no `HEAD`: it reads the object as it was listed

@@ -1,4 +1,4 @@
-//! Issue 36: SQL over a bucket. A tree of logs (plain, gzip, packed; one
+//! SQL over a bucket. A tree of logs (plain, gzip, packed; one
 //! plain log with an index object beside it, a binary file) is uploaded
 //! to a real S3 server (`s3s-fs`), and each of fifteen queries gives the
 //! same rows of `lines('s3://bkt/logs/')` (a prefix), of a glob, of

@@ -1,4 +1,4 @@
-//! Issue 36: SQL over a bucket when things go wrong, embedded and on a
+//! SQL over a bucket when things go wrong, embedded and on a
 //! Ballista cluster: a missing bucket, wrong credentials, the server
 //! stopped in the middle of a query (after the listing), an object
 //! replaced after the query was planned (another ETag); a glob that
