@@ -32,10 +32,10 @@ fn rg(tree: &Tree, args: &[&str]) -> Output {
     util::rg_command(tree, tree.root()).args(args).output().unwrap()
 }
 
-/// What differs between tg's output and rg's (`util::s3::differs`):
+/// What differs between tg's output and rg's (`util::diff::remote_differs`):
 /// JSON's bytes printed (names included) blanked.
 fn differs(tg: &Output, rg: &Output, remote: &str, local: &str) -> Option<String> {
-    s3::differs(tg, rg, remote, local, r#""(bytes_printed)":\d+"#)
+    util::diff::remote_differs(tg, rg, remote, local, r#""(bytes_printed)":\d+"#)
 }
 
 /// A tree of logs: two directories, a hidden one, a gzip file.

@@ -30,10 +30,10 @@ fn rg(tree: &Tree, args: &[&str]) -> Output {
     util::rg_command(tree, tree.root()).args(args).output().unwrap()
 }
 
-/// What differs between tg's output and rg's (`util::s3::differs`):
+/// What differs between tg's output and rg's (`util::diff::remote_differs`):
 /// JSON's bytes printed (names included) and read (an index reads fewer) blanked.
 fn differs(tg: &Output, rg: &Output, remote: &str, local: &str) -> Option<String> {
-    s3::differs(tg, rg, remote, local, r#""(bytes_printed|bytes_searched)":\d+"#)
+    util::diff::remote_differs(tg, rg, remote, local, r#""(bytes_printed|bytes_searched)":\d+"#)
 }
 
 /// The value of `--stats` line `name` in `stderr` (0: none).

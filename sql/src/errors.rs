@@ -42,11 +42,24 @@ pub fn detail(e: &DataFusionError) -> String {
 fn job_reason(text: &str) -> Option<String> {
     let (_, why) = text.strip_prefix("Job ")?.split_once(" failed: ")?;
     let Some(at) = why.find("Task failed due to ") else {
-        return Some(why.trim().to_string());
+        return Some(unwrapped(why.trim()).to_string());
     };
     let error = &why[at..];
     let error = &error[error.find(": ")? + 2..];
     Some(first_string(error).unwrap_or_else(|| error.trim().to_string()))
+}
+
+/// `text` without the words DataFusion puts before an error's own
+/// (`DataFusion error: Execution error: WHY`: a scheduler's failure to
+/// plan a job, sent as text).
+fn unwrapped(text: &str) -> &str {
+    const WRAPPERS: [&str; 4] =
+        ["DataFusion error: ", "Execution error: ", "Error during planning: ", "External error: "];
+    let mut text = text;
+    while let Some(rest) = WRAPPERS.iter().find_map(|w| text.strip_prefix(w)) {
+        text = rest;
+    }
+    text
 }
 
 /// The first string in `debug`, a value's `Debug` form
@@ -171,6 +184,10 @@ error: unclosed group"
             "Job ab12 failed: task could not be prepared or was rejected by executor".into(),
         );
         assert_eq!(sentence(&e), "task could not be prepared or was rejected by executor");
+        let e = DataFusionError::Execution(
+            "Job ab12 failed: DataFusion error: Execution error: s3://b/: no such bucket".into(),
+        );
+        assert_eq!(sentence(&e), "s3://b/: no such bucket");
         let rule = "-".repeat(79);
         let e = DataFusionError::Execution(format!(
             "/logs/a.gz: \n{rule}\ngzip: /logs/a.gz: unexpected end of file\n{rule}\n"

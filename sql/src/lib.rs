@@ -11,8 +11,9 @@
 //!
 //! - [`tree`] finds the files of each path as `tg` does: listed from a
 //!   tree index (its candidates and the files changed since its build),
-//!   else walked with `tg`'s rules; [`listing`] makes them
-//!   [`read::Unit`]s, dealt to partitions;
+//!   else walked with `tg`'s rules; [`remote`] lists the objects of an
+//!   `s3://` path; [`listing`] makes them [`read::Unit`]s, dealt to
+//!   partitions;
 //! - [`text`] opens each file's text through the engine's seam over
 //!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
 //!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
@@ -66,6 +67,7 @@ pub mod paths;
 pub mod provider;
 pub mod read;
 pub mod regex_ops;
+pub mod remote;
 pub mod rows;
 pub mod serve;
 pub mod session;

@@ -16,6 +16,7 @@ use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
 use crate::filter::Pred;
+use crate::remote::{self, Object};
 use crate::rows::FileInfo;
 use crate::stamps::format_of;
 use crate::text::{self, Bom, Compression, Opened};
@@ -52,12 +53,13 @@ impl fmt::Debug for OpenTexts {
 }
 
 impl OpenTexts {
-    /// The text at `path` (read with `compression`), opened and its
-    /// candidates for `pred` (and, its times going up, `times`) found
-    /// once: `None` when it is read whole, not by spans.
+    /// The text at `path` (the remote `object` when given, read with
+    /// `compression`), opened and its candidates for `pred` (and, its times
+    /// going up, `times`) found once: `None` when it is read whole, not by
+    /// spans.
     pub fn get(
         &self,
-        path: &Path,
+        (path, object): (&Path, Option<&Object>),
         base: &Path,
         compression: Compression,
         (pred, times): (Option<&Pred>, Option<TimeRange>),
@@ -67,22 +69,21 @@ impl OpenTexts {
             Arc::clone(texts.entry(path.to_path_buf()).or_default())
         };
         let found = cell.get_or_init(|| {
-            let found = prepare(path, base, compression, (pred, times));
-            found.map(|p| p.map(Arc::new)).map_err(Arc::new)
+            let opened = remote::open_indexed(object, path, base, compression);
+            prepare(path, opened, (pred, times)).map(|p| p.map(Arc::new)).map_err(Arc::new)
         });
         found.clone().map_err(DataFusionError::Shared)
     }
 }
 
-/// Opens the text at `path` and finds what of it can satisfy `pred` and
+/// Finds what of the text at `path`, as `opened`, can satisfy `pred` and
 /// (its times going up) `times`.
 fn prepare(
     path: &Path,
-    base: &Path,
-    compression: Compression,
+    opened: Result<Opened>,
     (pred, times): (Option<&Pred>, Option<TimeRange>),
 ) -> Result<Option<Prepared>> {
-    let Opened::Text(text) = text::open(path, base, compression)? else { return Ok(None) };
+    let Opened::Text(text) = opened? else { return Ok(None) };
     let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
     // rg stops reading at a NUL, where its buffers happen to find one, and
     // transcodes a UTF-16 text: such a text is read whole, as rg reads it.

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::remote;
+
 /// A path a table reads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Root {
@@ -43,7 +45,8 @@ pub fn resolve(given: &[PathBuf]) -> Result<Vec<Root>> {
     expand(given)?
         .into_iter()
         .map(|p| {
-            if p.is_absolute() {
+            // A remote path is an address, the same wherever it is read.
+            if p.is_absolute() || remote::is_remote(&p) {
                 return Ok(Root { path: p, given: None });
             }
             let path = std::path::absolute(&p)
@@ -65,7 +68,11 @@ const OPTIONS: glob::MatchOptions = glob::MatchOptions {
 pub fn expand(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::with_capacity(given.len());
     for path in given {
-        let pattern = path.to_str().filter(|s| s.contains(['*', '?', '[']));
+        // A remote glob is the store's to expand, when the scan lists it.
+        let pattern = path
+            .to_str()
+            .filter(|_| !remote::is_remote(path))
+            .filter(|s| s.contains(['*', '?', '[']));
         let Some(pattern) = pattern.filter(|_| path.symlink_metadata().is_err()) else {
             out.push(path.clone());
             continue;

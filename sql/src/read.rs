@@ -27,6 +27,7 @@ use crate::line_filter::LineFilter;
 use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
+use crate::remote::{self, Object};
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps;
@@ -55,6 +56,10 @@ pub struct Unit {
     /// `None`: the file read whole, as a walk reads it; else the part of
     /// a block-indexed text.
     pub part: Option<Part>,
+    /// The remote object read instead of a file, as it was listed
+    /// (`path` is then its address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<Object>,
 }
 
 /// Part `part` of `parts` of a block-indexed text: of its candidate
@@ -71,6 +76,23 @@ impl Unit {
     /// The path its rows show.
     pub fn shown(&self) -> &Path {
         self.shown.as_deref().unwrap_or(&self.path)
+    }
+
+    /// What its rows say of its file: its path as shown, its time (a
+    /// file's as it is now, an object's as listed).
+    fn info(&self) -> FileInfo {
+        match &self.object {
+            Some(object) => FileInfo {
+                path: self.shown().to_string_lossy().into_owned(),
+                modified: object.modified,
+            },
+            None => FileInfo::of(self.shown(), std::fs::metadata(&self.path).ok().as_ref()),
+        }
+    }
+
+    /// Its text, opened as a table reading it opens it.
+    fn open(&self, base: &Path) -> Result<Opened> {
+        remote::open(self.object.as_ref(), &self.path, base, self.compression)
     }
 }
 
@@ -115,8 +137,11 @@ impl<'a> UnitReader<'a> {
     pub fn read(&mut self, unit: &Unit) -> Result<bool> {
         match unit.part {
             Some(part) => self.read_text(unit, part)?,
-            // A compressed file's text is decompressed first.
-            None if text::kind(&unit.path, unit.compression) != Kind::Plain => {
+            // A compressed file's text is decompressed first; an object's
+            // body is fetched.
+            None if unit.object.is_some()
+                || text::kind(&unit.path, unit.compression) != Kind::Plain =>
+            {
                 self.read_whole(unit)?;
             }
             None => {
@@ -180,8 +205,7 @@ impl<'a> UnitReader<'a> {
     /// the query's notes then name.
     fn read_walked(&mut self, unit: &Unit, how: Walked) -> Result<()> {
         let path = &unit.path;
-        let md = std::fs::metadata(path).ok();
-        let file = FileInfo::of(unit.shown(), md.as_ref());
+        let file = unit.info();
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\0'))
             .line_number(true)
@@ -228,8 +252,9 @@ impl<'a> UnitReader<'a> {
     /// read by spans.
     fn read_text(&mut self, unit: &Unit, Part { part, parts }: Part) -> Result<()> {
         let path = &unit.path;
+        let at = (path.as_path(), unit.object.as_ref());
         let Some(prepared) =
-            self.texts.get(path, self.base, unit.compression, (self.pred, self.times))?
+            self.texts.get(at, self.base, unit.compression, (self.pred, self.times))?
         else {
             return match part {
                 0 => self.read_whole(unit),
@@ -254,8 +279,7 @@ impl<'a> UnitReader<'a> {
             text.kind(),
             spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
         );
-        let md = std::fs::metadata(path).ok();
-        let file = FileInfo::of(unit.shown(), md.as_ref());
+        let file = unit.info();
         let dropped = prepared.bom.dropped();
         let format = self.format(&file, || text.head(SAMPLE)).map_err(|e| text::error(path, e))?;
         let mut buf = std::mem::take(&mut self.buf);
@@ -280,7 +304,7 @@ impl<'a> UnitReader<'a> {
     /// its text): a text without a trusted index, or holding a NUL, or
     /// marked UTF-16.
     fn read_whole(&mut self, unit: &Unit) -> Result<()> {
-        match text::open(&unit.path, self.base, unit.compression)? {
+        match unit.open(self.base)? {
             Opened::Text(t) => self.read_walked(unit, Walked::Text(t)),
             Opened::Whole => self.read_walked(unit, Walked::Path),
             Opened::Stream(r) => self.read_walked(unit, Walked::Stream(r)),

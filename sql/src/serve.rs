@@ -15,7 +15,9 @@
 //! its door, and when its own program has been replaced on disk (a new
 //! build): then the query that finds it so is turned away unanswered, and
 //! its client runs it itself. A client whose environment would change an
-//! answer is turned away too ([`sql_wire::answer_env`]).
+//! answer is turned away too ([`sql_wire::answer_env`]), and so is a
+//! query naming a remote path (`s3://…`), whose store, credentials and
+//! endpoint the client's own environment says ([`remote::mentioned`]).
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -24,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use trigrep::serve::sql_wire::{self, Asked, Reply, Request};
 use trigrep::sys::door::{self, Listener, Stream};
+
+use crate::remote;
 
 /// A query as the server hands it to its answerer.
 pub struct Query {
@@ -167,6 +171,8 @@ impl Server<'_, '_> {
         }
         let turned_away = if request.env != sql_wire::answer_env() {
             "the client's HOME or XDG_CONFIG_HOME is not the server's"
+        } else if remote::mentioned(&request.args) {
+            "it reads remote objects (the settings of a store are the client's environment)"
         } else if self.program.replaced() {
             "the server's program was replaced (it leaves)"
         } else {

@@ -144,3 +144,32 @@ pub fn render(old: &[u8], new: &[u8], indent: &str) -> String {
     ));
     out
 }
+
+/// What differs between tg's output (`remote` names read as `local`) and
+/// rg's, if anything; the JSON fields `blanked` matches (a regex over
+/// `"name":N`, e.g. the bytes printed, which count the longer names) are
+/// blanked in both.
+pub fn remote_differs(
+    tg: &std::process::Output,
+    rg: &std::process::Output,
+    remote: &str,
+    local: &str,
+    blanked: &str,
+) -> Option<String> {
+    let counts = regex::Regex::new(blanked).unwrap();
+    let clean = |out: &[u8]| {
+        let text = String::from_utf8_lossy(&super::normalize_stdout(out)).into_owned();
+        counts.replace_all(&text, "\"$1\":N").into_owned()
+    };
+    let (tg_out, rg_out) = (clean(&tg.stdout).replace(remote, local), clean(&rg.stdout));
+    if tg_out == rg_out && tg.status.code() == rg.status.code() {
+        return None;
+    }
+    Some(format!(
+        "exit {:?} vs rg {:?}; tg stderr: {}\n{}",
+        tg.status.code(),
+        rg.status.code(),
+        String::from_utf8_lossy(&tg.stderr),
+        render(rg_out.as_bytes(), tg_out.as_bytes(), "  ")
+    ))
+}

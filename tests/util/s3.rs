@@ -3,7 +3,9 @@
 //! 127.0.0.1 on a free port with its own temporary data directory and
 //! credentials, stopped (killed) when dropped. Buckets are directories of
 //! its data (s3s-fs keeps a bucket as one); objects are uploaded through
-//! the S3 API by `object_store`, the client tg reads with.
+//! the S3 API by `object_store`, the client tg reads with. The SQL
+//! crate's remote tests start theirs with this file too
+//! (`sql/tests/s3.rs`).
 #![allow(dead_code)]
 
 use std::net::{TcpListener, TcpStream};
@@ -188,33 +190,4 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
     })
-}
-
-/// What differs between tg's output (`remote` names read as `local`) and
-/// rg's, if anything; the JSON fields `blanked` matches (a regex over
-/// `"name":N`, e.g. the bytes printed, which count the longer names) are
-/// blanked in both.
-pub fn differs(
-    tg: &std::process::Output,
-    rg: &std::process::Output,
-    remote: &str,
-    local: &str,
-    blanked: &str,
-) -> Option<String> {
-    let counts = regex::Regex::new(blanked).unwrap();
-    let clean = |out: &[u8]| {
-        let text = String::from_utf8_lossy(&crate::util::normalize_stdout(out)).into_owned();
-        counts.replace_all(&text, "\"$1\":N").into_owned()
-    };
-    let (tg_out, rg_out) = (clean(&tg.stdout).replace(remote, local), clean(&rg.stdout));
-    if tg_out == rg_out && tg.status.code() == rg.status.code() {
-        return None;
-    }
-    Some(format!(
-        "exit {:?} vs rg {:?}; tg stderr: {}\n{}",
-        tg.status.code(),
-        rg.status.code(),
-        String::from_utf8_lossy(&tg.stderr),
-        crate::util::diff::render(rg_out.as_bytes(), tg_out.as_bytes(), "  ")
-    ))
 }

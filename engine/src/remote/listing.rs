@@ -57,7 +57,7 @@ pub(crate) fn list(address: &Address, rules: Rules) -> Result<Vec<Listed>, Remot
 }
 
 /// [`list`], asked now.
-fn list_now(address: &Address, rules: Rules) -> Result<Vec<Listed>, RemoteError> {
+pub(crate) fn list_now(address: &Address, rules: Rules) -> Result<Vec<Listed>, RemoteError> {
     let store = store(&address.bucket)?;
     let prefix = match &address.kind {
         Kind::Object => {

@@ -6,7 +6,10 @@
 //!
 //! - [`list`]: the objects a remote path names (`address::Address`: an
 //!   object, a prefix walked like a directory, a glob), each with the
-//!   name it is printed by ([`listing::Listed`]);
+//!   name it is printed by ([`listing::Listed`]); [`list_afresh`] for a
+//!   process that outlives its queries, and [`object_at`] for an object
+//!   listed by another process (SQL's units, which carry its address,
+//!   ETag and size to a Ballista executor);
 //! - [`open_packed`]: a packed container (`tg pack`) in a bucket as a
 //!   [`PackedFile`] that fetches its ends (seek table, footer, block
 //!   index) and then only the frames read, neighbours joined into one
@@ -61,6 +64,50 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
     Some(listing::list(&address, rules))
+}
+
+/// [`list`], asked of the store now, whatever this process listed
+/// before: for a process that outlives its queries (a SQL server, a
+/// Ballista scheduler), whose listings must not be stale.
+pub fn list_afresh(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteError>> {
+    let address = match Address::parse(written)? {
+        Ok(address) => address,
+        Err(bad) => return Some(Err(RemoteError(bad.0))),
+    };
+    Some(listing::list_now(&address, rules))
+}
+
+/// The object `url` (`s3://BUCKET/KEY`) as it was listed elsewhere: of
+/// `size` bytes and ETag `e_tag`, modified at `modified`, with an index
+/// object beside it or not (`indexed`; `None`: unknown). No request is
+/// sent: every read of it then asks for that very object (its ETag), so
+/// an object replaced since that listing is an error, never read.
+pub fn object_at(
+    url: &str,
+    size: u64,
+    e_tag: Option<String>,
+    modified: std::time::SystemTime,
+    indexed: Option<bool>,
+) -> Result<RemoteObject, RemoteError> {
+    let at = match Address::parse(url) {
+        Some(Ok(at)) if at.kind == address::Kind::Object => at,
+        Some(Err(bad)) => return Err(RemoteError(bad.0)),
+        _ => return Err(RemoteError(format!("{url}: not the address of one object"))),
+    };
+    let store = client::store(&at.bucket)?;
+    let location = object_store::path::Path::from(at.key.as_str());
+    let meta = object_store::ObjectMeta {
+        location,
+        last_modified: modified.into(),
+        size,
+        e_tag,
+        version: None,
+    };
+    let object = RemoteObject::new(store, meta);
+    Ok(match indexed {
+        Some(indexed) => object.listed_with_index(indexed),
+        None => object,
+    })
 }
 
 /// Whether the path `path` names a remote prefix or glob, walked like a

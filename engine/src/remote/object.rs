@@ -55,9 +55,33 @@ impl RemoteObject {
         self.indexed != Some(false)
     }
 
+    /// Whether its listing held an index object beside it (`None`: it
+    /// was not listed with its neighbours).
+    pub fn listed_index(&self) -> Option<bool> {
+        self.indexed
+    }
+
     /// Its ETag, as listed (`None`: the store gave none).
-    pub(crate) fn e_tag(&self) -> Option<&str> {
+    pub fn e_tag(&self) -> Option<&str> {
         self.meta.e_tag.as_deref()
+    }
+
+    /// The same object with an ETag: asked of the store (a `HEAD`) when
+    /// its listing gave none (s3s-fs lists none), so that a reader
+    /// elsewhere can ask for this very object.
+    pub fn with_e_tag(self) -> Result<RemoteObject, RemoteError> {
+        if self.meta.e_tag.is_some() {
+            return Ok(self);
+        }
+        match RemoteObject::head(&self.store, self.key())? {
+            Some(now) => Ok(RemoteObject { meta: now.meta, ..self }),
+            None => Err(RemoteError("not found".into())),
+        }
+    }
+
+    /// When it was last modified, as listed.
+    pub fn modified(&self) -> std::time::SystemTime {
+        self.meta.last_modified.into()
     }
 
     /// The whole of the object `key` beside it, in the same bucket

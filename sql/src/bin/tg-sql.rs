@@ -136,6 +136,10 @@ fn main() -> ExitCode {
             runtime.block_on(cluster::run_scheduler(bind)).map_err(|e| e.to_string())
         }
         Some(Command::Executor { scheduler, bind, slots, work_dir }) => {
+            // What it fetches of remote objects it keeps on its own disk,
+            // whatever index directory the plans it runs name.
+            let base = cli.index_dir.unwrap_or_else(trigrep::index::location::default_base);
+            trigrep_sql::remote::keep_in(base);
             let opts = ExecutorOptions { scheduler, bind, slots, work_dir };
             runtime.block_on(cluster::run_executor(opts)).map_err(|e| e.to_string())
         }

@@ -1,6 +1,9 @@
 //! A Ballista cluster for tests: one scheduler and two executors
 //! (`tg-sql scheduler`, `tg-sql executor`) on loopback, their logs in the
-//! fixture, killed when the test ends.
+//! fixture, killed when the test ends. They share the fixture's working
+//! and index directories, or ([`Cluster::start_apart`]) each works in a
+//! directory and keeps indexes in a directory of its own, as machines
+//! that share no disk.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -19,6 +22,9 @@ pub struct Cluster {
     pub port: u16,
     /// The working directory of its processes.
     cwd: PathBuf,
+    /// Each process works in `NAME-cwd` and keeps indexes in `NAME-index`
+    /// of the fixture, not in `cwd` and the fixture's index directory.
+    apart: bool,
 }
 
 impl Drop for Cluster {
@@ -67,11 +73,16 @@ impl Cluster {
         env: &[(&str, &str)],
     ) {
         let log = fx.path(&format!("{name}.log"));
+        let (cwd, index_dir) = match self.apart {
+            true => (fx.path(&format!("{name}-cwd")), fx.path(&format!("{name}-index"))),
+            false => (self.cwd.clone(), fx.index_dir()),
+        };
+        std::fs::create_dir_all(&cwd).unwrap();
         let mut child = Command::new(super::tg_sql())
             .args(args)
-            .current_dir(&self.cwd)
+            .current_dir(&cwd)
             .envs(env.iter().copied())
-            .env("TG_INDEX_DIR", fx.index_dir())
+            .env("TG_INDEX_DIR", index_dir)
             .env("RUST_LOG", "warn,trigrep_sql=info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -91,11 +102,31 @@ impl Cluster {
 
     /// [`Cluster::start`], its processes working in `cwd`.
     pub fn start_in(fx: &Fixture, env: &[(&str, &str)], cwd: &Path) -> Cluster {
+        Cluster::launch(fx, &[], env, cwd, false)
+    }
+
+    /// A scheduler and two executors, all run with `env`, each working
+    /// in a directory of its own and keeping indexes in another
+    /// (`NAME-cwd`, `NAME-index` in the fixture): nothing on disk is
+    /// shared with the client or between them.
+    pub fn start_apart(fx: &Fixture, env: &[(&str, &str)]) -> Cluster {
+        Cluster::launch(fx, env, env, fx.dir.path(), true)
+    }
+
+    /// Starts the scheduler (with `scheduler_env`) and the executors.
+    fn launch(
+        fx: &Fixture,
+        scheduler_env: &[(&str, &str)],
+        env: &[(&str, &str)],
+        cwd: &Path,
+        apart: bool,
+    ) -> Cluster {
         let scheduler = free_pair();
         let cwd = cwd.to_path_buf();
-        let mut cluster = Cluster { children: Vec::new(), logs: Vec::new(), port: scheduler, cwd };
+        let mut cluster =
+            Cluster { children: Vec::new(), logs: Vec::new(), port: scheduler, cwd, apart };
         let args = ["scheduler".into(), "--bind".into(), format!("127.0.0.1:{scheduler}")];
-        cluster.spawn(fx, "scheduler", &args, scheduler, &[]);
+        cluster.spawn(fx, "scheduler", &args, scheduler, scheduler_env);
         for name in ["executor1", "executor2"] {
             let port = free_pair();
             let work = fx.path(&format!("{name}-work"));
