@@ -294,3 +294,36 @@ pub fn cut_lines(tree: &Tree, file: &str, from: u64, to: u64, skip: u64) -> Vec<
         .map(|(l, n)| (n, l.trim_end().to_string()))
         .collect()
 }
+
+/// The text between reverse-video escapes in each captured row (colours
+/// off, a match is drawn reversed). tmux does not repeat an attribute at
+/// the start of a row that the row before left on.
+pub fn marked(screen: &[String]) -> Vec<Vec<String>> {
+    let mut on = false;
+    let mut all = Vec::new();
+    for row in screen {
+        let (mut out, mut cur) = (Vec::new(), String::new());
+        let mut chars = row.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' && chars.peek() == Some(&'[') {
+                chars.next();
+                let params: String = chars.by_ref().take_while(|&c| c != 'm').collect();
+                for p in params.split(';') {
+                    match p {
+                        "7" => on = true,
+                        "" | "0" | "27" => on = false,
+                        _ => {}
+                    }
+                }
+                if !on && !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else if on {
+                cur.push(c);
+            }
+        }
+        out.extend((!cur.is_empty()).then_some(cur));
+        all.push(out);
+    }
+    all
+}

@@ -3,7 +3,7 @@
 //! --follow`; `table::views`), each flagged with the walks that leave it
 //! out, plus the directories and watched paths (ignore files, repository
 //! markers, git configuration) that let a query trust the table later,
-//! in a [`Listing`] sorted by path.
+//! in a `Listing` sorted by path.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
