@@ -606,6 +606,39 @@ fn no_source_file_outgrows_450_lines() {
     }
 }
 
+/// File names that several source files share because they are one idea
+/// in parallel places: each module's own `error`, `stats` and `format` (its
+/// bytes on disk), one source of text as each layer or front door handles it
+/// (`remote`, `gz`, `packed`, `pcre2`, `blocks`, `fetched`, `text`), a flag
+/// group and its resolution (`output`), the walks of a search and of a build
+/// (`walk`), listings (a prefix's objects, a walk's entries), k-way merges
+/// (sorted runs, texts by time), readers (a build's file, a packed file, a
+/// scan's unit) and clients (of a server, of a store). Any other name is one
+/// file's, so that a name says which idea a file holds.
+const SHARED_NAMES: &[&str] = &[
+    "blocks", "client", "error", "fetched", "format", "gz", "listing", "merge", "output", "packed",
+    "pcre2", "read", "remote", "stats", "text", "walk",
+];
+
+#[test]
+fn no_two_files_share_a_name_unless_one_idea_in_parallel_places() {
+    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (path, _) in sources().values().chain(sql_sources().values()) {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if !["mod", "lib", "main", "tests"].contains(&name.as_str()) {
+            let rel = path.strip_prefix(top).unwrap_or(path).display().to_string();
+            by_name.entry(name).or_default().push(rel);
+        }
+    }
+    let shared: Vec<String> = by_name
+        .iter()
+        .filter(|(name, files)| files.len() > 1 && !SHARED_NAMES.contains(&name.as_str()))
+        .map(|(name, files)| format!("{name}.rs: {}", files.join(", ")))
+        .collect();
+    assert!(shared.is_empty(), "files sharing a name for different ideas:\n{}", shared.join("\n"));
+}
+
 /// What only the platform seam (`engine/src/sys/`) may name: the C library, Unix's
 /// std extensions, Linux's `/proc` and inotify, `notify` (the watcher
 /// elsewhere) and the Windows API's bindings.

@@ -14,7 +14,7 @@
 use grep_matcher::{ByteSet, Captures, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 
 use crate::error::{Error, Result as EngineResult};
-use crate::options::pcre2::{hybrid_error, suggest_pcre2};
+use crate::options::pcre2_builder::{hybrid_error, suggest_pcre2};
 use crate::options::{Engine, SearchOptions};
 
 mod literal;

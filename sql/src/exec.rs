@@ -35,9 +35,9 @@ use datafusion::physical_plan::{
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
-use crate::filter::Pred;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
+use crate::pushdown::Pred;
 use crate::read::{Unit, UnitReader};
 use crate::rows::{self, RowBuilder};
 use crate::time_filter::TimeRange;

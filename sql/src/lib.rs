@@ -4,7 +4,7 @@
 //! A [`provider::LinesTable`] has one row per line of every file under its
 //! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`,
 //! `time`, `level`), read
-//! as `tg` and `rg` read them. Conditions on `line` ([`filter`]) become a
+//! as `tg` and `rg` read them. Conditions on `line` ([`pushdown`]) become a
 //! trigram plan made by trigrep's own planner, and only the files, blocks
 //! and frames that can match are read (a regex planned as [`lossy`] says,
 //! since the `line` column holds lines decoded lossily):
@@ -12,7 +12,7 @@
 //! - [`tree`] finds the files of each path as `tg` does: listed from a
 //!   tree index (its candidates and the files changed since its build),
 //!   else walked with `tg`'s rules; [`remote`] lists the objects of an
-//!   `s3://` path; [`listing`] makes them [`read::Unit`]s, dealt to
+//!   `s3://` path; [`units`] makes them [`read::Unit`]s, dealt to
 //!   partitions;
 //! - [`text`] opens each file's text through the engine's seam over
 //!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
@@ -27,7 +27,7 @@
 //!   span: [`look_back`]);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler
 //!   and executors [`cluster`] starts; [`session`] makes an embedded or a
-//!   remote session; [`output`] prints results (columns named as
+//!   remote session; [`printing`] prints results (columns named as
 //!   written: [`headers`]; nested values as JSON: [`nested`]),
 //!   [`notes`] what a query says besides them (the files that are
 //!   binary), and [`errors`] says why a query failed.
@@ -53,18 +53,17 @@ pub mod cluster;
 pub mod codec;
 pub mod errors;
 pub mod exec;
-pub mod filter;
 pub mod headers;
 pub mod line_filter;
-pub mod listing;
 pub mod look_back;
 pub mod lossy;
 pub mod nested;
 pub mod notes;
 pub mod opened;
-pub mod output;
 pub mod paths;
+pub mod printing;
 pub mod provider;
+pub mod pushdown;
 pub mod read;
 pub mod regex_ops;
 pub mod remote;
@@ -78,3 +77,4 @@ pub mod text;
 pub mod time_filter;
 pub mod time_prune;
 pub mod tree;
+pub mod units;

@@ -4,7 +4,7 @@
 //! DataFusion then checks again: the pushdown stays `Inexact`).
 //!
 //! Why no matching line is dropped: a [`Pred`] holds for every line the
-//! conditions accept ([`crate::filter`]), and a [`LineFilter`] evaluates it
+//! conditions accept ([`crate::pushdown`]), and a [`LineFilter`] evaluates it
 //! on the string DataFusion evaluates (the line decoded lossily) with the
 //! regex crate arrow uses, with the same flags (`case_insensitive` as
 //! arrow's `ILIKE` and `~*`; a literal is an escaped regex).
@@ -23,7 +23,7 @@ use regex::bytes::Regex as BytesRegex;
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::Look;
 
-use crate::filter::Pred;
+use crate::pushdown::Pred;
 
 /// A predicate, ready to test lines and to find the lines worth testing.
 #[derive(Debug)]

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
-use crate::filter::Pred;
+use crate::pushdown::Pred;
 use crate::remote::{self, Object};
 use crate::rows::FileInfo;
 use crate::stamps::format_of;

@@ -18,11 +18,11 @@ use datafusion::scalar::ScalarValue;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{LinesExec, ScanSpec, units_source};
-use crate::filter::{is_pushable, pred_of};
 use crate::paths::Root;
+use crate::pushdown::{is_pushable, pred_of};
 use crate::text::Compression;
 use crate::time_filter::{TimeOrder, bounds_time, range_of};
-use crate::{listing, paths, rows};
+use crate::{paths, rows, units};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
 /// walks it), a huge file with a block index, a compressed file (read as
@@ -101,14 +101,14 @@ impl TableProvider for LinesTable {
         let (roots, base, compression) = (self.roots.clone(), self.base.clone(), self.compression);
         let pred_for_walk = pred.clone();
         let (units, pruned) = tokio::task::spawn_blocking(move || {
-            listing::units(&roots, &base, pred_for_walk.as_ref(), n, compression)
+            units::units(&roots, &base, pred_for_walk.as_ref(), n, compression)
         })
         .await
         .map_err(|e| DataFusionError::External(Box::new(e)))??;
         log::debug!("scan: {} units, {pruned} files ruled out by a tree index", units.len());
         let projection =
             projection.cloned().unwrap_or_else(|| (0..rows::schema().fields().len()).collect());
-        let source = units_source(&listing::deal(units, n))?;
+        let source = units_source(&units::deal(units, n))?;
         let spec = ScanSpec { projection, pred, base: self.base.clone(), times };
         Ok(Arc::new(LinesExec::new(spec, source)?))
     }

@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 use trigrep::logline::time::Format;
 use trigrep::text::{Block, BlockText};
 
-use crate::filter::Pred;
 use crate::line_filter::LineFilter;
 use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
+use crate::pushdown::Pred;
 use crate::remote::{self, Object};
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};

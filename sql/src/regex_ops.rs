@@ -15,7 +15,7 @@ use datafusion::functions::regex::expr_fn::regexp_like;
 use datafusion::logical_expr::{BinaryExpr, Expr, LogicalPlan, Operator, lit};
 use datafusion::optimizer::AnalyzerRule;
 
-use crate::filter::literal;
+use crate::pushdown::literal;
 
 /// The analyzer rule (see the module docs).
 #[derive(Debug, Default)]

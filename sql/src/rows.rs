@@ -21,7 +21,7 @@ pub fn schema() -> SchemaRef {
         Field::new("path", DataType::Utf8, false),
         Field::new("line_number", DataType::UInt64, false),
         Field::new("byte_offset", DataType::UInt64, false),
-        Field::new(crate::filter::LINE, DataType::Utf8, false),
+        Field::new(crate::pushdown::LINE, DataType::Utf8, false),
         Field::new("modified", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
         Field::new(TIME, DataType::Timestamp(TimeUnit::Millisecond, Some(UTC.into())), true),
         Field::new("level", DataType::Utf8, true),

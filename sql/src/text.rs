@@ -38,7 +38,7 @@ use trigrep::search::decode::{Format, Transform};
 use trigrep::text::opening::{self, Source};
 use trigrep::text::{Block, BlockText};
 
-use crate::filter::Pred;
+use crate::pushdown::Pred;
 
 /// Files smaller than this are read whole without looking for a block
 /// index (what one would spare is less than the look-up).

@@ -21,7 +21,7 @@ use trigrep::options::{Sort, SortBy, WalkFilters, WalkOptions};
 use trigrep::report::Messages;
 use trigrep::search::{self, Plan};
 
-use crate::filter::Pred;
+use crate::pushdown::Pred;
 use crate::text::Compression;
 
 /// The files of one scanned path to read.

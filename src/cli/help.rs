@@ -14,7 +14,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, Command};
 use clap_complete::Shell;
 
-use trigrep::options::pcre2::pcre2_version;
+use trigrep::options::pcre2_builder::pcre2_version;
 
 use super::args::{Generate, Special};
 use super::flags::{self, Flag};

@@ -18,9 +18,9 @@ use trigrep::kind::Format;
 use trigrep::report;
 
 use super::config::parse_size;
+use super::done_line;
 use super::flags::trigrep::IndexDirArg;
 use super::progress::Bar;
-use super::summary;
 
 /// `tg index [DIR | FILE]`: build (or rebuild) the trigram index of a tree,
 /// or the block index of one huge file.
@@ -150,10 +150,10 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
         trigrep::serve::set_auto_start(&built.dir, args.serve)?;
     }
     if !args.quiet {
-        eprintln!("{}", summary::tree(&built));
+        eprintln!("{}", done_line::tree(&built));
     }
     if args.stats {
-        eprintln!("{}", summary::tree_stats(&built));
+        eprintln!("{}", done_line::tree_stats(&built));
     }
     Ok(())
 }
@@ -188,7 +188,7 @@ fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyh
         .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        eprintln!("{}", summary::file(path, &built));
+        eprintln!("{}", done_line::file(path, &built));
     }
     Ok(())
 }
@@ -307,7 +307,7 @@ fn index_gz(
             .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        eprintln!("{}", summary::gz(path, &built));
+        eprintln!("{}", done_line::gz(path, &built));
     }
     Ok(())
 }

@@ -8,13 +8,14 @@
 //! `tg stop`; [`pack_cmd`] `tg pack` and `tg unpack`; [`view_cmd`] reads `tg view`'s
 //! flags for the viewer (`crate::view`); [`sql_cmd`] hands `tg sql` to `tg-sql`; [`subcommands`] is
 //! the table of them all; [`stats`] prints trigrep's `--stats`, and
-//! [`summary`] what a build or pack made. The engine (the `trigrep`
+//! [`done_line`] what a build or pack made. The engine (the `trigrep`
 //! library) does the work. Subcommands are recognised by the first argument
 //! only, so `tg -e index` searches for the word.
 
 pub mod args;
 pub mod auto_index;
 pub mod config;
+pub mod done_line;
 pub mod flags;
 pub mod help;
 pub mod index_cmd;
@@ -32,7 +33,6 @@ pub mod sql_cmd;
 pub mod stats;
 pub mod status_all;
 pub mod subcommands;
-pub mod summary;
 pub mod view_cmd;
 
 use std::ffi::OsString;

@@ -101,7 +101,7 @@ pub fn run_pack(args: PackArgs) -> anyhow::Result<()> {
     // A cache: without it, the first search checks the file whole.
     let _ = verify::vouch_for(&output, &args.index_base.base());
     if !args.quiet {
-        eprintln!("{}", super::summary::packed(&args.file, &output, &s));
+        eprintln!("{}", super::done_line::packed(&args.file, &output, &s));
     }
     Ok(())
 }
@@ -122,7 +122,7 @@ fn pack_remote(args: &PackArgs, written: &str, opts: &PackOptions) -> anyhow::Re
     bar.finish();
     upload::upload(written, &local, true).map_err(|e| anyhow::anyhow!("{written}: {e}"))?;
     if !args.quiet {
-        eprintln!("{}", super::summary::packed(&args.file, Path::new(written), &s));
+        eprintln!("{}", super::done_line::packed(&args.file, Path::new(written), &s));
     }
     Ok(())
 }

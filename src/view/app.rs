@@ -10,16 +10,16 @@ use trigrep::logline::level::Level;
 use trigrep::options::Case;
 
 use super::density::Density;
-use super::ends::LineEnds;
+use super::finder::{Finder, Progress};
 use super::keys::{Action, Keys, Region};
+use super::line_ends::LineEnds;
 use super::lines::LineMap;
 use super::nav;
 use super::screen::{Frame, Row};
-use super::search::{Finder, Progress};
 use super::text::{Change, Text};
 
 /// A pattern and case, and its finder in each text of a merge.
-pub type MergedFinders = ((String, Case), Arc<Vec<super::search::Finder>>);
+pub type MergedFinders = ((String, Case), Arc<Vec<super::finder::Finder>>);
 
 /// The viewer's state. A scan runs on a copy (see [`super::work`]):
 /// cloning shares the text, the line map, the finders and the density.

@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::finder::Finder;
 use super::keys::Region;
-use super::search::Finder;
 use super::text::Text;
 
 /// The text is cut into this many equal parts.

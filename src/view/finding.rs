@@ -7,9 +7,9 @@ use std::sync::Arc;
 use trigrep::options::Case;
 
 use super::app::App;
+use super::finder::{Finder, Progress};
 use super::merge::Merge;
 use super::nav;
-use super::search::{Finder, Progress};
 use super::wrap::{Folder, PIECE};
 
 impl App {

@@ -13,10 +13,10 @@ use trigrep::options::Case;
 
 use super::app::App;
 use super::chart::Histogram;
+use super::finder::{Finder, Progress};
 use super::keys::Action;
 use super::merge::Merge;
 use super::nav;
-use super::search::{Finder, Progress};
 use super::text::Text;
 use super::times;
 

@@ -46,7 +46,7 @@ impl RowsKey {
     /// The key of `app`'s screen now.
     pub fn of(app: &App) -> RowsKey {
         let addr =
-            |f: Option<&Arc<super::search::Finder>>| f.map_or(0, |f| Arc::as_ptr(f) as usize);
+            |f: Option<&Arc<super::finder::Finder>>| f.map_or(0, |f| Arc::as_ptr(f) as usize);
         let marks = app.search.as_ref().map(|s| &s.0).or(app.filter.as_ref());
         let (filter, len) = (addr(app.filter.as_ref()), app.text.len());
         let wrap = (!app.chop).then(|| app.wrap_columns());

@@ -6,9 +6,9 @@
 use std::io::Write;
 
 use super::app::App;
+use super::finder::Progress;
 use super::keys::{Action, FileStep};
 use super::nav;
-use super::search::Progress;
 
 impl App {
     /// Does what `action`, one of less's keys this file holds, asks.

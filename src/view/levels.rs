@@ -12,8 +12,8 @@ use trigrep::logline::level::{self, Level};
 use trigrep::options::Case;
 
 use super::app::App;
+use super::finder::{Finder, Progress};
 use super::nav;
-use super::search::{Finder, Progress};
 use super::text::Text;
 
 /// How much of a line is read to see its level.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::ends::LONG;
+use super::line_ends::LONG;
 use super::nav;
 use super::text::Text;
 

@@ -111,7 +111,7 @@ mod tests {
     use trigrep::options::Case;
     use trigrep::stats::MemorySampler;
 
-    use crate::view::search::Finder;
+    use crate::view::finder::Finder;
     use crate::view::text::{self, Text};
 
     /// The long line's length: far above the bound checked.

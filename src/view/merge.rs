@@ -24,9 +24,9 @@ use std::sync::Mutex;
 
 use trigrep::options::{Case, MatchOptions};
 
+use super::finder::{Finder, Progress};
 use super::merge_walk::{Source, Walk};
 use super::nav;
-use super::search::{Finder, Progress};
 use super::text::Text;
 use super::times;
 

@@ -5,9 +5,9 @@
 //! A front door over the engine: [`text`] adapts what the engine reads
 //! (files, block indexes, `.gz` access points, packed frames) to the one
 //! [`text::Text`] the viewer needs; [`lines`] knows line numbers (block
-//! map, background count); [`nav`] moves by lines; [`search`] finds
+//! map, background count); [`nav`] moves by lines; [`finder`] finds
 //! matching lines through candidate ranges; [`density`] draws where the
-//! matches are; [`screen`] says which lines to draw, [`ends`] where long
+//! matches are; [`screen`] says which lines to draw, [`line_ends`] where long
 //! lines end (found in the background), [`wrap`] where a wrapped line's
 //! rows start and [`scroll`] moves by them; [`app`] is the state
 //! that [`keys`] drive; [`render`] and [`escape`] draw it; [`terminal`]
@@ -24,16 +24,17 @@
 pub mod app;
 pub mod chart;
 pub mod density;
-pub mod ends;
 pub mod escape;
 pub mod event_loop;
 pub mod files;
+pub mod finder;
 pub mod finding;
 pub mod histogram;
 pub mod job;
 pub mod keys;
 pub mod less;
 pub mod levels;
+pub mod line_ends;
 pub mod lines;
 pub mod long_line;
 pub mod merge;
@@ -48,7 +49,6 @@ pub mod replay;
 pub mod route;
 pub mod screen;
 pub mod scroll;
-pub mod search;
 pub mod status;
 pub mod terminal;
 pub mod text;

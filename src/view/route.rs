@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use super::app::App;
-use super::ends::LONG;
+use super::finder::Finder;
 use super::job::Doing;
 use super::keys::Action;
+use super::line_ends::LONG;
 use super::metered::Metered;
-use super::search::Finder;
 
 /// The most a move reads on the UI thread: what the screen reads of a
 /// line at most (its start; past this, the end is looked for by a thread).

@@ -5,10 +5,10 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::ends::{End, LONG, LineEnds};
+use super::finder::{Finder, Progress};
+use super::line_ends::{End, LONG, LineEnds};
 use super::lines::LineMap;
 use super::nav::{self, Reach};
-use super::search::{Finder, Progress};
 use super::text::Text;
 use super::wrap::Folder;
 

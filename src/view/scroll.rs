@@ -5,8 +5,8 @@
 //! those of the matching lines. The rows are [`super::wrap`]'s.
 
 use super::app::App;
+use super::finder::Progress;
 use super::nav;
-use super::search::Progress;
 use super::wrap::Folder;
 
 /// Rows read forward at a time by a move.

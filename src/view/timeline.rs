@@ -8,8 +8,8 @@
 use trigrep::logline::time;
 
 use super::app::App;
+use super::finder::Progress;
 use super::nav;
-use super::search::Progress;
 use super::times::{bisect, first_stamped, in_order, last_time, scan, time_at};
 
 impl App {

@@ -7,8 +7,8 @@
 
 use trigrep::logline::time::{self, Format};
 
+use super::finder::Progress;
 use super::nav;
-use super::search::Progress;
 use super::text::Text;
 
 /// Bytes of a line read to find its time.

@@ -17,8 +17,8 @@
 
 use std::io::{self, Write};
 
+use super::encoding::Put;
 use super::error::IndexError;
-use super::record::Put;
 
 /// Magic bytes ending every index file.
 pub const MAGIC: [u8; 8] = *b"TRIGRIDX";

@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
+use super::encoding::{self, Fields, Put};
 use super::error::IndexError;
-use super::record::{self, Fields, Put};
 use super::storage::FsStorage;
 use super::trust::Stamp;
 
@@ -58,7 +58,7 @@ impl Integrity {
             Finding::Sound => (0, ""),
             Finding::Damaged(why) => (DAMAGED, cut(why, MAX_REASON)),
         };
-        let mut b = record::start(&MAGIC, VERSION, flags, FIXED_LEN + reason.len());
+        let mut b = encoding::start(&MAGIC, VERSION, flags, FIXED_LEN + reason.len());
         let s = &self.stamp;
         for v in [s.dev, s.ino, s.len, s.mtime_ns as u64, s.ctime_ns as u64] {
             b.put_le(v);

@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod build;
+pub(crate) mod encoding;
 pub mod error;
 pub mod extract;
 pub mod format;
@@ -23,8 +24,7 @@ pub mod lock;
 pub mod postings;
 pub mod prune;
 pub mod reader;
-pub(crate) mod record;
-pub use record::TextShape;
+pub use encoding::TextShape;
 pub mod recorded;
 pub mod sort;
 pub(crate) mod spool;

@@ -44,9 +44,9 @@
 
 use std::io::{self, Write};
 
+use super::encoding::Put;
 use super::error::IndexError;
 use super::format::{read_u32, read_u64};
-use super::record::Put;
 use super::table::DocId;
 use crate::query::trigram::Trigram;
 

@@ -19,9 +19,9 @@
 //!
 //! `path_off` points into the `paths` section (raw path bytes, concatenated).
 
+use super::encoding::Put;
 use super::error::IndexError;
 use super::format::{read_u32, read_u64};
-use super::record::Put;
 
 /// Identifies a file of an index: its position in the file table.
 pub type FileId = u32;

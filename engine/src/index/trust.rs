@@ -28,7 +28,7 @@ use std::hash::Hasher;
 use rayon::prelude::*;
 use twox_hash::XxHash3_64;
 
-use super::record::read_in_pieces;
+use super::encoding::read_in_pieces;
 use super::recorded::recorded_change;
 use super::table::RACY;
 

@@ -7,8 +7,8 @@
 //! patterns match, [`ReadOptions`] how a haystack becomes lines,
 //! [`PrintOptions`] how results look, [`WalkOptions`] what is searched,
 //! [`RunOptions`] how the work is spread and measured, [`IndexUse`] whether
-//! an index may answer. The builders live in [`build`], [`pcre2`],
-//! [`printers`] and [`walk`]; [`engine`] says which regex engine runs.
+//! an index may answer. The builders live in [`builders`], [`pcre2_builder`],
+//! [`printers`] and [`walk_filters`]; [`regex_engine`] says which regex engine runs.
 
 use std::path::PathBuf;
 
@@ -16,15 +16,15 @@ use grep_printer::{ColorSpecs, HyperlinkConfig};
 use grep_searcher::{BinaryDetection, Encoding};
 
 mod anchors;
-pub mod build;
+pub mod builders;
 pub mod classes;
-pub mod engine;
-pub mod pcre2;
+pub mod pcre2_builder;
 pub mod printers;
-pub mod walk;
+pub mod regex_engine;
+pub mod walk_filters;
 
-pub use engine::Engine;
-pub use walk::{Sort, SortBy, TypeChange, WalkFilters, WalkOptions};
+pub use regex_engine::Engine;
+pub use walk_filters::{Sort, SortBy, TypeChange, WalkFilters, WalkOptions};
 
 /// What a run produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,8 +14,8 @@
 
 use super::ends::Ends;
 use super::error::PackError;
+use crate::index::encoding::Put;
 use crate::index::format::read_u32;
-use crate::index::record::Put;
 
 /// Magic of tg's skippable frames (header and index; 0x184D2A50..=5F are skippable).
 pub(crate) const TG_FRAME_MAGIC: u32 = 0x184D_2A5B;

@@ -19,8 +19,8 @@ mod freshness;
 mod gz;
 mod huge;
 mod index_rules;
+mod list_only;
 mod listed;
-mod listing;
 mod packed;
 mod parallel;
 mod reading;
@@ -80,12 +80,12 @@ pub fn run(opts: &SearchOptions, msgs: &Messages) -> Result<Summary> {
     let plans = Plans::new(&opts.matcher);
     let mode = match opts.mode {
         Mode::Types => {
-            return Ok(Summary { matched: listing::type_list(opts)?, ..Summary::default() });
+            return Ok(Summary { matched: list_only::type_list(opts)?, ..Summary::default() });
         }
         Mode::Files => {
             let matched = match listed_files(opts, msgs) {
-                Some(files) => listing::files_of(opts, &files)?,
-                None => listing::files(opts, msgs)?,
+                Some(files) => list_only::files_of(opts, &files)?,
+                None => list_only::files(opts, msgs)?,
             };
             return Ok(Summary { matched, ..Summary::default() });
         }

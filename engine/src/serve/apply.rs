@@ -10,15 +10,15 @@
 //!   watches go); a directory created or moved in is watched (unless the
 //!   walk ignores it) and its subtree touched;
 //! - a queue overflow touches the whole tree at once, and starts one
-//!   reconcile (`merge::reconcile`) that narrows it down again.
+//!   reconcile (`reconcile::reconcile`) that narrows it down again.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
 
-use super::merge;
 use super::overlay::FOREVER;
+use super::reconcile;
 use super::server::Server;
 use super::state::State;
 use crate::index::fresh::changes::lookup;
@@ -47,7 +47,7 @@ pub fn run(server: &Arc<Server>, rx: &Receiver<Raw>) {
             let s = Arc::clone(server);
             let _ = std::thread::Builder::new()
                 .name("tg-reconcile".into())
-                .spawn(move || merge::reconcile(&s, seq));
+                .spawn(move || reconcile::reconcile(&s, seq));
         }
     }
 }

@@ -19,7 +19,7 @@
 //! opens the index and only reads what it is told.
 //!
 //! The server rebuilds the index in the background when the overlay grows
-//! (`merge`), answers over a Unix socket and optionally TCP (`listen`,
+//! (`reconcile`), answers over a Unix socket and optionally TCP (`listen`,
 //! [`protocol`], and `rendezvous`: where a server is found, [`Rendezvous`]);
 //! [`client`] is the query side.
 //!
@@ -37,9 +37,9 @@ mod apply;
 pub mod client;
 mod listen;
 mod listings;
-mod merge;
 mod overlay;
 pub mod protocol;
+mod reconcile;
 mod rendezvous;
 mod server;
 pub mod sql_wire;
@@ -90,7 +90,7 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
         // Clients plan for an index with edges (protocol version 2).
         Ok(r) if !r.needs_reindex() && r.has_edges() => r,
         _ => {
-            merge::build_quietly(&opts)?;
+            reconcile::build_quietly(&opts)?;
             IndexReader::open(&index_dir)?
         }
     };
@@ -108,12 +108,14 @@ pub fn serve(opts: ServeOptions, on_ready: impl FnOnce(&Rendezvous)) -> Result<(
     let s = Arc::clone(&server);
     std::thread::Builder::new().name("tg-apply".into()).spawn(move || apply::run(&s, &rx))?;
     // Everything changed before the watches were set is found by one look.
-    merge::reconcile(&server, 0);
+    reconcile::reconcile(&server, 0);
     server.state().set_ready();
     let listeners = listen::Listeners::bind(&server)?;
     on_ready(server.rendezvous());
     let s = Arc::clone(&server);
-    std::thread::Builder::new().name("tg-house".into()).spawn(move || merge::housekeeping(&s))?;
+    std::thread::Builder::new()
+        .name("tg-house".into())
+        .spawn(move || reconcile::housekeeping(&s))?;
     let result = listeners.run(&server);
     server.rendezvous().withdraw();
     // Stopped while a merge writes its index: the process exits before

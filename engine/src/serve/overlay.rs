@@ -8,7 +8,7 @@
 //! a tombstone, and the file is read as it is now. A touched subtree (a
 //! directory moved or deleted, or one the watcher could not watch) has
 //! everything below it stat-ed. When the overlay grows, the server rebuilds
-//! the index ([`super::merge`]) and forgets what the new index already holds.
+//! the index ([`super::reconcile`]) and forgets what the new index already holds.
 
 use std::collections::HashMap;
 

@@ -15,7 +15,7 @@ use datafusion::error::DataFusionError;
 use tokio::runtime::Runtime;
 use trigrep_sql::cluster::{self, ExecutorOptions};
 use trigrep_sql::notes::Notes;
-use trigrep_sql::output::{self, Format};
+use trigrep_sql::printing::{self, Format};
 use trigrep_sql::serve;
 use trigrep_sql::session::{self, SessionOptions};
 use trigrep_sql::{errors, headers};
@@ -251,7 +251,7 @@ async fn query(
     let df = ctx.sql(&query).await.map_err(failed)?;
     log::debug!("query planned after {:?}", started.elapsed());
     let names = headers::written(&query);
-    let printed = output::print(df, format, names.as_deref(), out).await;
+    let printed = printing::print(df, format, names.as_deref(), out).await;
     let _ = out.flush();
     for line in Notes::of(&ctx).map(|n| n.take()).unwrap_or_default() {
         let _ = writeln!(err, "{line}");

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::build::{Progress, batches, publish, writer_for};
+use super::encoding::TextShape;
 use super::error::IndexError;
 use super::location;
 use super::reader::IndexReader;
-use super::record::TextShape;
 use super::recorded::{RACY_WINDOW_NS, changed_ns, recorded_change};
 use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
@@ -380,7 +380,7 @@ impl BlockIndex {
         }
         // The head and the last block: a rewritten file is told stale
         // without reading the rest.
-        let crc_of = |offset, len| super::record::crc_of_range(file, offset, len);
+        let crc_of = |offset, len| super::encoding::crc_of_range(file, offset, len);
         let ends_same = s.text_digest.is_some()
             && crc_of(0, u64::from(s.head_len))? == s.head_crc
             && crc_of(s.tail_offset, s.text.len - s.tail_offset)? == s.tail_crc;

@@ -14,8 +14,8 @@
 //! whose index has none is stale (see [`crate::index::trust`]). [`BlockSource::decode`] checks the length,
 //! magic and version and never panics on bad input.
 
+use crate::index::encoding::{self, Fields, Put, TextShape};
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields, Put, TextShape};
 
 /// The magic opening a `source` section of a block index.
 const MAGIC: [u8; 8] = *b"TGBLKSRC";
@@ -64,7 +64,7 @@ impl BlockSource {
     /// that every record read encodes back to its own bytes).
     pub fn encode(&self) -> Vec<u8> {
         let version = if self.text_digest.is_some() { VERSION } else { 1 };
-        let mut b = record::start(&MAGIC, version, self.text.flags(), SOURCE_LEN);
+        let mut b = encoding::start(&MAGIC, version, self.text.flags(), SOURCE_LEN);
         b.put_le(self.dev).put_le(self.ino);
         self.text.put(&mut b);
         b.put_le(self.head_len).put_le(self.head_crc);

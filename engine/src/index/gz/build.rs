@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, PointKind};
 use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
+use crate::index::encoding::TextShape;
 use crate::index::error::IndexError;
-use crate::index::record::TextShape;
 use crate::index::recorded::recorded_change;
 use crate::index::table::FileMeta;
 use crate::index::writer::{IndexSummary, IndexWriter};
@@ -102,7 +102,7 @@ pub fn build(
     let index = text.finish().map_err(|e| bad(&e))?.index;
     let points = access_points(&index)?;
     let edge = md.len().min(EDGE_LEN) as u32;
-    let crc_at = |offset| super::super::record::crc_of_range(&file, offset, u64::from(edge));
+    let crc_at = |offset| super::super::encoding::crc_of_range(&file, offset, u64::from(edge));
     let gz = GzFile {
         dev: crate::sys::open_file_id(&file).dev,
         ino: crate::sys::open_file_id(&file).ino,

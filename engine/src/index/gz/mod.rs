@@ -99,7 +99,7 @@ impl GzIndex {
         if self.changed_ns == RACY || changed_ns(&md) != self.changed_ns {
             return Ok(false);
         }
-        let crc_of = |offset, len| super::record::crc_of_range(file, offset, u64::from(len));
+        let crc_of = |offset, len| super::encoding::crc_of_range(file, offset, u64::from(len));
         Ok(crc_of(0, f.head_len)? == f.head_crc
             && crc_of(f.gz_len - u64::from(f.tail_len), f.tail_len)? == f.tail_crc)
     }

@@ -27,8 +27,8 @@
 
 use std::ops::Range;
 
+use crate::index::encoding::{self, Fields, Put, TextShape};
 use crate::index::error::IndexError;
-use crate::index::record::{self, Fields, Put, TextShape};
 
 /// The magic opening the record.
 const MAGIC: [u8; 8] = *b"TGGZSRC\0";
@@ -121,7 +121,7 @@ impl GzRecord {
         points: &[(AccessPoint, Vec<u8>)],
     ) -> Vec<u8> {
         let capacity = HEADER_LEN + points.len() * POINT_LEN;
-        let mut b = record::start(&MAGIC, VERSION, text.flags(), capacity);
+        let mut b = encoding::start(&MAGIC, VERSION, text.flags(), capacity);
         for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64] {
             b.put_le(v);
         }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use datafusion::error::Result;
 
-use crate::filter::Pred;
 use crate::paths::Root;
+use crate::pushdown::Pred;
 use crate::read::{Part, Unit};
 use crate::remote::{self, Object};
 use crate::text::{self, Compression};

@@ -1,6 +1,6 @@
 //! Which regex engine compiles a search's patterns: [`Engine`]. The
-//! default engine's matcher is built in [`super::build`], PCRE2's in
-//! [`super::pcre2`]; the matcher a search runs, either one, is
+//! default engine's matcher is built in [`super::builders`], PCRE2's in
+//! [`super::pcre2_builder`]; the matcher a search runs, either one, is
 //! `crate::matcher::PatternMatcher`.
 
 /// The regex engine asked for.
