@@ -27,7 +27,7 @@ fn issue_0039_lists_print_as_json_and_columns_as_written() {
     );
     let csv = stdout(&fx, &["--format", "csv", &query]);
     let expected = concat!(
-        r#""SUBSTR(line, 1, 8)",m,"regexp_match(line, 'vol-(\w+)')[1]",s,line_number"#,
+        r#""substr(line, 1, 8)",m,"regexp_match(line, 'vol-(\w+)')[1]",s,line_number"#,
         "\n",
         r#"vol-1a2b,"[""1a2b""]",1a2b,"{""n"":1,""w"":[""vol-1a2b"",""ok"",""\""quoted\""""]}",1"#,
         "\n",
@@ -37,14 +37,14 @@ fn issue_0039_lists_print_as_json_and_columns_as_written() {
     assert_eq!(csv, expected);
     let table = stdout(&fx, &["--format", "table", &query]);
     let header = table.lines().nth(1).unwrap();
-    assert!(header.contains("| SUBSTR(line, 1, 8) |"), "{table}");
+    assert!(header.contains("| substr(line, 1, 8) |"), "{table}");
     assert!(header.contains(r"| regexp_match(line, 'vol-(\w+)')[1] |"), "{table}");
     assert!(table.contains(r#"| ["1a2b"] "#), "{table}");
     assert!(table.contains(r#"{"n":2,"w":["no","volume","here"]}"#), "{table}");
     let json = stdout(&fx, &["--format", "json", &query]);
     let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert_eq!(first["m"], serde_json::json!(["1a2b"]), "{json}");
-    assert_eq!(first["SUBSTR(line, 1, 8)"], "vol-1a2b", "{json}");
+    assert_eq!(first["substr(line, 1, 8)"], "vol-1a2b", "{json}");
     assert_eq!(first["s"]["w"][2], "\"quoted\"", "{json}");
     // A wildcard keeps DataFusion's names: they map no item to a column.
     let star = stdout(
