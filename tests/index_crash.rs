@@ -24,7 +24,7 @@
 //! Each trial prints what the builder was doing when it died (read from
 //! `/proc/PID/fd` and `/proc/PID/io` just before the kill). Knobs:
 //! `TG_CRASH_SEED=<u64>` (default: from the clock; always printed) and
-//! `TG_CRASH_TRIALS=<n>` (default 20). `.config/nextest.toml` runs it with
+//! `TG_CRASH_TRIALS=<n>` (default 20 in the whole suite, 5 in the fast tier). `.config/nextest.toml` runs it with
 //! both cores to itself, so build times (and kill points) are not skewed by
 //! other tests.
 
@@ -192,7 +192,10 @@ fn issue_0004_killed_builds_leave_a_usable_index() {
         },
         |s| s.parse().expect("TG_CRASH_SEED must be a u64"),
     );
-    let trials: usize = std::env::var("TG_CRASH_TRIALS").map_or(20, |s| s.parse().unwrap());
+    // The fast tier kills five builds; the whole suite twenty.
+    let default_trials = if util::whole_suite() { 20 } else { 5 };
+    let trials: usize =
+        std::env::var("TG_CRASH_TRIALS").map_or(default_trials, |s| s.parse().unwrap());
     eprintln!("crash test: seed {seed} (rerun with TG_CRASH_SEED={seed}), {trials} trials");
     let started = Instant::now();
     let tree = Tree::new("crash");

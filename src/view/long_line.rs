@@ -198,6 +198,10 @@ mod tests {
     /// memory: a growth of the line's length).
     #[test]
     fn a_search_in_a_long_line_keeps_private_memory_bounded() {
+        if std::env::var_os("TG_TEST_ALL").is_none_or(|v| v != "1") {
+            eprintln!("skipped in the fast tier (TG_TEST_ALL=1 runs it): needs a 256 MiB line");
+            return;
+        }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("long.log");
         long_file(&path);
