@@ -12,7 +12,7 @@
 //! - [`tree`] finds the files of each path as `tg` does: listed from a
 //!   tree index (its candidates and the files changed since its build),
 //!   else walked with `tg`'s rules; [`remote`] lists the objects of an
-//!   `s3://` path; [`units`] makes them [`read::Unit`]s, dealt to
+//!   `s3://` path; [`scan_units`] makes them [`read::Unit`]s, dealt to
 //!   partitions;
 //! - [`text`] opens each file's text through the engine's seam over
 //!   block-indexed texts ([`trigrep::text`]: a huge file, an indexed
@@ -68,6 +68,7 @@ pub mod read;
 pub mod regex_ops;
 pub mod remote;
 pub mod rows;
+pub mod scan_units;
 pub mod serve;
 pub mod session;
 pub mod span_rows;
@@ -77,4 +78,3 @@ pub mod text;
 pub mod time_filter;
 pub mod time_prune;
 pub mod tree;
-pub mod units;

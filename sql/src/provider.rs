@@ -22,7 +22,7 @@ use crate::paths::Root;
 use crate::pushdown::{is_pushable, pred_of};
 use crate::text::Compression;
 use crate::time_filter::{TimeOrder, bounds_time, range_of};
-use crate::{paths, rows, units};
+use crate::{paths, rows, scan_units};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
 /// walks it), a huge file with a block index, a compressed file (read as
@@ -101,14 +101,14 @@ impl TableProvider for LinesTable {
         let (roots, base, compression) = (self.roots.clone(), self.base.clone(), self.compression);
         let pred_for_walk = pred.clone();
         let (units, pruned) = tokio::task::spawn_blocking(move || {
-            units::units(&roots, &base, pred_for_walk.as_ref(), n, compression)
+            scan_units::of_paths(&roots, &base, pred_for_walk.as_ref(), n, compression)
         })
         .await
         .map_err(|e| DataFusionError::External(Box::new(e)))??;
         log::debug!("scan: {} units, {pruned} files ruled out by a tree index", units.len());
         let projection =
             projection.cloned().unwrap_or_else(|| (0..rows::schema().fields().len()).collect());
-        let source = units_source(&units::deal(units, n))?;
+        let source = units_source(&scan_units::deal(units, n))?;
         let spec = ScanSpec { projection, pred, base: self.base.clone(), times };
         Ok(Arc::new(LinesExec::new(spec, source)?))
     }

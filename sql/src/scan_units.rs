@@ -21,7 +21,7 @@ const PART_BYTES: u64 = 64 << 20;
 
 /// The units of `roots` read with `compression`, in walk order, and how
 /// many files a tree index ruled out.
-pub fn units(
+pub fn of_paths(
     roots: &[Root],
     base: &Path,
     pred: Option<&Pred>,
