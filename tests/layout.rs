@@ -888,7 +888,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("pack", 54),
     ("query", 41),
     ("readfull", 2),
-    ("remote", 59),
+    ("remote", 60),
     ("report", 7),
     ("search", 70),
     ("serve", 94),
