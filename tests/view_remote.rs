@@ -151,9 +151,11 @@ fn scrolling_on_finds_the_next_piece_fetched_ahead() {
     let t = view_remote(&tree, &server, &proxy, "s3://bkt/app.log.zst", "fetched by range");
     let data = log();
     let line_at = |at: usize| data[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-    // The viewer reads text in pieces of 256 KiB: the first screen read
-    // the first piece; a line in its second half is on screen without a
-    // request, and the next piece's frames are fetched unasked.
+    // The viewer reads 256 KiB of text from the top line, and the 256 KiB
+    // piece after what it read: the first screen had 0-512 KiB fetched.
+    // A line at 200 KiB is shown from those, and the piece at 512 KiB
+    // (its frames) is fetched unasked, so that a line at 300 KiB is shown
+    // without a request.
     let (late, next) = (line_at(200 << 10), line_at(300 << 10));
     let shown = requests_after(&proxy, 0);
     top_after(&t, &format!("{late}G"), late, "a line late in the first piece");

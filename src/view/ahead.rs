@@ -1,10 +1,10 @@
 //! The pieces of a text read through its block index that the viewer
 //! keeps ([`Pieces`]): the few read last, the one used least recently
 //! dropped first, so that memory stays a few pieces however far one
-//! scrolls; and, for a text fetched from an object store, the next piece
-//! in the direction of reading, read in the background once a read is
-//! past the middle of its piece, so that scrolling on finds it here
-//! instead of waiting for a round trip and an inflate.
+//! scrolls; and, for a text fetched from an object store, the pieces
+//! after a read (before it, reading back), read in the background as a
+//! read nears its piece's end, so that scrolling on finds them here (and
+//! their frames fetched) instead of waiting for a round trip.
 
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -38,7 +38,7 @@ struct State {
     reading: Vec<u64>,
     /// Ticks at each use.
     tick: u64,
-    /// The piece read last, and whether reading went backwards to it.
+    /// Where the last read started, and whether reading went backwards to it.
     last: u64,
     backwards: bool,
 }
@@ -97,36 +97,41 @@ impl Pieces {
         read(self.len, &self.read, &self.state, start)
     }
 
-    /// Says that `len` bytes were read from `offset`: past the middle of
-    /// its piece, the next piece in the direction of reading is read in
-    /// the background, unless kept or being read.
+    /// Says that `len` bytes were read from `offset`: reading on, the
+    /// piece holding the byte after them, and the next one too once that
+    /// byte is past the middle of its piece; reading back, the piece
+    /// before, once `offset` is in the first half of its piece. Each is
+    /// read in the background, unless kept or being read.
     pub fn read_ahead(&self, offset: u64, len: usize) {
         if !self.ahead {
             return;
         }
-        let start = offset / PIECE * PIECE;
         let mut state = self.lock();
-        if start != state.last {
-            state.backwards = start < state.last;
-            state.last = start;
+        if offset != state.last {
+            state.backwards = offset < state.last;
+            state.last = offset;
         }
-        let middle = start + PIECE / 2;
-        let next = match state.backwards {
-            false if offset + len as u64 > middle => Some(start + PIECE),
-            true if offset < middle => start.checked_sub(PIECE),
-            _ => None,
+        let wanted = if state.backwards {
+            let start = offset / PIECE * PIECE;
+            let before = start.checked_sub(PIECE).filter(|_| offset < start + PIECE / 2);
+            [before, None]
+        } else {
+            let end = offset + len as u64;
+            let at = end / PIECE * PIECE;
+            [Some(at), Some(at + PIECE).filter(|_| end > at + PIECE / 2)]
         };
-        let Some(next) = next.filter(|&next| next < self.len) else { return };
-        if state.reading.contains(&next) || state.kept.iter().any(|k| k.0 == next) {
-            return;
+        for next in wanted.into_iter().flatten().filter(|&next| next < self.len) {
+            if state.reading.contains(&next) || state.kept.iter().any(|k| k.0 == next) {
+                continue;
+            }
+            state.reading.push(next);
+            let (len, reader, shared) =
+                (self.len, Arc::clone(&self.read), Arc::clone(&self.state));
+            std::thread::spawn(move || {
+                // A failed read ahead leaves the piece to be read when asked.
+                let _ = read(len, &reader, &shared, next);
+            });
         }
-        state.reading.push(next);
-        drop(state);
-        let (len, reader, shared) = (self.len, Arc::clone(&self.read), Arc::clone(&self.state));
-        std::thread::spawn(move || {
-            // A failed read ahead leaves the piece to be read when asked.
-            let _ = read(len, &reader, &shared, next);
-        });
     }
 
     /// The starts of the pieces kept.
@@ -218,7 +223,8 @@ mod tests {
         pieces.get(4 * PIECE).unwrap();
         pieces.read_ahead(4 * PIECE + PIECE / 4, 4096);
         until(&reads, 5);
-        assert!(pieces.kept().contains(&(3 * PIECE)));
+        pieces.get(3 * PIECE).unwrap();
+        assert_eq!(reads.load(Ordering::SeqCst), 5, "the piece before was read again");
         // The last piece: nothing after it.
         pieces.get(10 * PIECE).unwrap();
         pieces.read_ahead(10 * PIECE, 7);

@@ -261,6 +261,7 @@ impl Text for Indexed {
         }
         if n as u64 >= PIECE {
             self.text.read_at(offset, &mut buf[..n])?;
+            self.pieces.read_ahead(offset, n);
             return Ok(n);
         }
         let start = offset / PIECE * PIECE;

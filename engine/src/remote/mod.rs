@@ -130,11 +130,11 @@ pub fn is_walked(path: &std::path::Path) -> Option<bool> {
 }
 
 /// Objects up to this size are fetched whole ahead of their search, in
-/// one request: a packed object's ends alone are 64 KiB and its first
-/// frames follow in round trips of their own, so below this size a
-/// request more costs more than the bytes it saves (measured by
-/// `bench/s3_remote.py --objects`, BENCHMARKS.md).
-const WHOLE_AHEAD: u64 = 1 << 20;
+/// one request: what a search reads first of a packed object (its last
+/// 64 KiB, its first frame, which `tg pack` makes of 1 MiB of text, about
+/// 100 KB) is then most of it anyway. A larger one's ends are fetched
+/// ahead, its frames by range (`bench/s3_objects.py`, BENCHMARKS.md).
+const WHOLE_AHEAD: u64 = 256 << 10;
 
 /// What a search reads first of `object` (printed as `name`, its block
 /// index kept under `base`), to be fetched ahead of it: the whole of a

@@ -97,7 +97,7 @@ impl RemoteSource {
                 }
             })
             .collect();
-        let subjects =
+        let subjects: Vec<Subject> =
             listed.into_iter().map(|l| Subject::remote(l.name, l.object, l.explicit)).collect();
         let window = Window { started: vec![false; subjects.len()], ..Window::default() };
         RemoteSource { subjects, mapped, first, window: Mutex::new(window) }
