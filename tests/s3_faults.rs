@@ -183,8 +183,7 @@ fn an_object_replaced_after_the_listing_is_never_mixed() {
     let r = Arc::clone(&replaced);
     let client = server.client_via("bkt", &server.endpoint());
     proxy.hook(Box::new(move |line| {
-        if line.starts_with("GET /bkt/a.log") && !r.swap(true, Ordering::SeqCst)
-        {
+        if line.starts_with("GET /bkt/a.log") && !r.swap(true, Ordering::SeqCst) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
             let key = object_store::path::Path::from("a.log");
             let new = object_store::PutPayload::from(b"needle replaced\n".to_vec());

@@ -125,8 +125,7 @@ impl Pieces {
                 continue;
             }
             state.reading.push(next);
-            let (len, reader, shared) =
-                (self.len, Arc::clone(&self.read), Arc::clone(&self.state));
+            let (len, reader, shared) = (self.len, Arc::clone(&self.read), Arc::clone(&self.state));
             std::thread::spawn(move || {
                 // A failed read ahead leaves the piece to be read when asked.
                 let _ = read(len, &reader, &shared, next);

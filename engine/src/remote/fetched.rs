@@ -132,7 +132,9 @@ impl Fetched {
             let piece = pieces.iter().find(|p| p.start <= at && at < p.end())?;
             piece.used.fetch_max(now, Ordering::Relaxed);
             let to = range.end.min(piece.end());
-            out.extend_from_slice(&piece.bytes[(at - piece.start) as usize..(to - piece.start) as usize]);
+            out.extend_from_slice(
+                &piece.bytes[(at - piece.start) as usize..(to - piece.start) as usize],
+            );
             at = to;
         }
         Some(out)
@@ -200,10 +202,11 @@ impl Store for Fetched {
         let since = self.clock.fetch_add(1, Ordering::Relaxed);
         let holds = |r: &Range<u64>| {
             let piece = pieces.iter().find(|p| p.start <= r.start && r.end <= p.end());
-            piece.inspect(|p| {
-                p.used.fetch_max(since, Ordering::Relaxed);
-            })
-            .is_some()
+            piece
+                .inspect(|p| {
+                    p.used.fetch_max(since, Ordering::Relaxed);
+                })
+                .is_some()
         };
         let missing: Vec<Range<u64>> = ranges.iter().filter(|r| !holds(r)).cloned().collect();
         drop(pieces);

@@ -106,7 +106,9 @@ impl RemoteObject {
     /// Whether the whole of it was fetched ahead (waited for when under way).
     pub(crate) fn held_whole(&self) -> bool {
         let size = self.size();
-        self.ahead.pieces().is_some_and(|p| p.iter().any(|(at, b)| *at == 0 && b.len() as u64 == size))
+        self.ahead
+            .pieces()
+            .is_some_and(|p| p.iter().any(|(at, b)| *at == 0 && b.len() as u64 == size))
     }
 
     /// Its ETag, as listed (`None`: the store gave none).

@@ -86,7 +86,8 @@ impl RemoteSource {
             MmapRule::Never => false,
             MmapRule::Auto => named && listed.len() == opts.walk.paths.len(),
         };
-        let door = Door::Search { zip: opts.read.search_zip, pre: opts.read.preprocessor.is_some() };
+        let door =
+            Door::Search { zip: opts.read.search_zip, pre: opts.read.preprocessor.is_some() };
         let first = listed
             .iter()
             .map(|l| {
