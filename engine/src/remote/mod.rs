@@ -150,7 +150,7 @@ pub(crate) fn first_reads(
     let size = object.size();
     match size {
         0 => Vec::new(),
-        _ if size <= WHOLE_AHEAD => vec![0..size],
+        _ if size <= WHOLE_AHEAD => std::iter::once(0..size).collect(),
         _ if !packed => Vec::new(),
         _ => {
             let [head, tail] = PackedFile::ends(size);
