@@ -11,8 +11,10 @@
 //! what the next ones read first is fetched in the background
 //! ([`Window`]: up to [`AHEAD_OBJECTS`] objects and [`AHEAD_BYTES`]
 //! ahead, `crate::remote::first_reads`), so a search of many small
-//! objects costs a few round trips, not a few per object. The objects
-//! are still searched, and printed, as before.
+//! objects costs a few round trips, not a few per object; a parallel
+//! search takes [`SIDE_BY_SIDE`] objects at once at least, so that their
+//! remaining round trips overlap too. The objects are still searched,
+//! and printed, as before.
 
 use std::io::{self, Read};
 use std::ops::Range;
@@ -40,6 +42,10 @@ const AHEAD_OBJECTS: usize = 64;
 /// Bytes fetched ahead of their search at most (objects fetched whole,
 /// packed objects' ends).
 const AHEAD_BYTES: u64 = 64 << 20;
+
+/// Objects searched side by side at least, on a parallel search: each
+/// waits a round trip or two for its frames, which others overlap.
+const SIDE_BY_SIDE: usize = 8;
 
 /// The objects a search's remote paths name.
 pub(crate) struct RemoteSource {
@@ -163,7 +169,8 @@ impl Source for RemoteSource {
 
     fn visit_parallel(&self, threads: usize, make: &mut MakeVisit<'_>) -> Result<bool> {
         let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
-        let visitors: Vec<Box<Visit<'_>>> = (0..threads.max(1)).map(|_| make()).collect();
+        let side_by_side = threads.max(SIDE_BY_SIDE.min(self.subjects.len())).max(1);
+        let visitors: Vec<Box<Visit<'_>>> = (0..side_by_side).map(|_| make()).collect();
         std::thread::scope(|scope| {
             for mut visit in visitors {
                 let (next, stop) = (&next, &stop);
