@@ -53,6 +53,9 @@ class Proxy(socketserver.ThreadingTCPServer):
     seconds; counts requests."""
     daemon_threads = True
     allow_reuse_address = True
+    # A client with many requests in flight (tg over a prefix) connects
+    # many times at once: a backlog of 5 (socketserver's) drops SYNs.
+    request_queue_size = 256
 
     def __init__(self, upstream):
         super().__init__(("127.0.0.1", 0), Handler)

@@ -610,14 +610,15 @@ fn no_source_file_outgrows_450_lines() {
 /// in parallel places: each module's own `error`, `stats` and `format` (its
 /// bytes on disk), one source of text as each layer or front door handles it
 /// (`remote`, `gz`, `packed`, `pcre2`, `blocks`, `fetched`, `text`), a flag
-/// group and its resolution (`output`), the walks of a search and of a build
+/// group and its resolution (`output`), reading ahead (a decoder's thread,
+/// a store's next objects, the viewer's next piece: `ahead`), the walks of a search and of a build
 /// (`walk`), listings (a prefix's objects, a walk's entries), k-way merges
 /// (sorted runs, texts by time), readers (a build's file, a packed file, a
 /// scan's unit) and clients (of a server, of a store). Any other name is one
 /// file's, so that a name says which idea a file holds.
 const SHARED_NAMES: &[&str] = &[
-    "blocks", "client", "error", "fetched", "format", "gz", "listing", "merge", "output", "packed",
-    "pcre2", "read", "remote", "stats", "text", "walk",
+    "ahead", "blocks", "client", "error", "fetched", "format", "gz", "listing", "merge", "output",
+    "packed", "pcre2", "read", "remote", "stats", "text", "walk",
 ];
 
 #[test]
@@ -921,7 +922,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("pack", 54),
     ("query", 41),
     ("readfull", 2),
-    ("remote", 59),
+    ("remote", 60),
     ("report", 7),
     ("search", 70),
     ("serve", 94),

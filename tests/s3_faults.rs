@@ -15,6 +15,8 @@ mod s3proxy;
 mod util;
 
 use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use s3::S3Server;
@@ -95,13 +97,30 @@ fn a_server_killed_during_a_search_is_an_error_not_an_answer() {
     let (server, proxy) = setup(&tree);
     let env = server.env_via(&proxy.endpoint());
     // The listing and a.log pass; the server is killed (SIGKILL) as b.log
-    // is asked for.
+    // is asked for, and c.log.zst is asked for after that. (A search asks
+    // for the next objects' bytes while it reads the first, so b.log's
+    // request may come before a.log's, or as a.log's answer is under way:
+    // it waits until a.log was asked for and answered.)
     let pid = server.pid() as libc::pid_t;
+    let (asked_a, killed) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let until = |flag: &AtomicBool| {
+        let started = Instant::now();
+        while !flag.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
     proxy.hook(Box::new(move |line| {
-        if line.starts_with("GET /bkt/b.log") {
+        if line.starts_with("GET /bkt/a.log") {
+            asked_a.store(true, Ordering::SeqCst);
+        } else if line.starts_with("GET /bkt/b.log") {
+            until(&asked_a);
+            std::thread::sleep(Duration::from_millis(300));
             // SAFETY: a signal to the test's own child.
             unsafe { libc::kill(pid, libc::SIGKILL) };
             std::thread::sleep(Duration::from_millis(100));
+            killed.store(true, Ordering::SeqCst);
+        } else if line.starts_with("GET /bkt/c.log.zst") {
+            until(&killed);
         }
     }));
     let out = tg(&tree, &env, &["--sort", "path", "-c", "needle", "s3://bkt/"]);
@@ -160,12 +179,11 @@ fn an_object_replaced_after_the_listing_is_never_mixed() {
     failed_once(&out, "s3://bkt/c.log.zst", "changed", true);
     proxy.set(Fault::None);
     // Really replaced: the first GET of a.log's bytes uploads a new a.log first.
-    let replaced = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let r = std::sync::Arc::clone(&replaced);
+    let replaced = Arc::new(AtomicBool::new(false));
+    let r = Arc::clone(&replaced);
     let client = server.client_via("bkt", &server.endpoint());
     proxy.hook(Box::new(move |line| {
-        if line.starts_with("GET /bkt/a.log") && !r.swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        if line.starts_with("GET /bkt/a.log") && !r.swap(true, Ordering::SeqCst) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
             let key = object_store::path::Path::from("a.log");
             let new = object_store::PutPayload::from(b"needle replaced\n".to_vec());
@@ -173,7 +191,7 @@ fn an_object_replaced_after_the_listing_is_never_mixed() {
         }
     }));
     let out = tg(&tree, &env, &["--sort", "path", "-c", "needle", "s3://bkt/"]);
-    assert!(replaced.load(std::sync::atomic::Ordering::SeqCst), "a.log was read");
+    assert!(replaced.load(Ordering::SeqCst), "a.log was read");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.starts_with("tg: s3://bkt/a.log: ") && stderr.contains("changed"), "{stderr}");

@@ -4,8 +4,10 @@
 //! carries) and a plain object with an index object beside it (`tg index
 //! s3://…`, 4 KiB blocks) show the first screen and jump (`NG`, `N%`) as
 //! sed prints the lines, and `/needle` reaches rg's first match, having
-//! fetched a fraction of the object by range; a plain object without an
-//! index object is fetched into a spool, as stdin is.
+//! fetched a fraction of the object by range; scrolling on past the
+//! middle of a piece of text fetches the next piece ahead, unasked; a
+//! plain object without an index object is fetched into a spool, as
+//! stdin is.
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -13,6 +15,8 @@ mod s3;
 #[path = "util/s3proxy.rs"]
 mod s3proxy;
 mod util;
+
+use std::time::{Duration, Instant};
 
 use s3::S3Server;
 use s3proxy::FaultProxy;
@@ -120,5 +124,50 @@ fn a_plain_object_is_viewed_through_its_index_object() {
     t.send("q");
     // Without an index object: fetched whole into a spool.
     let t = view_remote(&tree, &server, &proxy, "s3://bkt/other.log", "spooled");
+    t.send("q");
+}
+
+/// Waits until `proxy` has seen more than `n` requests (up to 10 s), then
+/// until no more come for half a second; the count then.
+fn requests_after(proxy: &FaultProxy, n: usize) -> usize {
+    let started = Instant::now();
+    while proxy.requests() <= n && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut last = proxy.requests();
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        match proxy.requests() {
+            now if now == last => return now,
+            now => last = now,
+        }
+    }
+}
+
+#[test]
+fn scrolling_on_finds_the_next_piece_fetched_ahead() {
+    let tree = Tree::new("view-remote-ahead");
+    let (server, proxy, _) = served(&tree);
+    let t = view_remote(&tree, &server, &proxy, "s3://bkt/app.log.zst", "fetched by range");
+    let data = log();
+    let line_at = |at: usize| data[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    // The viewer reads 256 KiB of text from the top line, and the 256 KiB
+    // piece after what it read: the first screen had 0-512 KiB fetched.
+    // A line at 200 KiB is shown from those, and the piece at 512 KiB
+    // (its frames) is fetched unasked, so that a line at 300 KiB is shown
+    // without a request.
+    let (late, next) = (line_at(200 << 10), line_at(300 << 10));
+    let shown = requests_after(&proxy, 0);
+    top_after(&t, &format!("{late}G"), late, "a line late in the first piece");
+    let ahead = requests_after(&proxy, shown);
+    eprintln!("first screen: {shown} requests; scrolled to line {late}: {ahead}");
+    assert!(ahead > shown, "nothing was fetched ahead of line {late}");
+    let want: Vec<(u64, String)> = (next..next + 39).map(|n| (n, sed(&data, n))).collect();
+    t.send(&format!("{next}G"));
+    t.wait(&format!("{next}G: lines as sed prints them"), |s| {
+        at_top(s, next) && rows(s, 120) == want
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(proxy.requests(), ahead, "line {next} was fetched again, not ahead");
     t.send("q");
 }

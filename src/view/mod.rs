@@ -4,7 +4,8 @@
 //!
 //! A front door over the engine: [`text`] adapts what the engine reads
 //! (files, block indexes, `.gz` access points, packed frames) to the one
-//! [`text::Text`] the viewer needs; [`lines`] knows line numbers (block
+//! [`text::Text`] the viewer needs (keeping a few pieces, read ahead
+//! for a remote object: [`ahead`]); [`lines`] knows line numbers (block
 //! map, background count); [`nav`] moves by lines; [`finder`] finds
 //! matching lines through candidate ranges; [`density`] draws where the
 //! matches are; [`screen`] says which lines to draw, [`line_ends`] where long
@@ -21,6 +22,7 @@
 //! lines per time bucket (`H`, drawn from a [`chart`]) and [`levels`] the level jumps (`e`, `w`);
 //! [`status`] writes the status line.
 
+pub mod ahead;
 pub mod app;
 pub mod chart;
 pub mod density;

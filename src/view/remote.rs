@@ -6,6 +6,11 @@
 //! index s3://…`: one block per screen or jump); anything else (a
 //! compressed object, a plain one without an index object) is fetched
 //! as a stream into a spool, as stdin is.
+//!
+//! Scrolling through a huge object keeps memory bounded: a reader holds
+//! at most [`HOLDING`] bytes of what it fetched (the pieces used least
+//! recently dropped first), and the viewer a few pieces of text
+//! ([`super::ahead`]), the next one read ahead in the background.
 
 use std::sync::Arc;
 
@@ -16,6 +21,10 @@ use trigrep::text::Opened;
 use trigrep::text::packed::PackedText;
 
 use super::text::{self, Text};
+
+/// Bytes of what was fetched of an object a viewing session holds at
+/// most: many screens' frames, and a block index's worth of them.
+const HOLDING: u64 = 16 << 20;
 
 /// Opens the one object the remote path `written` names, with index
 /// objects kept under `base`.
@@ -29,7 +38,7 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
         anyhow::bail!("{written}: names {} objects; the viewer shows one", listed.len())
     };
     anyhow::ensure!(one.explicit, "{written}: is a prefix; the viewer shows one object");
-    let object = &one.object;
+    let object = &one.object.clone().holding_at_most(HOLDING);
     let opening = Door::Viewer.opening(std::path::Path::new(written));
     let packed = match opening.packed {
         true => remote::open_packed(object, written, base).map_err(|e| failed(&e))?,

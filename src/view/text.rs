@@ -10,8 +10,9 @@
 //! from is the engine's one answer ([`trigrep::text::opening`]: through a
 //! trusted block index, a seekable file's frames, a decompressor's
 //! stream, or the file's own bytes); this file adds what a viewer needs
-//! beyond it: a live length, a cache for small reads, and texts without
-//! an index (a spool).
+//! beyond it: a live length, a cache for small reads (a few pieces kept,
+//! read ahead for a text fetched from a store: [`super::ahead`]), and
+//! texts without an index (a spool).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -29,6 +30,8 @@ use trigrep::search::decode::Transform;
 use trigrep::text::BlockText;
 use trigrep::text::opening::{self, Source};
 use trigrep::text::raw::RawText;
+
+use super::ahead::{PIECE, Pieces, ReadAt};
 
 /// A text the viewer shows: read by byte ranges, never loaded whole.
 pub trait Text: Send + Sync {
@@ -108,7 +111,7 @@ pub fn open(path: Option<&Path>, base: &Path) -> anyhow::Result<Arc<dyn Text>> {
     Ok(match opened.source {
         Source::Indexed(text) => {
             let kind = text.kind();
-            Arc::new(Indexed::new(text, kind))
+            Arc::new(Indexed::new(text, kind, false))
         }
         Source::Frames(packed) => frames(packed),
         Source::Stream(format) => spool_of(path, format)?,
@@ -119,11 +122,12 @@ pub fn open(path: Option<&Path>, base: &Path) -> anyhow::Result<Arc<dyn Text>> {
     })
 }
 
-/// `text`, read through its block index, as the viewer reads it (`kind`:
-/// what the status line says; nothing tells when it changed).
+/// `text`, fetched from a store and read through its block index, as
+/// the viewer reads it (`kind`: what the status line says; nothing tells
+/// when it changed): the piece after the one read is read ahead.
 #[cfg(feature = "remote")]
 pub(super) fn indexed<T: BlockText + 'static>(text: T, kind: &'static str) -> Arc<dyn Text> {
-    Arc::new(Indexed::new(Box::new(text), kind))
+    Arc::new(Indexed::new(Box::new(text), kind, true))
 }
 
 /// Another tool's seekable zstd file (or a packed one whose index cannot
@@ -225,22 +229,23 @@ impl Text for Plain {
     }
 }
 
-/// Small reads of a compressed text are served from a piece this long
-/// (one inflate from an access point, or a frame or two, then copies).
-const PIECE: u64 = 256 << 10;
-
 /// A compressed text read through its block index (an indexed `.gz`
-/// file's, a packed file's).
+/// file's, a packed file's, a remote object's): small reads are served
+/// from the pieces kept.
 struct Indexed {
-    text: Box<dyn BlockText>,
+    text: Arc<dyn BlockText>,
     kind: &'static str,
-    /// The last piece read: its offset and text.
-    piece: Mutex<Option<(u64, Vec<u8>)>>,
+    pieces: Pieces,
 }
 
 impl Indexed {
-    fn new(text: Box<dyn BlockText>, kind: &'static str) -> Indexed {
-        Indexed { text, kind, piece: Mutex::new(None) }
+    /// `text`, its pieces read ahead when `ahead`.
+    fn new(text: Box<dyn BlockText>, kind: &'static str, ahead: bool) -> Indexed {
+        let text: Arc<dyn BlockText> = Arc::from(text);
+        let reader = Arc::clone(&text);
+        let read: ReadAt = Arc::new(move |offset, buf: &mut [u8]| reader.read_at(offset, buf));
+        let pieces = Pieces::new(text.len(), read, ahead);
+        Indexed { text, kind, pieces }
     }
 }
 
@@ -256,19 +261,15 @@ impl Text for Indexed {
         }
         if n as u64 >= PIECE {
             self.text.read_at(offset, &mut buf[..n])?;
+            self.pieces.read_ahead(offset, n);
             return Ok(n);
         }
         let start = offset / PIECE * PIECE;
-        let mut piece = self.piece.lock().unwrap_or_else(|e| e.into_inner());
-        if piece.as_ref().is_none_or(|p| p.0 != start) {
-            let mut text = vec![0; PIECE.min(self.len() - start) as usize];
-            self.text.read_at(start, &mut text)?;
-            *piece = Some((start, text));
-        }
-        let text = piece.as_ref().map_or(&[][..], |p| &p.1[..]);
+        let text = self.pieces.get(start)?;
         let from = (offset - start) as usize;
         let n = n.min(text.len() - from);
         buf[..n].copy_from_slice(&text[from..from + n]);
+        self.pieces.read_ahead(offset, n);
         Ok(n)
     }
 

@@ -29,12 +29,13 @@ pub enum Fault {
     OtherEtag,
 }
 
-/// Called with each request's first line before it is forwarded.
-pub type Hook = Box<dyn FnMut(&str) + Send>;
+/// Called with each request's first line before it is forwarded (on the
+/// request's own thread: a hook may wait while others run).
+pub type Hook = Box<dyn Fn(&str) + Send + Sync>;
 
 struct Shared {
     fault: Mutex<Fault>,
-    hook: Mutex<Option<Hook>>,
+    hook: Mutex<Option<Arc<Hook>>>,
     requests: AtomicUsize,
     answered: AtomicUsize,
     stop: AtomicBool,
@@ -87,7 +88,7 @@ impl FaultProxy {
 
     /// Runs `hook` on every request from now on.
     pub fn hook(&self, hook: Hook) {
-        *self.shared.hook.lock().unwrap() = Some(hook);
+        *self.shared.hook.lock().unwrap() = Some(Arc::new(hook));
     }
 
     /// Requests seen so far.
@@ -165,7 +166,8 @@ fn serve(mut conn: TcpStream, upstream: u16, s: &Shared) -> io::Result<()> {
     let (head, body) = read_request(&mut conn)?;
     s.requests.fetch_add(1, Ordering::SeqCst);
     let first = head.lines().next().unwrap_or("").to_string();
-    if let Some(hook) = s.hook.lock().unwrap().as_mut() {
+    let hook = s.hook.lock().unwrap().clone();
+    if let Some(hook) = hook {
         hook(&first);
     }
     let fault = {

@@ -79,9 +79,10 @@ impl PackedFile {
         if len == 0 {
             return Ok(None);
         }
-        let mut from = len.saturating_sub(TAIL);
-        store.want(&[0..(HEADER_LEN as u64).min(len), from..len])?;
-        let head = store.bytes(0..(HEADER_LEN as u64).min(len))?;
+        let [first, last] = PackedFile::ends(len);
+        let mut from = last.start;
+        store.want(&[first.clone(), last])?;
+        let head = store.bytes(first)?;
         let mut tail = store.bytes(from..len)?;
         let tg = super::format::is_tg(&head);
         // Twice at most: the seek table's start, then the index frame's.
@@ -103,6 +104,12 @@ impl PackedFile {
             Err(PackError::Io(e)) => Err(PackError::Io(e)),
             Err(_) => Ok(None),
         }
+    }
+
+    /// What [`PackedFile::open_store`] reads first of a file of `len`
+    /// bytes (at once): its header, and its tail.
+    pub(crate) fn ends(len: u64) -> [Range<u64>; 2] {
+        [0..(HEADER_LEN as u64).min(len), len.saturating_sub(TAIL)..len]
     }
 
     /// Says that data frames `frames` (in order) are about to be read: a

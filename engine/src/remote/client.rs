@@ -92,19 +92,32 @@ pub(crate) fn count_bytes(n: u64) {
     BYTES.fetch_add(n, Ordering::Relaxed);
 }
 
-/// Runs `future` to its end on the client's runtime, from any thread that
-/// is not itself a runtime's.
-pub fn block_on<F: Future>(future: F) -> F::Output {
+/// The client's runtime: two threads, started on first use.
+fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    let runtime = RUNTIME.get_or_init(|| {
+    RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("tg-remote")
             .enable_all()
             .build()
             .expect("a tokio runtime (threads and a timer)")
-    });
-    runtime.block_on(future)
+    })
+}
+
+/// Runs `future` to its end on the client's runtime, from any thread that
+/// is not itself a runtime's.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    runtime().block_on(future)
+}
+
+/// Runs `future` on the client's runtime in the background.
+pub(crate) fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime().spawn(future)
 }
 
 /// The store of `bucket`, built once per process from the AWS CLI's

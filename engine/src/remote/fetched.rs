@@ -2,12 +2,16 @@
 //! ([`crate::pack::Store`]): ranges asked for together are fetched
 //! together ([`Store::want`]: neighbours less than `GAP` apart joined
 //! into one request, the requests sent side by side), kept for the rest
-//! of the search, and a range not fetched yet is fetched when read.
+//! of the search, and a range not fetched yet is fetched when read. An
+//! object read by a viewer is held up to a bound
+//! ([`RemoteObject::holding_at_most`]): past it, the pieces used least
+//! recently are dropped (and fetched again if read again).
 
 use std::borrow::Cow;
 use std::io;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::object::RemoteObject;
@@ -19,19 +23,66 @@ use crate::pack::Store;
 /// trip is above a millisecond.
 pub(crate) const GAP: u64 = 64 << 10;
 
+/// One fetched piece of an object.
+struct Piece {
+    /// Where it starts in the object.
+    start: u64,
+    bytes: Arc<Vec<u8>>,
+    /// When it was last read (a tick of [`Fetched::clock`]).
+    used: AtomicU64,
+}
+
+impl Piece {
+    fn end(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+}
+
 /// The parts of one remote object fetched so far.
 pub(crate) struct Fetched {
     object: RemoteObject,
     /// Where a packed object's block index is kept on disk (`None`: not kept).
     kept_index: Option<PathBuf>,
-    /// Fetched pieces: where each starts, and its bytes.
-    pieces: RwLock<Vec<(u64, Arc<Vec<u8>>)>>,
+    /// Fetched pieces.
+    pieces: RwLock<Vec<Piece>>,
+    /// Ticks at each read, for the pieces' last use.
+    clock: AtomicU64,
 }
 
 impl Fetched {
     /// Nothing of `object` fetched yet.
     pub fn new(object: RemoteObject) -> Fetched {
-        Fetched { object, kept_index: None, pieces: RwLock::new(Vec::new()) }
+        let pieces = RwLock::new(Vec::new());
+        Fetched { object, kept_index: None, pieces, clock: AtomicU64::new(0) }
+    }
+
+    /// Holds `bytes`, fetched from `start`, used now.
+    fn add(&self, pieces: &mut Vec<Piece>, start: u64, bytes: Arc<Vec<u8>>) {
+        let used = AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed));
+        pieces.push(Piece { start, bytes, used });
+    }
+
+    /// Drops the pieces used least recently, not those used since `since`,
+    /// until those held fit the object's bound.
+    fn evict(&self, pieces: &mut Vec<Piece>, since: u64) {
+        let Some(bound) = self.object.holding() else { return };
+        let mut held: u64 = pieces.iter().map(|p| p.bytes.len() as u64).sum();
+        while held > bound {
+            let oldest = pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.used.load(Ordering::Relaxed) < since)
+                .min_by_key(|(_, p)| p.used.load(Ordering::Relaxed));
+            let Some((i, _)) = oldest else { return };
+            held -= pieces.swap_remove(i).bytes.len() as u64;
+        }
+    }
+
+    /// How many bytes are held.
+    #[cfg(test)]
+    fn held_len(&self) -> u64 {
+        let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
+        pieces.iter().map(|p| p.bytes.len() as u64).sum()
     }
 
     /// Nothing of the packed object `object` fetched yet but its tail as
@@ -47,7 +98,7 @@ impl Fetched {
             let tail = kept[8..].to_vec();
             if start.checked_add(tail.len() as u64) == Some(fetched.len()) {
                 let mut pieces = fetched.pieces.write().unwrap_or_else(|e| e.into_inner());
-                pieces.push((start, Arc::new(tail)));
+                fetched.add(&mut pieces, start, Arc::new(tail));
             }
         }
         fetched
@@ -60,13 +111,11 @@ impl Fetched {
         let Some(kept) = self.kept_index.as_deref().filter(|k| !k.exists()) else { return };
         let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
         let len = self.len();
-        let tail = pieces
-            .iter()
-            .filter(|(start, bytes)| *start <= from && start + bytes.len() as u64 == len)
-            .min_by_key(|(start, _)| *start);
-        if let Some((start, bytes)) = tail {
-            let mut out = start.to_le_bytes().to_vec();
-            out.extend_from_slice(bytes);
+        let tail =
+            pieces.iter().filter(|p| p.start <= from && p.end() == len).min_by_key(|p| p.start);
+        if let Some(piece) = tail {
+            let mut out = piece.start.to_le_bytes().to_vec();
+            out.extend_from_slice(&piece.bytes);
             // A failure to keep it costs a fetch next time.
             let _ = super::kept::keep(kept, &out);
         }
@@ -76,27 +125,34 @@ impl Fetched {
     /// or several end to end).
     fn held(&self, range: &Range<u64>) -> Option<Vec<u8>> {
         let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
         let mut out = Vec::with_capacity((range.end - range.start) as usize);
         let mut at = range.start;
         while at < range.end {
-            let (start, bytes) = pieces
-                .iter()
-                .find(|(start, bytes)| *start <= at && at < start + bytes.len() as u64)?;
-            let to = range.end.min(start + bytes.len() as u64);
-            out.extend_from_slice(&bytes[(at - start) as usize..(to - start) as usize]);
+            let piece = pieces.iter().find(|p| p.start <= at && at < p.end())?;
+            piece.used.fetch_max(now, Ordering::Relaxed);
+            let to = range.end.min(piece.end());
+            out.extend_from_slice(
+                &piece.bytes[(at - piece.start) as usize..(to - piece.start) as usize],
+            );
             at = to;
         }
         Some(out)
     }
 
-    /// Fetches `ranges` and keeps them.
-    fn fetch(&self, ranges: &[Range<u64>]) -> io::Result<()> {
+    /// Fetches `ranges` and keeps them (within the object's bound: the
+    /// pieces read least recently dropped first, never those used since
+    /// the tick `since`, nor those just fetched).
+    fn fetch(&self, ranges: &[Range<u64>], since: u64) -> io::Result<()> {
         if ranges.is_empty() {
             return Ok(());
         }
         let got = self.object.get_ranges(ranges)?;
         let mut pieces = self.pieces.write().unwrap_or_else(|e| e.into_inner());
-        pieces.extend(ranges.iter().zip(got).map(|(r, bytes)| (r.start, Arc::new(bytes))));
+        for (r, bytes) in ranges.iter().zip(got) {
+            self.add(&mut pieces, r.start, Arc::new(bytes));
+        }
+        self.evict(&mut pieces, since);
         Ok(())
     }
 }
@@ -136,24 +192,73 @@ impl Store for Fetched {
         if let Some(bytes) = self.held(&range) {
             return Ok(Cow::Owned(bytes));
         }
-        self.fetch(std::slice::from_ref(&range))?;
+        self.fetch(std::slice::from_ref(&range), self.clock.load(Ordering::Relaxed))?;
         self.held(&range).map(Cow::Owned).ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
     }
 
     fn want(&self, ranges: &[Range<u64>]) -> io::Result<()> {
         let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
+        // Those held are about to be read: not dropped for the others.
+        let since = self.clock.fetch_add(1, Ordering::Relaxed);
         let holds = |r: &Range<u64>| {
-            pieces.iter().any(|(s, b)| *s <= r.start && r.end <= s + b.len() as u64)
+            let piece = pieces.iter().find(|p| p.start <= r.start && r.end <= p.end());
+            piece
+                .inspect(|p| {
+                    p.used.fetch_max(since, Ordering::Relaxed);
+                })
+                .is_some()
         };
         let missing: Vec<Range<u64>> = ranges.iter().filter(|r| !holds(r)).cloned().collect();
         drop(pieces);
-        self.fetch(&coalesce(&missing, GAP))
+        self.fetch(&coalesce(&missing, GAP), since)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An object of `len` bytes in a store in memory, read by readers
+    /// holding at most `bound` bytes of it.
+    fn object(len: usize, bound: u64) -> RemoteObject {
+        use object_store::ObjectStoreExt;
+        let store: Arc<dyn object_store::ObjectStore> =
+            Arc::new(object_store::memory::InMemory::new());
+        let key = object_store::path::Path::from("o.log");
+        let body: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        super::super::client::block_on(store.put(&key, body.into())).unwrap();
+        let object = RemoteObject::head(&store, "o.log").unwrap().unwrap();
+        object.holding_at_most(bound)
+    }
+
+    #[test]
+    fn a_bounded_reader_holds_what_it_read_last_within_its_bound() {
+        let fetched = Fetched::new(object(100_000, 10_000));
+        for at in (0..100_000).step_by(4_000) {
+            let bytes = fetched.bytes(at..at + 4_000).unwrap();
+            assert_eq!(bytes[0], (at % 251) as u8);
+            assert!(fetched.held_len() <= 10_000, "{} bytes held", fetched.held_len());
+        }
+        // The last two pieces read are held, the first ones dropped.
+        assert!(fetched.held(&(92_000..100_000)).is_some());
+        assert!(fetched.held(&(0..4_000)).is_none());
+        // A piece read again is fetched again, and holds its place.
+        fetched.bytes(0..4_000).unwrap();
+        assert!(fetched.held(&(0..4_000)).is_some() && fetched.held_len() <= 10_000);
+        // Ranges wanted together are all held until read, even past the bound.
+        fetched.want(&[20_000..26_000, 40_000..46_000]).unwrap();
+        assert!(fetched.held(&(20_000..26_000)).is_some());
+        assert!(fetched.held(&(40_000..46_000)).is_some());
+    }
+
+    #[test]
+    fn an_unbounded_reader_holds_all_it_read() {
+        let fetched = Fetched::new(object(50_000, u64::MAX));
+        for at in (0..50_000).step_by(5_000) {
+            fetched.bytes(at..at + 5_000).unwrap();
+        }
+        assert_eq!(fetched.held_len(), 50_000);
+    }
 
     #[test]
     fn neighbours_are_joined() {

@@ -34,6 +34,7 @@
 //! ([`kept`]: index objects, and packed objects' own), by ETag and size.
 
 pub mod address;
+mod ahead;
 pub mod client;
 pub mod fetched;
 pub mod indexed;
@@ -45,6 +46,8 @@ pub mod settings;
 pub mod sibling;
 pub mod upload;
 
+use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
 
 pub(crate) use address::Address;
@@ -124,6 +127,40 @@ pub fn is_walked(path: &std::path::Path) -> Option<bool> {
         },
         _ => true,
     })
+}
+
+/// Objects up to this size are fetched whole ahead of their search, in
+/// one request: what a search reads first of a packed object (its last
+/// 64 KiB, its first frame, which `tg pack` makes of 1 MiB of text, about
+/// 100 KB) is then most of it anyway. A larger one's ends are fetched
+/// ahead, its frames by range (`bench/s3_objects.py`, BENCHMARKS.md).
+const WHOLE_AHEAD: u64 = 256 << 10;
+
+/// What a search reads first of `object` (printed as `name`, its block
+/// index kept under `base`), to be fetched ahead of it: the whole of a
+/// small object; else the ends of a packed one (`packed`: the door looks
+/// for one; its header only when its block index is kept here); else
+/// nothing (its body is read as one stream).
+pub(crate) fn first_reads(
+    object: &RemoteObject,
+    name: &str,
+    base: &Path,
+    packed: bool,
+) -> Vec<Range<u64>> {
+    let size = object.size();
+    match size {
+        0 => Vec::new(),
+        _ if size <= WHOLE_AHEAD => std::iter::once(0..size).collect(),
+        _ if !packed => Vec::new(),
+        _ => {
+            let [head, tail] = PackedFile::ends(size);
+            let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
+            match kept.is_some_and(|kept| kept.exists()) {
+                true => vec![head],
+                false => vec![head, tail],
+            }
+        }
+    }
 }
 
 /// `object` (printed as `name`) as a packed file, read by ranges, its

@@ -1,6 +1,7 @@
 //! One remote object as listed (bucket, key, size, ETag), and its bytes:
 //! ranges fetched side by side (`RemoteObject::get_ranges`) or the whole
-//! body as a stream ([`RemoteObject::reader`]).
+//! body as a stream ([`RemoteObject::reader`]), either served from what
+//! was fetched ahead of its reader when that holds them (`super::ahead`).
 //!
 //! Every read asks for the object as it was listed: the request carries
 //! its ETag (`If-Match`), and the answer's ETag and length are checked
@@ -16,6 +17,7 @@ use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt};
 
+use super::ahead::{self, Ahead, Pieces};
 use super::client::{RemoteError, block_on, count_bytes, count_request};
 
 /// Ranged requests in flight at once for one object.
@@ -29,6 +31,10 @@ pub struct RemoteObject {
     /// Whether its listing held an index object beside it (`None`: it was
     /// not listed with its neighbours).
     indexed: Option<bool>,
+    /// What is fetched ahead of its reader (shared by its clones).
+    ahead: Arc<Ahead>,
+    /// How many bytes of it a reader holds at most (`None`: all it fetched).
+    holding: Option<u64>,
 }
 
 impl std::fmt::Debug for RemoteObject {
@@ -40,7 +46,7 @@ impl std::fmt::Debug for RemoteObject {
 impl RemoteObject {
     /// The object `meta` describes, in `store`.
     pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
-        RemoteObject { store, meta, indexed: None }
+        RemoteObject { store, meta, indexed: None, ahead: Arc::default(), holding: None }
     }
 
     /// The same object, known (from its listing) to have an index object
@@ -59,6 +65,50 @@ impl RemoteObject {
     /// was not listed with its neighbours).
     pub fn listed_index(&self) -> Option<bool> {
         self.indexed
+    }
+
+    /// The same object, read by readers that hold at most `bytes` of what
+    /// they fetched of it (the least recently used piece dropped first,
+    /// fetched again when read again): a viewer scrolling through a huge
+    /// object, where a search holds what it fetched until it ends.
+    pub fn holding_at_most(self, bytes: u64) -> RemoteObject {
+        RemoteObject { holding: Some(bytes), ..self }
+    }
+
+    /// How many bytes of it a reader holds at most (`None`: all).
+    pub(crate) fn holding(&self) -> Option<u64> {
+        self.holding
+    }
+
+    /// Starts fetching `ranges` of it in the background (each within it),
+    /// for its reader to find here ([`super::ahead`]); nothing when a
+    /// fetch ahead was started already.
+    pub(crate) fn fetch_ahead(&self, ranges: Vec<Range<u64>>) {
+        let me = RemoteObject { ahead: Arc::default(), ..self.clone() };
+        self.ahead.start(async move {
+            let fetches = ranges.into_iter().map(|r| {
+                let me = &me;
+                async move {
+                    let _permit = ahead::permit().await;
+                    me.fetch(r.clone()).await.map(|bytes| (r.start, bytes))
+                }
+            });
+            let pieces = futures_util::future::try_join_all(fetches).await.ok()?;
+            Some(Arc::new(pieces))
+        });
+    }
+
+    /// Drops what was fetched ahead of its reader.
+    pub(crate) fn release_ahead(&self) {
+        self.ahead.release()
+    }
+
+    /// Whether the whole of it was fetched ahead (waited for when under way).
+    pub(crate) fn held_whole(&self) -> bool {
+        let size = self.size();
+        self.ahead
+            .pieces()
+            .is_some_and(|p| p.iter().any(|(at, b)| *at == 0 && b.len() as u64 == size))
     }
 
     /// Its ETag, as listed (`None`: the store gave none).
@@ -175,14 +225,30 @@ impl RemoteObject {
     }
 
     /// Fetches `ranges` (each within the object), several requests in
-    /// flight at once; the answers come in the ranges' order.
+    /// flight at once, unless fetched ahead; the answers come in the
+    /// ranges' order.
     pub(crate) fn get_ranges(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<u8>>, RemoteError> {
-        let fetches = ranges.iter().map(|r| self.fetch(r.clone()));
+        let held = self.ahead.pieces();
+        let fetches = ranges.iter().map(|r| {
+            let got = held.as_deref().and_then(|pieces| ahead::within(pieces, r));
+            async move {
+                match got {
+                    Some(bytes) => Ok(bytes),
+                    None => self.fetch(r.clone()).await,
+                }
+            }
+        });
         block_on(futures_util::stream::iter(fetches).buffered(IN_FLIGHT).try_collect())
     }
 
-    /// The whole body as a stream, checked complete at its end.
+    /// The whole body as a stream, checked complete at its end (from
+    /// memory when it was fetched ahead).
     pub fn reader(&self) -> Result<BodyReader, RemoteError> {
+        if let Some(body) = self.ahead.pieces().and_then(|p| whole(&p, self.size())) {
+            let stream = futures_util::stream::empty().boxed();
+            let size = self.meta.size;
+            return Ok(BodyReader { stream, piece: body, at: 0, read: size, size });
+        }
         count_request();
         let got = block_on(self.store.get_opts(&self.meta.location, self.options(None)));
         let got = got.map_err(|e| RemoteError::of(&e))?;
@@ -190,6 +256,11 @@ impl RemoteObject {
         let stream = got.into_stream();
         Ok(BodyReader { stream, piece: Vec::new(), at: 0, read: 0, size: self.meta.size })
     }
+}
+
+/// The whole of an object of `size` bytes, when `pieces` hold it.
+fn whole(pieces: &Pieces, size: u64) -> Option<Vec<u8>> {
+    ahead::within(pieces, &(0..size)).filter(|_| size > 0)
 }
 
 /// The error of a body that ended `got` bytes into `range`.

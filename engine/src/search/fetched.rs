@@ -2,7 +2,9 @@
 //! through the index object beside it when one describes this very object
 //! (`crate::remote::indexed`: its candidate blocks fetched by range and
 //! searched on every core by the chunk engine), else its body whole
-//! (where rg would map the local copy) or as a stream.
+//! (where rg would map the local copy) or as a stream. An object fetched
+//! whole ahead of its search (a small one) is searched from memory, its
+//! index object not asked for.
 
 use std::io::{self, Read};
 
@@ -47,7 +49,9 @@ impl<'o> FetchedSearch<'o> {
         };
         let mut mine = RunStats::default();
         let run = run.unwrap_or(&mut mine);
-        if let Some(result) = self.through_index(worker, subject, object, run) {
+        if !object.held_whole()
+            && let Some(result) = self.through_index(worker, subject, object, run)
+        {
             return result;
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());

@@ -162,6 +162,11 @@ impl<'o> PackedSearch<'o> {
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let opts = self.opts;
+        if t.file.is_none() {
+            // A remote object: its head's frames and those its index
+            // names, fetched together (one round trip, not one each).
+            t.packed.want_frames(&self.first_frames(t))?;
+        }
         let head = t.packed.head(HEAD_LEN)?;
         let quit = opts.binary_detection(t.explicit).quit_byte().is_some();
         let may_have_nul = t.packed.has_nul().unwrap_or(true);
@@ -199,6 +204,28 @@ impl<'o> PackedSearch<'o> {
             return worker.search(t.path, t.explicit, true, Haystack::Slice(b""));
         }
         engine.search_decoded(&text, source.as_ref(), size, worker.printer().get_mut(), run)
+    }
+
+    /// The frames a search of `t` reads first, in order: those holding
+    /// the head of its text, and the block index's candidates when this
+    /// search can use them.
+    fn first_frames(&self, t: &Target<'_>) -> Vec<usize> {
+        let frames = t.packed.frames();
+        let head = frames.iter().take_while(|f| f.text_offset < HEAD_LEN as u64).count();
+        let mut first: Vec<usize> = (0..head.max(1).min(frames.len())).collect();
+        let query = t.text.map(|text| (text, self.plans.query(text.has_edges())));
+        let usable = bytes_unusable_for(self.opts).is_none() && !lists_misses(self.opts);
+        if let Some((text, query)) = query.filter(|(_, q)| usable && **q != Query::All)
+            && let Ok(Selection::Blocks(blocks)) = select(text, Some(query), 0, Dense::Keep)
+        {
+            let at = |b: &crate::text::Block| {
+                frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok()
+            };
+            first.extend(blocks.iter().filter_map(at));
+        }
+        first.sort_unstable();
+        first.dedup();
+        first
     }
 
     /// The frames of a tg container to search, in order, and their first
