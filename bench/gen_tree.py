@@ -6,7 +6,8 @@ bench/index_scale.py) under DEST in directories of --per-dir files, with
 paths about as long as a kernel tree's (55-65 bytes below DEST) and sizes
 drawn from a log-normal distribution (median 2 KB, mean about 3.3 KB,
 at most 1 MiB): slices, cut at line ends, of a 64 MiB text of Zipf-drawn
-identifiers and punctuation, so each file has a realistic number of
+identifiers (50,000 random ones of letters, digits and `_`) and
+punctuation, so each file has a realistic number of
 distinct trigrams. Deterministic (--seed). Stdlib only.
 
     python3 bench/gen_tree.py /var/tmp/tg-big --files 520000
@@ -20,15 +21,10 @@ import random
 
 def corpus(rng, size):
     """`size` bytes of source-like lines of Zipf-drawn words."""
-    syll = ["ab", "ac", "al", "an", "ar", "at", "be", "ca", "co", "de", "di", "el", "en",
-            "er", "es", "fi", "ge", "in", "io", "is", "it", "le", "li", "lo", "ma", "me",
-            "mi", "ne", "no", "on", "or", "pa", "po", "qu", "ra", "re", "ri", "ro", "se",
-            "si", "st", "ta", "te", "ti", "to", "tr", "un", "ur", "va", "ve", "wr", "xe"]
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789_"
     words = []
-    for _ in range(20000):
-        w = "".join(rng.choice(syll) for _ in range(rng.randint(1, 4)))
-        if rng.random() < 0.3:
-            w += "_" + "".join(rng.choice(syll) for _ in range(rng.randint(1, 3)))
+    for _ in range(50000):
+        w = "".join(rng.choice(chars) for _ in range(rng.randint(2, 10)))
         if rng.random() < 0.05:
             w = w.upper()
         words.append(w)
@@ -38,7 +34,8 @@ def corpus(rng, size):
     for wt in weights:
         acc += wt
         cum.append(acc)
-    punct = [" = ", "(", ");", " {", "}", ", ", " + ", "->", ".", " * ", " != ", " == "]
+    punct = [" = ", "(", ");", " {", "}", ", ", " + ", "->", ".", " * ", " != ", " == ", "[", "]",
+             " < ", " > ", " & ", " | ", ": ", "::", "#", "'", '"', " % ", "!", "?", " ^ ", "~", "@"]
     out, n = [], 0
     while n < size:
         toks = rng.choices(words, cum_weights=cum, k=rng.randint(3, 12))

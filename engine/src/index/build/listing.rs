@@ -220,7 +220,10 @@ mod tests {
         l.add_flag(4, flags::VIA_LINK);
         assert_eq!(l.seen(4), Seen { flags: flags::VIA_LINK, ..seen(0) });
         l.set(0, Seen { size: 7, changed_ns: -3, flags: flags::DIR });
-        assert_eq!((l.path(0), l.seen(0)), (&b"a"[..], Seen { size: 7, changed_ns: -3, flags: flags::DIR }));
+        assert_eq!(
+            (l.path(0), l.seen(0)),
+            (&b"a"[..], Seen { size: 7, changed_ns: -3, flags: flags::DIR })
+        );
         if !l.in_files() {
             // Each path once, and 32 bytes an entry.
             assert_eq!(l.memory(), 3 + 1 + 1 + 1 + 2 + 5 * 32);

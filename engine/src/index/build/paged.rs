@@ -149,7 +149,8 @@ mod tests {
         let mut p = Paged::new(dir.path(), 10_000);
         let mut want = Vec::new();
         for i in 0..20_000u32 {
-            let piece = if i == 777 { vec![9u8; WRITE_BUFFER + 5] } else { i.to_le_bytes().to_vec() };
+            let piece =
+                if i == 777 { vec![9u8; WRITE_BUFFER + 5] } else { i.to_le_bytes().to_vec() };
             p.push(&piece).unwrap();
             want.extend_from_slice(&piece);
             assert!(p.memory() <= 10_000.max(WRITE_BUFFER));
