@@ -1,10 +1,19 @@
-//! Bounded memory at any size: an index writer's memory does not grow
-//! with the files it is given. A counting allocator (this test binary's
-//! own) follows the bytes this thread holds while 100,000 files with
-//! 200-byte paths (20 MB of paths, 3 MB of file and document records) go
-//! into a writer with a 1 MiB sort budget: its tables are spooled, so
-//! what it holds stays within a few MiB; the index written is then read
-//! back whole.
+//! Bounded memory at any size.
+//!
+//! An index writer's memory does not grow with the files it is given. A
+//! counting allocator (this test binary's own) follows the bytes this
+//! thread holds while 100,000 files with 200-byte paths (20 MB of paths,
+//! 3 MB of file and document records) go into a writer with a 1 MiB sort
+//! budget: its tables are spooled, so what it holds stays within a few
+//! MiB; the index written is then read back whole.
+//!
+//! A whole tree build keeps to `--index-memory`: a tree whose listing
+//! alone is larger than the budget (16,000 files whose paths are 2.4 KB
+//! deep: 38 MB of paths) is indexed by `tg index` under 40M on two
+//! threads while its private memory (RssAnon) is sampled from `/proc`
+//! every 2 ms; queries answered from the index then print rg's output.
+
+mod util;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -90,4 +99,65 @@ fn a_writers_memory_does_not_grow_with_its_files() {
     let want: Vec<u32> =
         (0..FILES).filter(|i| format!("{:04}", i % 7919).contains("791")).collect();
     assert_eq!(hits.as_slice(), &want[..]);
+}
+
+/// The deep, long-named directories every file of the big-listing tree
+/// sits under: 2,169 bytes of path.
+fn deep_prefix() -> String {
+    (0..9).map(|i| format!("{}/", char::from(b'a' + i).to_string().repeat(240))).collect()
+}
+
+#[test]
+fn issue_0038_a_tree_build_keeps_to_its_budget_whatever_its_listing() {
+    if !cfg!(target_os = "linux") {
+        eprintln!("skipped: samples /proc/PID/status");
+        return;
+    }
+    const FILES: usize = 16_000;
+    const BUDGET: u64 = 40 << 20;
+    let t = util::Tree::new("index-memory");
+    let prefix = deep_prefix();
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
+    for i in 0..FILES {
+        let name = format!("{i:05}-{}", "n".repeat(195));
+        let mut text = format!("file {i} {} {}\n", words[i % 7], words[i * 3 % 7]);
+        if i % 4001 == 0 {
+            text.push_str("the needle is here\n");
+        }
+        t.write(format!("repo/{prefix}d{:02}/{name}", i % 80), text);
+    }
+    let mut cmd = util::tg_command(&t, t.root());
+    cmd.args(["index", "--stats", "--index-memory", "40M", "-j", "2", "repo"]);
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn tg index");
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        peak = peak.max(util::private_bytes(child.id()).unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tg index failed: {stderr}");
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    eprintln!("peak RssAnon {:.1} MiB under a 40 MiB budget\n{stderr}", mib(peak));
+    assert!(peak > 0, "the build was sampled");
+    assert!(peak <= BUDGET, "peak private memory {:.1} MiB over the 40 MiB budget", mib(peak));
+
+    // The index, where queries find it, answers as rg.
+    let mut report = util::Report::new("index_memory");
+    for (name, q) in [
+        ("needle", &["-l", "needle"][..]),
+        ("count", &["-c", "file 1234 "]),
+        ("regex", &["-l", "file 1[0-2]00[0-9] golf"]),
+        ("none", &["-l", "zulu"]),
+    ] {
+        report.check(&t, &util::Case::new(format!("repo/{name}"), q).cwd("repo"));
+    }
+    let stats = util::tg_command(&t, t.path("repo")).args(["--stats", "-l", "needle"]).output();
+    let stats = String::from_utf8_lossy(&stats.expect("run tg").stderr).into_owned();
+    assert!(stats.contains("candidate documents"), "{stats}");
+    report.finish();
 }

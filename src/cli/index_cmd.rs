@@ -47,9 +47,20 @@ pub struct IndexArgs {
     /// started after a search gives way and the index is built here.
     #[arg(long = "no-wait")]
     pub no_wait: bool,
-    /// Memory budget of the build: its tables, external sort and files
-    /// read ahead (suffixes K, M, G).
-    #[arg(long = "index-memory", value_name = "SIZE", default_value = "256M")]
+    /// Memory budget of the build (peak private memory, suffixes K, M,
+    /// G; `--max-memory` is the same): a tree's listing past 2M goes to a
+    /// temporary file, each extraction thread takes 11M (its trigram
+    /// tables and read buffer), the sort and the files read ahead the
+    /// rest. A tree build needs at least 26M on one thread and 11M more a
+    /// thread (and a quarter of a byte a file); without -j it runs on as
+    /// many threads as the budget affords, and a smaller budget is
+    /// exceeded, with a warning.
+    #[arg(
+        long = "index-memory",
+        visible_alias = "max-memory",
+        value_name = "SIZE",
+        default_value = "256M"
+    )]
     pub index_memory: String,
     /// Threads reading files and merging the sort (default: one per core).
     #[arg(short = 'j', long = "threads", value_name = "NUM")]
@@ -122,8 +133,26 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     if args.background {
         trigrep::sys::lower_priority();
     }
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n.get()).build_global()?;
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match args.threads {
+        Some(n) => Some(n.get()),
+        // A tree build runs on the threads its budget affords.
+        None if root.is_dir() => Some(build::budget::threads_for(budget, cores())),
+        None => None,
+    };
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+    }
+    let n = threads.unwrap_or(1);
+    let floor = build::budget::floor(n);
+    if root.is_dir() && budget < floor && !args.quiet {
+        report::line(&format!(
+            "warning: --index-memory {} is below the least a tree build on {n} thread{} needs \
+             ({} MiB): it will use more",
+            args.index_memory,
+            if n == 1 { "" } else { "s" },
+            floor.div_ceil(1 << 20),
+        ));
     }
     if root.is_file() {
         return index_file(&args, &root, &base, budget);

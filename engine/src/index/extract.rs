@@ -47,6 +47,9 @@ const FOLLOW: [u8; 256] = {
     out
 };
 
+/// The most trigrams a document's edges add ([`for_each_edge`]).
+const EDGE_TRIGRAMS: usize = 16;
+
 /// A set of trigrams and their follow masks that is cheap to fill, read in
 /// order and reuse.
 pub struct TrigramSet {
@@ -105,7 +108,13 @@ impl TrigramSet {
 
     /// Adds the trigrams of the document `text`: its own and those of its
     /// edges ([`for_each_edge`]).
+    ///
+    /// Room for every trigram the document can hold is made first, so the
+    /// list taken ([`TrigramSet::take_sorted`]) takes at most 4 bytes a
+    /// byte of text (and 64 for its edges), never twice that by growing.
     pub fn add_document(&mut self, text: &[u8]) {
+        let most = (text.len() + EDGE_TRIGRAMS).min(1 << 24);
+        self.seen.reserve_exact(most.saturating_sub(self.seen.len()));
         self.add_bytes(text);
         for_each_edge(text, |edge| self.add_bytes(edge));
     }

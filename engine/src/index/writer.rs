@@ -113,6 +113,7 @@ impl IndexWriterBuilder {
             spill_dir,
             source: None,
             follow_masks: self.follow_masks,
+            merge_threads: None,
         }
     }
 }
@@ -148,6 +149,8 @@ pub struct IndexWriter {
     tables: Tables,
     source: Option<Vec<u8>>,
     follow_masks: bool,
+    /// At most this many ranges merge at once (default: one per core).
+    merge_threads: Option<usize>,
 }
 
 /// The tables of an index being written, encoded as they come: file
@@ -238,6 +241,17 @@ impl IndexWriter {
         Ok(doc)
     }
 
+    /// Documents added so far.
+    pub(crate) fn documents(&self) -> u32 {
+        self.tables.doc_count
+    }
+
+    /// Merges at most `n` ranges of trigrams at once (each holds a posting
+    /// list, up to a few bytes a document), instead of one per core.
+    pub(crate) fn set_merge_threads(&mut self, n: usize) {
+        self.merge_threads = Some(n.max(1));
+    }
+
     /// A trigram set for this writer's documents: with follow masks when
     /// the index keeps them.
     pub(crate) fn trigram_set(&self) -> TrigramSet {
@@ -267,7 +281,7 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, tables, source, follow_masks } = self;
+        let IndexWriter { sorter, spill_dir, tables, source, follow_masks, merge_threads } = self;
         let version = if follow_masks { FORMAT_VERSION } else { 2 };
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
@@ -278,11 +292,21 @@ impl IndexWriter {
         // each range's postings and table entries into temporary files,
         // which are then joined in order.
         let started = Instant::now();
-        let ranges = runs.ranges(rayon::current_num_threads() * RANGES_PER_THREAD, MIN_RANGE_BYTES);
-        let encoded = ranges
-            .into_par_iter()
-            .map(|parts| encode_range(&runs, parts, doc_count, follow_masks, &spill_dir))
-            .collect::<Result<Vec<Encoded>, IndexError>>()?;
+        let cores = rayon::current_num_threads();
+        let lanes = merge_threads.unwrap_or(cores).clamp(1, cores);
+        let ranges = runs.ranges(lanes * RANGES_PER_THREAD, MIN_RANGE_BYTES);
+        let encode = |parts| encode_range(&runs, parts, doc_count, follow_masks, &spill_dir);
+        let encoded = if lanes < cores {
+            // At most `lanes` ranges at once: consecutive ranges per lane.
+            let lanes = ranges.chunks(ranges.len().div_ceil(lanes)).collect::<Vec<_>>();
+            let lanes = lanes.into_par_iter().map(|lane| {
+                lane.iter().cloned().map(encode).collect::<Result<Vec<Encoded>, IndexError>>()
+            });
+            let lanes = lanes.collect::<Result<Vec<Vec<Encoded>>, IndexError>>()?;
+            lanes.into_iter().flatten().collect()
+        } else {
+            ranges.into_par_iter().map(encode).collect::<Result<Vec<Encoded>, IndexError>>()?
+        };
         let sort = runs.stats();
         drop(runs);
         let merging = started.elapsed();

@@ -2,14 +2,15 @@
 //!
 //! [`build`] walks the tree with the search's default filters
 //! ([`walk`]) into a listing sorted by path (`listing`: each path held
-//! once; file ids follow path order), reads each file's distinct trigrams
-//! on every core ([`read`]), and feeds them in order (`ordered`: a
-//! bounded window of files read ahead) to the [`IndexWriter`], which
-//! spools its tables and whose external sort keeps memory within what
-//! the budget leaves once the listing (which grows with the tree) is
-//! counted. The index is checked whole, then
-//! published atomically through [`FsStorage`]: a build killed at any point
-//! leaves the previous index answering.
+//! once, in memory up to a limit and beyond it in a mapped temporary
+//! file; file ids follow path order), reads each file's distinct
+//! trigrams on every core ([`read`]), and feeds them in order
+//! (`ordered`: a bounded window of files read ahead) to the
+//! [`IndexWriter`], which spools its tables and sorts externally. Every
+//! part's memory is set by the budget (`budget`), none by the tree. The
+//! index is checked whole, then published atomically through
+//! [`FsStorage`]: a build killed at any point leaves the previous index
+//! answering.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -27,8 +28,10 @@ use crate::stats::MemorySampler;
 use read::extract;
 use walk::{WalkError, walk};
 
+pub mod budget;
 mod listing;
 mod ordered;
+mod paged;
 pub mod read;
 pub mod walk;
 
@@ -36,18 +39,6 @@ pub mod walk;
 /// read per batch, whose trigram lists wait for the writer); the writer's
 /// sort gets three quarters ([`writer_for`]).
 const BATCH_SHARE: usize = 8;
-
-/// The share of a tree build's free budget (what its tables leave) given
-/// to the window of files read and not yet written ([`ordered::in_order`]):
-/// their trigram lists take up to about twice their bytes.
-const WINDOW_SHARE: usize = 16;
-
-/// What one entry costs a tree build besides the listing's bytes (its
-/// path and fixed entry): an allowance for what the walk leaves in the
-/// allocator and the writer's bit per file. With it, builds of 92,000 to
-/// 553,000 entries (kernel and Go copies) peaked at 187 to 194 MiB of
-/// private memory under a 256 MiB budget.
-const FILE_BYTES: usize = 64;
 
 /// How a build reports its progress (a progress bar, or nothing).
 pub trait Progress {
@@ -134,7 +125,7 @@ pub fn build(
     // Files changed just before the build would otherwise look racy (see
     // `walk::recorded_change`) and be re-read by every query until the next build.
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
-    let (files, walk_errors) = walk(root)?;
+    let (files, walk_errors) = walk(root, &out, budget::listing_memory(budget))?;
     // What is read of entry `i`: a file's size, nothing of the others.
     let size = |i: usize| Some(files.seen(i)).filter(|s| s.flags & flags::NOT_A_FILE == 0);
     let size = |i: usize| size(i).map_or(0, |s| s.size);
@@ -143,25 +134,22 @@ pub fn build(
     let n_files = n_files.count();
     progress.start(total);
 
-    // The listing grows with the files, whatever the budget: the sort and
-    // the window share what it leaves.
-    let held = files.bytes() + files.len() * FILE_BYTES;
-    let free = budget.saturating_sub(held).max(budget / 8);
+    let threads = rayon::current_num_threads();
+    let plan = budget::Plan::new(budget, threads, files.memory(), files.len());
     let mut writer = IndexWriterBuilder::new()
-        .memory_budget(tree_sort_budget(free))
+        .memory_budget(plan.sort)
         .spill_dir(&out)
         .follow_masks(true)
         .build();
     let mut skipped = 0u64;
     let mut times = BuildTimes { walk: started.elapsed(), ..BuildTimes::default() };
-    let window = (free / WINDOW_SHARE).max(1 << 20) as u64;
     let (mut shown, mut unshown) = (0u64, 0u64);
     let extracting = Instant::now();
     ordered::in_order(
         files.len(),
-        size,
-        window,
-        rayon::current_num_threads(),
+        |i| budget::item_cost(size(i), files.path(i).len()),
+        plan.window,
+        threads,
         || (TrigramSet::new(true), Vec::new()),
         |(set, buf), i| extract(root, files.path(i), files.seen(i), set, buf),
         |i, e| -> Result<(), IndexError> {
@@ -183,6 +171,8 @@ pub fn build(
     debug_assert_eq!(shown, total);
     drop(files);
     times.extracting = extracting.elapsed();
+    let docs = writer.documents() as usize;
+    writer.set_merge_threads(budget::merge_threads(budget, threads, docs));
     let (summary, verifying) = timed_publish(writer, &storage, root)?;
     times.verifying = verifying;
     times.sorting = summary.sort.sorting;
@@ -201,14 +191,6 @@ pub fn build(
         peak_private: peak.finish(),
         times,
     })
-}
-
-/// A tree build's sort budget out of `free` bytes: five eighths, less the
-/// extraction threads' trigram tables ([`TrigramSet::bytes`] each), at
-/// least a quarter; the window and the threads' buffers take the rest.
-fn tree_sort_budget(free: usize) -> usize {
-    let tables = rayon::current_num_threads() * TrigramSet::bytes(true);
-    (free / 8 * 5).saturating_sub(tables).max(free / 4)
 }
 
 /// A writer whose external sort holds three quarters of `budget` less the

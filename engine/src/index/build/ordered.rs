@@ -6,7 +6,7 @@
 //! they complete: no batch waits for its slowest item, and the caller
 //! (the writer: pushing pairs, sorting and spilling runs) works while the
 //! workers go on. Items handed out but not yet taken are bounded by a
-//! window of their sizes, so memory stays bounded however far the workers
+//! window of their costs, so memory stays bounded however far the workers
 //! could run ahead (an item larger than the window goes alone).
 
 use std::collections::BTreeMap;
@@ -23,8 +23,9 @@ struct Dispatch {
 
 /// Runs `work` on each of the items `0..n` on `threads` threads (each
 /// with its own state from `init`) and `take` on their results in item
-/// order on the calling thread, with at most `window` bytes of items
-/// (item `i` is `size(i)` bytes) handed out and not yet taken. The first
+/// order on the calling thread, with items costing at most `window`
+/// (item `i` costs `size(i)`: its bytes, or what its result can hold)
+/// handed out and not yet taken. The first
 /// error of `take` stops the workers and is returned.
 pub(super) fn in_order<S, T: Send, E>(
     n: usize,

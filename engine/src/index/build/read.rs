@@ -56,9 +56,10 @@ pub(super) fn extract(
     let Ok(mut file) = std::fs::File::open(root.join(crate::sys::rel_path(rel))) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
-    const MAP_ABOVE: u64 = 8 << 20;
+    // A file larger than a thread's read buffer is mapped (page cache,
+    // not the build's private memory).
     let map;
-    let bytes: &[u8] = if f.size > MAP_ABOVE {
+    let bytes: &[u8] = if f.size > super::budget::READ_BUFFER as u64 {
         // SAFETY: the map is read once, here; a file truncated meanwhile can
         // raise SIGBUS, as with any mmap reader (ripgrep accepts the same).
         match unsafe { memmap2::Mmap::map(&file) } {

@@ -31,8 +31,16 @@ pub struct WalkError {
 /// flagged with the recorded walks that leave it out, plus the
 /// directories and the watched paths that let a query trust this list
 /// later, sorted by path ([`Listing::sort`]), and where the walk failed.
-pub(super) fn walk(root: &Path) -> Result<(Listing, Vec<WalkError>), IndexError> {
-    let found = Mutex::new(Listing::default());
+/// The listing holds up to `memory` bytes in memory, the rest in
+/// temporary files in `dir`.
+pub(super) fn walk(
+    root: &Path,
+    dir: &Path,
+    memory: usize,
+) -> Result<(Listing, Vec<WalkError>), IndexError> {
+    let found = Mutex::new(Listing::new(dir, memory));
+    // The first error writing the listing: the walk stops there.
+    let unlisted = Mutex::new(None);
     let failed = Mutex::new(Vec::new());
     // The links followed, and those that close a loop.
     let links = Mutex::new((HashSet::new(), HashSet::new()));
@@ -43,7 +51,7 @@ pub(super) fn walk(root: &Path) -> Result<(Listing, Vec<WalkError>), IndexError>
     // would enter one is not answered from the table (`fresh::view`).
     builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     builder.build_parallel().run(|| {
-        let (found, failed, links) = (&found, &failed, &links);
+        let (found, failed, links, unlisted) = (&found, &failed, &links, &unlisted);
         Box::new(move |entry| {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -85,14 +93,19 @@ pub(super) fn walk(root: &Path) -> Result<(Listing, Vec<WalkError>), IndexError>
             };
             let seen = Seen { size: md.len(), changed_ns: recorded_change(&md), flags };
             let mut found = found.lock().unwrap();
-            for (path, seen) in mine {
-                found.push(&path, seen);
+            let pushed = mine.iter().try_for_each(|(path, seen)| found.push(path, *seen));
+            if let Err(err) = pushed.and_then(|()| found.push(&rel, seen)) {
+                unlisted.lock().unwrap().get_or_insert(err);
+                return ignore::WalkState::Quit;
             }
-            found.push(&rel, seen);
             ignore::WalkState::Continue
         })
     });
+    if let Some(err) = unlisted.into_inner().unwrap() {
+        return Err(IndexError::Io(err));
+    }
     let mut found = found.into_inner().unwrap();
+    found.settle()?;
     let mut errors = failed.into_inner().unwrap();
     errors.sort_by(|a, b| a.path.cmp(&b.path));
     // Where the walk failed, a search's walk fails too and says so: the
@@ -110,14 +123,17 @@ pub(super) fn walk(root: &Path) -> Result<(Listing, Vec<WalkError>), IndexError>
         }
     }
     for rel in failed {
-        found.push(&rel, Seen { size: 0, changed_ns: RACY, flags: unreadable });
+        found.push(&rel, Seen { size: 0, changed_ns: RACY, flags: unreadable })?;
     }
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
     for (path, seen) in outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)) {
-        found.push(&path, seen);
+        found.push(&path, seen)?;
     }
-    found.shrink_to_fit();
+    found.settle()?;
+    // What the walk's threads freed goes back to the system before the
+    // extraction's buffers are taken.
+    crate::sys::release_free_heap();
     found.sort();
     let (links, loops) = links.into_inner().unwrap();
     flag_views(root, &mut found, &links, &loops)?;

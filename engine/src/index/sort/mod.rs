@@ -15,9 +15,10 @@
 //! Memory: the buffer and the radix sort's second buffer take the budget
 //! between them (a run's mapped file, its partition table included, is
 //! page cache, not private memory); each run to merge costs the entries
-//! of its lists in a partition being merged (`MERGE_RUN_BYTES` counted),
-//! so with more runs than the budget allows, groups of runs are first
-//! merged into longer runs (a multi-pass merge).
+//! of its lists in a partition being merged (`MERGE_RUN_BYTES` counted)
+//! on each thread merging, so with more runs than the budget allows on
+//! every core, groups of runs are first merged into longer runs (a
+//! multi-pass merge).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -123,7 +124,10 @@ impl ExternalSorter {
             self.spill()?;
         }
         (self.buf, self.aux) = (Vec::new(), Vec::new());
-        let fan_in = (self.budget / MERGE_RUN_BYTES).max(2);
+        // Each run merged costs its lists of a partition on each thread
+        // merging (`MERGE_RUN_BYTES` counted): groups merge on every core
+        // at once, and so do the ranges of the final merge.
+        let fan_in = (self.budget / MERGE_RUN_BYTES / rayon::current_num_threads()).max(2);
         let mut runs = std::mem::take(&mut self.runs);
         while runs.len() > fan_in {
             self.stats.merge_passes += 1;
@@ -242,7 +246,7 @@ mod tests {
 
     #[test]
     fn single_pass_merge_in_ranges() {
-        let (got, want, stats) = sort_with(1 << 20, 300_000, 3, 7);
+        let (got, want, stats) = sort_with(4 << 20, 300_000, 3, 7);
         assert_eq!(got, want);
         assert!(stats.runs >= 2 && stats.merge_passes == 0, "{stats:?}");
     }
