@@ -1,23 +1,23 @@
-//! How a tree build spends its memory budget: [`Plan`].
+//! How a tree build spends its memory budget: `Plan`.
 //!
 //! Whatever grows with the tree lives in temporary files (the listing:
 //! `Paged`; the writer's tables: `Spool`; the sorted runs), so a build's
 //! private memory is a sum of parts the budget sets:
 //!
-//! - [`FIXED`]: the process, the walkers, the writer's spools and the
+//! - `FIXED`: the process, the walkers, the writer's spools and the
 //!   buffers of runs being written;
-//! - the listing's part in memory ([`listing_memory`]), and two bits an
+//! - the listing's part in memory (`listing_memory`), and two bits an
 //!   entry (the walks' marks, the writer's always-candidate bits);
-//! - per extraction thread ([`thread_bytes`]): its trigram tables
+//! - per extraction thread (`thread_bytes`): its trigram tables
 //!   ([`TrigramSet::bytes`]) and read buffer (a larger file is mapped);
 //! - the window of files handed out and not yet written, counted at what
-//!   their trigram lists can take ([`item_cost`]);
+//!   their trigram lists can take (`item_cost`);
 //! - the external sort's two buffers: the rest.
 //!
 //! The merge runs after the listing and the sort's buffers are gone:
-//! each merging thread holds one posting list (up to [`DOC_BYTES`] a
+//! each merging thread holds one posting list (up to `DOC_BYTES` a
 //! document) and its buffers, and fewer threads merge when the budget
-//! cannot hold one such list per core ([`merge_threads`]).
+//! cannot hold one such list per core (`merge_threads`).
 //!
 //! A budget below [`floor`] cannot be kept: the build then runs with the
 //! least of each part (and a tiny sort, which the tests use to force
