@@ -24,32 +24,22 @@ import argparse
 import json
 import os
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from s3_remote import (DEFAULT_LOG, DEFAULT_RG, DEFAULT_S3S, KEY, QUERIES, SECRET,  # noqa: E402
-                       Proxy, free_port, log, stat, timed)
+from s3_remote import (DEFAULT_LOG, DEFAULT_RG, DEFAULT_S3S, KEY, SECRET,  # noqa: E402
+                       all_queries, log, start_server, stat, timed)
 
 DEFAULT_QUERIES = ["needle_three", "sshd_failed", "ts_minute_regex", "nohit_literal"]
 
 
 def queries(only):
-    out = []
-    with open(QUERIES) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            name, args = line.rstrip("\n").split("\t", 1)
-            if name in only:
-                out.append((name, shlex.split(args)))
-    return out
+    return [(n, q) for n, q in all_queries() if n in only]
 
 
 def cut(path, n, out_dir):
@@ -94,13 +84,7 @@ def main():
     data, pieces, copies = (os.path.join(work, d) for d in ("data", "pieces", "copies"))
     for d in (os.path.join(data, "bench"), pieces):
         os.makedirs(d)
-    port = free_port()
-    server = subprocess.Popen([a.s3s_fs, "--host", "127.0.0.1", "--port", str(port),
-                               "--access-key", KEY, "--secret-key", SECRET, data],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proxy = Proxy(port)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
+    server, proxy, proxy_url = start_server(a.s3s_fs, data)
     env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET,
                AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
                AWS_ENDPOINT_URL=proxy_url, TG_AUTO_INDEX="0")

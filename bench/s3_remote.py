@@ -130,17 +130,33 @@ def printed(out):
 ONLY = None
 
 
-def queries():
+def all_queries():
+    """Every query of the query file, as (name, argument list)."""
     out = []
     with open(QUERIES) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
             name, args = line.rstrip("\n").split("\t", 1)
-            if name.startswith(("heavy_", "inverted_")) or (ONLY and name not in ONLY):
-                continue
             out.append((name, shlex.split(args)))
     return out
+
+
+def queries():
+    return [(n, q) for n, q in all_queries()
+            if not n.startswith(("heavy_", "inverted_")) and not (ONLY and n not in ONLY)]
+
+
+def start_server(s3s_fs, data):
+    """s3s-fs over the directory `data` on a free port, and the latency
+    proxy in front of it: (the server's process, the proxy, its URL)."""
+    port = free_port()
+    server = subprocess.Popen([s3s_fs, "--host", "127.0.0.1", "--port", str(port),
+                               "--access-key", KEY, "--secret-key", SECRET, data],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proxy = Proxy(port)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    return server, proxy, f"http://127.0.0.1:{proxy.server_address[1]}"
 
 
 def main():
@@ -159,13 +175,7 @@ def main():
     ONLY = a.only
     data = tempfile.mkdtemp(prefix="tg-s3-bench-", dir="/var/tmp")
     os.makedirs(os.path.join(data, "bench"))
-    port = free_port()
-    server = subprocess.Popen([a.s3s_fs, "--host", "127.0.0.1", "--port", str(port),
-                               "--access-key", KEY, "--secret-key", SECRET, data],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proxy = Proxy(port)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
+    server, proxy, proxy_url = start_server(a.s3s_fs, data)
     index_dir = tempfile.mkdtemp(prefix="tg-s3-bench-idx-")
     base_env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET,
                     AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
