@@ -741,6 +741,60 @@ fn only_the_door_tells_what_a_file_is() {
     assert!(lines_holding(fine, &literals).is_empty());
 }
 
+/// The modules each compressed format whose text tg indexes names itself
+/// in (its index `index::<fmt>`, its text `text::<fmt>`; its format entry
+/// in `kind` and its decoder in `search::decode`, as any `-z` format), and
+/// the one list of them, in `text::opening`.
+fn owns_an_indexed_format(module: &[String], own: &str) -> bool {
+    let at = |a: &str, b: &str| module.len() >= 2 && module[0] == a && module[1] == b;
+    module.first().is_some_and(|m| m == "kind")
+        || at("search", "decode")
+        || at("index", own)
+        || at("text", own)
+        || at("text", "opening")
+}
+
+#[test]
+fn an_indexed_format_is_named_only_in_its_own_files_and_the_list() {
+    let list = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src/text/opening.rs"));
+    let formats = list.lines().find(|l| l.starts_with("const INDEXED")).expect("the list");
+    let owns: Vec<&str> =
+        formats.split("super::").skip(1).filter_map(|r| r.split("::").next()).collect();
+    assert_eq!(owns, ["gz"], "the list's entries: {formats}");
+    let variants: Vec<String> = trigrep::text::indexed_format::IndexedFormat::all()
+        .map(|f| format!("Format::{:?}", f.format))
+        .collect();
+    let mut found = Vec::new();
+    for own in &owns {
+        for (from, tos) in graph() {
+            let names = |to: &Module| {
+                to.len() >= 2 && (to[0] == "index" || to[0] == "text") && to[1] == *own
+            };
+            if !owns_an_indexed_format(&from, own) && tos.iter().any(names) {
+                found.push(format!("{} imports the {own} format's own files", named(&from)));
+            }
+        }
+        let paths = [format!("trigrep::index::{own}"), format!("trigrep::text::{own}")];
+        for (path, text) in sql_sources().values() {
+            for l in lines_holding(text, &paths) {
+                found.push(format!("{}: {l}", path.display()));
+            }
+        }
+    }
+    for (module, (path, text)) in sources().into_iter().chain(sql_sources()) {
+        let own = owns.iter().any(|o| owns_an_indexed_format(&module, o));
+        if !own && module.last().is_none_or(|m| m != "tests") {
+            let lines = lines_holding(&text, &variants);
+            found.extend(lines.into_iter().map(|l| format!("{}: {l}", path.display())));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "an indexed format is named outside its files (ask IndexedFormat::of):\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn references_resolve_to_files() {
     let m = |s: &str| s.split("::").map(String::from).collect::<Module>();
@@ -914,7 +968,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("chunk", 41),
     ("error", 2),
     ("index", 320),
-    ("kind", 15),
+    ("kind", 14),
     ("", 14),
     ("logline", 13),
     ("matcher", 10),
@@ -928,7 +982,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("serve", 94),
     ("stats", 9),
     ("sys", 191),
-    ("text", 32),
+    ("text", 39),
     ("worker", 12),
 ];
 

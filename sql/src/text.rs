@@ -30,11 +30,11 @@ use std::path::Path;
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 use trigrep::index::blocks::BlockIndex;
-use trigrep::index::gz::GzIndex;
 use trigrep::kind::Door;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
 use trigrep::search::decode::{Format, Transform};
+use trigrep::text::indexed_format::IndexedFormat;
 use trigrep::text::opening::{self, Source};
 use trigrep::text::{Block, BlockText};
 
@@ -139,13 +139,14 @@ pub fn block_text_len(
                 Err(_) => Some(size),
             }
         }
-        Kind::Compressed(Format::Gzip) => match GzIndex::open(base, path) {
-            Ok(Some(index)) => Some(index.record.text.len),
-            Ok(None) => None,
-            // An unusable index: opening it again says so, and reads it whole.
-            Err(_) => Some(size),
-        },
-        Kind::Compressed(_) => None,
+        Kind::Compressed(format) => {
+            match IndexedFormat::of(format).map(|f| (f.text_len)(base, path)) {
+                Some(Ok(len)) => len,
+                // An unusable index: opening it again says so, and reads it whole.
+                Some(Err(_)) => Some(size),
+                None => None,
+            }
+        }
         Kind::Plain => (size >= MIN_SIZE && matches!(BlockIndex::open(base, path), Ok(Some(_))))
             .then_some(size),
     }

@@ -3,14 +3,15 @@
 //! for it, detached, at background priority ([`AutoIndex::start`]).
 //!
 //! Big means at least [`AUTO_INDEX_MIN`] bytes for a plain file and
-//! [`gz::AUTO_INDEX_MIN`] compressed bytes for a `.gz` file, or, for both,
+//! its format's compressed size for a compressed file whose text tg indexes
+//! (64 MiB for `.gz`: [`IndexedFormat::auto_index_min`]), or, for both,
 //! `TG_AUTO_INDEX_MIN` when set (a size with rg's suffixes, as
 //! `--max-filesize`: `500M`, `2G`); `TG_AUTO_INDEX=0` turns it off.
 
 use std::path::{Path, PathBuf};
 
-use trigrep::index::gz;
 use trigrep::search::decode::Format;
+use trigrep::text::indexed_format::IndexedFormat;
 
 /// Plain files from this size up get a block index in the background.
 ///
@@ -57,12 +58,15 @@ impl AutoIndex {
         match grep_cli::parse_human_readable_size(text.trim()) {
             Ok(n) => (AutoIndex { off, min: Some(n) }, None),
             Err(_) => {
+                let compressed: Vec<String> = IndexedFormat::all()
+                    .map(|f| format!("{} for {}", human(f.auto_index_min), f.format.name()))
+                    .collect();
                 let warning = format!(
                     "TG_AUTO_INDEX_MIN={text:?} is not a size (digits and an optional K, M \
                      or G, as --max-filesize); ignored: files get an index in the background \
-                     from {} ({} for .gz)",
+                     from {} ({})",
                     human(AUTO_INDEX_MIN),
-                    human(gz::AUTO_INDEX_MIN)
+                    compressed.join(", ")
                 );
                 (AutoIndex { off, min: None }, Some(warning))
             }
@@ -71,11 +75,8 @@ impl AutoIndex {
 
     /// The size from which the file at `path` gets an index in the background.
     pub fn min_for(&self, path: &Path) -> u64 {
-        self.min.unwrap_or(if Format::of(path) == Some(Format::Gzip) {
-            gz::AUTO_INDEX_MIN
-        } else {
-            AUTO_INDEX_MIN
-        })
+        let compressed = Format::of(path).and_then(IndexedFormat::of);
+        self.min.unwrap_or(compressed.map_or(AUTO_INDEX_MIN, |indexed| indexed.auto_index_min))
     }
 
     /// Starts `tg index --background FILE` for each file of `paths` (read
@@ -136,7 +137,7 @@ mod tests {
         let unset = AutoIndex::read(true, None);
         assert_eq!(unset, (AutoIndex { off: true, min: None }, None));
         assert_eq!(unset.0.min_for(Path::new("a.log")), AUTO_INDEX_MIN);
-        assert_eq!(unset.0.min_for(Path::new("a.log.gz")), gz::AUTO_INDEX_MIN);
+        assert_eq!(unset.0.min_for(Path::new("a.log.gz")), 64 << 20);
         assert_eq!(read("1K").0.min_for(Path::new("a.log.gz")), 1024);
     }
 }

@@ -8,8 +8,8 @@ use std::path::Path;
 use indicatif::HumanBytes;
 use trigrep::index::blocks::BuiltBlocks;
 use trigrep::index::build::Built;
-use trigrep::index::gz::BuiltGz;
 use trigrep::pack::write::PackSummary;
+use trigrep::text::indexed_format::BuiltText;
 
 /// Below this much input a rate says more about start-up than speed.
 const RATE_FROM: u64 = 1 << 20;
@@ -82,8 +82,8 @@ pub fn file(path: &Path, built: &BuiltBlocks) -> String {
     )
 }
 
-/// `tg index FILE.gz`'s line.
-pub fn gz(path: &Path, built: &BuiltGz) -> String {
+/// `tg index FILE.gz`'s line (any compressed file whose text tg indexes).
+pub fn compressed(path: &Path, built: &BuiltText) -> String {
     let s = &built.summary;
     format!(
         "indexed {} ({} of text) as {} and {} in {:.2}s: {} trigrams, index {} ({}); peak \

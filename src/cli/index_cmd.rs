@@ -9,13 +9,13 @@ use clap::Parser;
 use trigrep::index::blocks;
 use trigrep::index::build;
 use trigrep::index::error::IndexError;
-use trigrep::index::gz;
 use trigrep::index::location;
 use trigrep::index::reader::IndexReader;
 use trigrep::index::storage::FsStorage;
 use trigrep::index::table::flags;
 use trigrep::kind::Format;
 use trigrep::report;
+use trigrep::text::indexed_format::{BuildRequest, IndexedFormat};
 
 use super::config::parse_size;
 use super::done_line;
@@ -204,8 +204,9 @@ pub fn with_place_hint(err: anyhow::Error) -> anyhow::Error {
 /// Builds the block index of the huge file `path`.
 fn index_file(args: &IndexArgs, path: &Path, base: &Path, budget: usize) -> anyhow::Result<()> {
     let block_size = block_size(args)?;
-    if Format::of(path) == Some(Format::Gzip) {
-        return index_gz(args, path, base, block_size, budget);
+    if let Some(indexed) = Format::of(path).and_then(IndexedFormat::of) {
+        let req = BuildRequest { path, base, block_size, spacing: 0, budget };
+        return index_compressed(args, indexed, req);
     }
     let index_dir = location::index_dir_for(base, path);
     let Some(_lock) = lock_build(args, path, &index_dir)? else {
@@ -312,31 +313,30 @@ impl build::Progress for GiveWay<'_> {
     }
 }
 
-/// Builds the index of the text of the `.gz` file `path` (see [`gz`]).
-fn index_gz(
+/// Builds the index of the text of the file `req.path`, compressed in a
+/// format tg indexes (`indexed`).
+fn index_compressed(
     args: &IndexArgs,
-    path: &Path,
-    base: &Path,
-    block_size: u64,
-    budget: usize,
+    indexed: &IndexedFormat,
+    mut req: BuildRequest<'_>,
 ) -> anyhow::Result<()> {
-    let spacing = match &args.access_spacing {
+    req.spacing = match &args.access_spacing {
         Some(s) => parse_size(s, "--access-spacing")?,
-        None => gz::DEFAULT_SPACING,
+        None => indexed.default_spacing,
     };
-    anyhow::ensure!(spacing >= 4096, "--access-spacing must be at least 4K");
-    let index_dir = gz::index_dir(base, path);
+    anyhow::ensure!(req.spacing >= 4096, "--access-spacing must be at least 4K");
+    let path = req.path;
+    let index_dir = indexed.index_dir(req.base, path);
     let Some(_lock) = lock_build(args, path, &index_dir)? else {
         return Ok(());
     };
     let bar = Bar::new(args.quiet);
     let progress = give_way(args, path, &bar, &index_dir);
-    let built =
-        or_abandon(gz::build(path, base, block_size, spacing, budget, &progress), &index_dir)
-            .with_context(|| format!("indexing {}", path.display()))?;
+    let built = or_abandon((indexed.build)(&req, &progress), &index_dir)
+        .with_context(|| format!("indexing {}", path.display()))?;
     bar.finish();
     if !args.quiet {
-        eprintln!("{}", done_line::gz(path, &built));
+        eprintln!("{}", done_line::compressed(path, &built));
     }
     Ok(())
 }
@@ -374,13 +374,16 @@ pub fn run_status(args: StatusArgs) -> anyhow::Result<()> {
     if let Some(packed) = super::packed_status::open_packed(&dir)? {
         return super::packed_status::write_status(&dir, &packed, &base);
     }
-    // A `.gz` file's index is kept under its own key (`index::gz::index_dir`).
-    let gz = dir
-        .canonicalize()
-        .ok()
-        .map(|root| location::Located { dir: gz::index_dir(&base, &root), root })
-        .filter(|found| FsStorage::new(&found.dir).has_index());
-    let Some(found) = gz.or_else(|| location::find(&base, &dir)) else {
+    // A compressed file's index is kept under its format's own key.
+    let compressed = dir.canonicalize().ok().and_then(|root| {
+        IndexedFormat::all()
+            .map(|indexed| location::Located {
+                dir: indexed.index_dir(&base, &root),
+                root: root.clone(),
+            })
+            .find(|found| FsStorage::new(&found.dir).has_index())
+    });
+    let Some(found) = compressed.or_else(|| location::find(&base, &dir)) else {
         anyhow::bail!("no index covers {} (build one with: tg index DIR)", dir.display());
     };
     let storage = FsStorage::new(&found.dir);

@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod build;
+pub mod built_text;
 pub(crate) mod encoding;
 pub mod error;
 pub mod extract;

@@ -70,14 +70,6 @@ impl Format {
         MAGIC.iter().find(|(f, _)| *f == self).map_or(&[], |(_, m)| m)
     }
 
-    /// Whether tg indexes the text of a file in this format, so that a
-    /// reader may go through that index instead of decompressing it all
-    /// (`tg index FILE.gz`; a packed `.zst` carries its own and is told by
-    /// its content: see [`super::Opening::packed`]).
-    pub fn has_text_index(self) -> bool {
-        self == Format::Gzip
-    }
-
     /// The format's usual name, which starts its error messages.
     pub fn name(self) -> &'static str {
         match self {

@@ -120,7 +120,8 @@ pub struct Opening {
     /// frames read in turn); else such a file is opened as below.
     pub seekable: bool,
     /// Not packed: the format its text is decompressed from (through the
-    /// index of its text first, when [`Format::has_text_index`]); `None`:
+    /// index of its text first, when tg indexes the format's text:
+    /// `crate::text::indexed_format`); `None`:
     /// its bytes are its text (through a block index, if one describes it).
     pub decompress: Option<Format>,
 }

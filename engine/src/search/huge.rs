@@ -14,14 +14,14 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::blocks::BlockLookup;
+use super::compressed::CompressedLookup;
 use super::driven::Run;
-use super::gz::GzLookup;
 use super::subject::Subject;
 use crate::chunk::{self, ChunkEngine, DecodedText, HugeFile};
+use crate::kind::Format;
 use crate::options::{OutputMode, SearchOptions};
 use crate::readfull::Counting;
 use crate::stats::RunStats;
-use crate::text::BlockText;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 
 /// A search's per-run state for huge files.
@@ -30,35 +30,38 @@ pub struct Huge<'o> {
     mode: OutputMode,
     engine: Option<ChunkEngine<'o>>,
     blocks: BlockLookup<'o>,
-    gz: GzLookup<'o>,
+    compressed: CompressedLookup<'o>,
 }
 
 impl<'o> Huge<'o> {
     /// No chunk engine yet: it is built for the first huge file.
     pub fn new(search: Run<'o>) -> Huge<'o> {
-        let (blocks, gz) = (BlockLookup::new(search), GzLookup::new(search));
-        Huge { opts: search.opts, mode: search.mode, engine: None, blocks, gz }
+        let (blocks, compressed) = (BlockLookup::new(search), CompressedLookup::new(search));
+        Huge { opts: search.opts, mode: search.mode, engine: None, blocks, compressed }
     }
 
-    /// The huge files (and big `.gz` files) searched so far without an
-    /// index describing them.
+    /// The huge files (and big compressed files of an indexed format)
+    /// searched so far without an index describing them.
     pub(crate) fn take_unindexed(&mut self) -> Vec<PathBuf> {
         let mut paths = self.blocks.take_unindexed();
-        paths.extend(self.gz.take_unindexed());
+        paths.extend(self.compressed.take_unindexed());
         paths
     }
 
-    /// Searches the gzip file `subject` ([`super::reading::Reading::Gzip`])
-    /// through the index of its text: its candidate blocks, decompressed
-    /// and searched on every core. `None`: no index answers.
-    pub(crate) fn search_gz<W: termcolor::WriteColor>(
+    /// Searches the file `subject`, compressed in `format`
+    /// ([`super::reading::Reading::Compressed`]), through the index of its
+    /// text: its candidate blocks, decompressed and searched on every
+    /// core. `None`: no index answers.
+    pub(crate) fn search_compressed<W: termcolor::WriteColor>(
         &mut self,
         worker: &mut SearchWorker<W>,
         subject: &Subject,
+        format: Format,
         run: &mut RunStats,
     ) -> Option<io::Result<SearchResult>> {
         let (path, explicit) = (subject.path(), subject.is_explicit());
-        let plan = self.gz.plan(path, explicit, File::open(path).ok()?, run)?;
+        let file = File::open(path).ok()?;
+        let plan = self.compressed.plan(path, explicit, file, format, run)?;
         if self.engine.is_none() {
             self.engine = Some(ChunkEngine::new(self.opts, self.mode).ok()?);
         }

@@ -11,12 +11,12 @@
 //! caller's business.
 
 mod blocks;
+mod compressed;
 pub mod decode;
 mod driven;
 #[cfg(feature = "remote")]
 mod fetched;
 mod freshness;
-mod gz;
 mod huge;
 mod index_rules;
 mod list_only;

@@ -140,7 +140,7 @@ impl Parallel<'_> {
             Reading::Now(direct) => {
                 return self.readings.search(worker, subject, direct, run).map(Some);
             }
-            gzip @ Reading::Gzip(_) => return hand_over(gzip),
+            compressed @ Reading::Compressed(_) => return hand_over(compressed),
             Reading::Bytes => {}
         }
         let (path, explicit) = (subject.path(), subject.is_explicit());
@@ -226,13 +226,15 @@ impl Parallel<'_> {
                 Reading::Now(direct) => {
                     self.readings.search(&mut worker, &subject, direct, Some(&mut run))
                 }
-                Reading::Gzip(t) => match huge.search_gz(&mut direct, &subject, &mut run) {
-                    Some(r) => r.and_then(|r| direct.printer().get_mut().flush().map(|()| r)),
-                    None => {
-                        let t = Direct::Transformed(t);
-                        self.readings.search(&mut worker, &subject, t, Some(&mut run))
+                Reading::Compressed(format) => {
+                    match huge.search_compressed(&mut direct, &subject, format, &mut run) {
+                        Some(r) => r.and_then(|r| direct.printer().get_mut().flush().map(|()| r)),
+                        None => {
+                            let whole = Direct::decompressed(format);
+                            self.readings.search(&mut worker, &subject, whole, Some(&mut run))
+                        }
                     }
-                },
+                }
                 Reading::Bytes => {
                     huge.open(path, explicit, &mut run).and_then(|(file, chunk)| match chunk {
                         Some(size) => {

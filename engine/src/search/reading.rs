@@ -4,9 +4,9 @@
 //! ([`Reading`]), in one order, what a file is told by the door
 //! ([`crate::kind::Door::Search`]): standard input; a packed file's frames; a
 //! file an index proved holds no match (an empty haystack); the text `-z`
-//! or `--pre` makes of a file (a gzip file whose text an index may
-//! describe is set apart: it is searched through that index on every
-//! core); and otherwise the file's own bytes, whole or in chunks. A
+//! or `--pre` makes of a file (a compressed file whose text an index may
+//! describe, [`crate::text::indexed_format`], is set apart: it is searched
+//! through that index on every core); and otherwise the file's own bytes, whole or in chunks. A
 //! remote object (`s3://…`, [`super::remote`]) is told by the door as a
 //! file is and read the same way, only its bytes are fetched: a packed
 //! one's frames by range, a compressed one's stream decoded, any other's
@@ -26,20 +26,22 @@ use super::fetched::FetchedSearch;
 use super::packed::{Packed, PackedSearch};
 use super::subject::Subject;
 use crate::error::Result;
-use crate::index::gz::has_index as has_gz_index;
+use crate::kind::Format;
 use crate::options::SearchOptions;
 use crate::stats::RunStats;
+use crate::text::indexed_format::IndexedFormat;
 use crate::worker::{Haystack, SearchResult, SearchWorker};
 
 /// What the search of one subject reads.
 pub enum Reading {
     /// Read now, on whichever thread has the subject.
     Now(Direct),
-    /// A gzip file `-z` decompresses, with an index describing its text (or
-    /// at the chunk threshold, so that one is built after the search): its candidate blocks
-    /// on every core, or the decompressed stream (this transform) when no
-    /// index answers.
-    Gzip(Transform),
+    /// A file `-z` decompresses from this format, one whose text tg
+    /// indexes, with an index describing its text (or at the chunk
+    /// threshold, so that one is built after the search): its candidate
+    /// blocks on every core, or the decompressed stream when no index
+    /// answers.
+    Compressed(Format),
     /// The file's own bytes: whole, or in chunks on every core when huge.
     Bytes,
 }
@@ -103,20 +105,20 @@ impl<'o> Readings<'o> {
             #[cfg(feature = "remote")]
             None if subject.remote_object().is_some() => Reading::Now(Direct::Fetched),
             None => Reading::Bytes,
-            Some(t @ Transform::Decompress(f))
-                if f.has_text_index() && self.may_be_indexed(path) =>
-            {
-                Reading::Gzip(t)
+            Some(Transform::Decompress(format)) if self.may_be_indexed(path, format) => {
+                Reading::Compressed(format)
             }
             Some(t) => Reading::Now(Direct::Transformed(t)),
         })
     }
 
-    /// Whether the gzip file at `path` has an index, or is big enough to
-    /// be given one (at the chunk threshold, compressed).
-    fn may_be_indexed(&self, path: &Path) -> bool {
+    /// Whether the file at `path`, compressed in `format`, is of a format
+    /// whose text tg indexes and has an index, or is big enough to be
+    /// given one (at the chunk threshold, compressed).
+    fn may_be_indexed(&self, path: &Path, format: Format) -> bool {
+        let Some(indexed) = IndexedFormat::of(format) else { return false };
         let big = |m: std::fs::Metadata| m.is_file() && m.len() >= self.opts.run.chunk_threshold;
-        has_gz_index(&self.opts.index.base, path) || path.metadata().is_ok_and(big)
+        indexed.has_index(&self.opts.index.base, path) || path.metadata().is_ok_and(big)
     }
 
     /// Searches `subject` as `direct` says, counted in `run` when given.
@@ -136,6 +138,13 @@ impl<'o> Readings<'o> {
             #[cfg(feature = "remote")]
             Direct::Fetched => self.fetched.search(worker, subject, run),
         }
+    }
+}
+
+impl Direct {
+    /// The text of a file decompressed from `format`, as a stream.
+    pub(crate) fn decompressed(format: Format) -> Direct {
+        Direct::Transformed(Transform::Decompress(format))
     }
 }
 

@@ -34,11 +34,12 @@ pub fn search(search: Run<'_>, source: &dyn Source) -> Result<Driven> {
     let mut visit = |subject: &Subject| {
         let result = readings.of(subject).and_then(|reading| match reading {
             Reading::Now(direct) => readings.search(&mut worker, subject, direct, Some(&mut run)),
-            Reading::Gzip(t) => {
-                huge.search_gz(&mut worker, subject, &mut run).unwrap_or_else(|| {
-                    readings.search(&mut worker, subject, Direct::Transformed(t), Some(&mut run))
-                })
-            }
+            Reading::Compressed(format) => huge
+                .search_compressed(&mut worker, subject, format, &mut run)
+                .unwrap_or_else(|| {
+                    let whole = Direct::decompressed(format);
+                    readings.search(&mut worker, subject, whole, Some(&mut run))
+                }),
             Reading::Bytes => huge.search(&mut worker, subject, mmap, &mut run),
         });
         let result = match result {

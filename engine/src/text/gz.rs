@@ -9,9 +9,32 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{BlockText, Opened, TextIndex};
+use super::indexed_format::{BuildRequest, IndexedFormat};
+use super::{Block, BlockText, Covered, Opened, TextIndex};
 use crate::index::error::IndexError;
-use crate::index::gz::{GzIndex, TextReader};
+use crate::index::gz::{self, GzIndex, TextReader};
+use crate::kind::Format;
+use crate::query::Query;
+
+/// gzip's entry among the indexed formats.
+pub(super) const GZIP: IndexedFormat = IndexedFormat {
+    format: Format::Gzip,
+    kind: gz::KIND,
+    default_spacing: gz::DEFAULT_SPACING,
+    auto_index_min: gz::AUTO_INDEX_MIN,
+    open: |base, path, file| {
+        Ok(match GzipText::open(base, path, file)? {
+            Opened::Trusted(text) => Opened::Trusted(Box::new(text)),
+            Opened::Stale => Opened::Stale,
+            Opened::Missing => Opened::Missing,
+        })
+    },
+    text_len: |base, path| Ok(GzIndex::open(base, path)?.map(|index| index.record.text.len)),
+    build: |req, progress| {
+        let BuildRequest { path, base, block_size, spacing, budget } = *req;
+        gz::build(path, base, block_size, spacing, budget, progress)
+    },
+};
 
 /// A `.gz` file whose text has an index that describes it.
 pub struct GzipText {
@@ -80,5 +103,23 @@ impl BlockText for GzipText {
         let reader = self.index.read_text(&self.gz, offset, buf, kept)?;
         READER.with_borrow_mut(|r| *r = Some((self.id, reader)));
         Ok(())
+    }
+}
+
+impl TextIndex for GzIndex {
+    fn covered(&self) -> Covered {
+        Covered::of(&self.record.text, self.block_count())
+    }
+
+    fn blocks(&self) -> Vec<Block> {
+        GzIndex::blocks(self).collect()
+    }
+
+    fn has_edges(&self) -> bool {
+        GzIndex::has_edges(self)
+    }
+
+    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
+        self.candidates_within(query, enough)
     }
 }

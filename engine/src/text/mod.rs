@@ -18,12 +18,15 @@
 //!
 //! Which of them a file's text is read through, if any, is [`opening`]'s
 //! one answer for the front doors that read whole texts (`tg view`, `tg
-//! sql`).
+//! sql`); it also keeps the one list of compressed formats whose text
+//! is indexed (gzip today: [`indexed_format::IndexedFormat::of`]), which
+//! search, the viewer, SQL and `tg index` all read.
 //!
 //! What a text is *not* asked here: how to search it (the chunk engine
 //! and the worker do that), nor how a file without an index is read.
 
 pub mod gz;
+pub mod indexed_format;
 pub mod opening;
 pub mod packed;
 pub mod raw;
@@ -34,7 +37,6 @@ use crate::index::TextShape;
 pub use crate::index::blocks::Block;
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
-use crate::index::gz::GzIndex;
 use crate::query::Query;
 
 /// What the index of a text covers.
@@ -53,7 +55,7 @@ pub struct Covered {
 
 /// The block index of a text: what it covers, the blocks it cut the text
 /// into, and which of them can match a query. A huge file's and a packed
-/// file's ([`BlockIndex`]) and a `.gz` file's ([`GzIndex`]).
+/// file's ([`BlockIndex`]) and a compressed file's (`.gz`: [`crate::index::gz::GzIndex`]).
 pub trait TextIndex: Send + Sync {
     /// What the index covers.
     fn covered(&self) -> Covered;
@@ -87,24 +89,6 @@ impl TextIndex for BlockIndex {
 
     fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
         BlockIndex::candidates(self, query, enough)
-    }
-}
-
-impl TextIndex for GzIndex {
-    fn covered(&self) -> Covered {
-        Covered::of(&self.record.text, self.block_count())
-    }
-
-    fn blocks(&self) -> Vec<Block> {
-        GzIndex::blocks(self).collect()
-    }
-
-    fn has_edges(&self) -> bool {
-        GzIndex::has_edges(self)
-    }
-
-    fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
-        self.candidates_within(query, enough)
     }
 }
 

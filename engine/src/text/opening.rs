@@ -9,8 +9,9 @@
 //!    block index it carries when that index is trusted; else, for a door
 //!    that reads seekable files ([`Opening::seekable`]), its frames in
 //!    turn; else decompressed as a stream;
-//! 2. a compressed file: a `.gz` file's text through the index of its text
-//!    when that index is trusted; else decompressed as a stream;
+//! 2. a compressed file: its text through the index of its text when its
+//!    format is indexed ([`IndexedFormat`]) and that index is trusted; else
+//!    decompressed as a stream;
 //! 3. any other file: its own bytes, through its block index when trusted.
 //!
 //! An index that cannot be used (another tg's format, say) never stops a
@@ -22,7 +23,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::gz::GzipText;
+use super::indexed_format::IndexedFormat;
 use super::packed::PackedText;
 use super::raw::RawText;
 use super::{BlockText, Opened as Trust};
@@ -30,10 +31,27 @@ use crate::kind::{Door, Format, Opening};
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 
+/// Every compression format whose text tg indexes: the one list
+/// ([`IndexedFormat::of`]).
+const INDEXED: &[&IndexedFormat] = &[&super::gz::GZIP];
+
+impl IndexedFormat {
+    /// The entry of `format` (`None`: tg does not index its text, so it is
+    /// always decompressed whole).
+    pub fn of(format: Format) -> Option<&'static IndexedFormat> {
+        INDEXED.iter().copied().find(|f| f.format == format)
+    }
+
+    /// Every indexed format.
+    pub fn all() -> impl Iterator<Item = &'static IndexedFormat> {
+        INDEXED.iter().copied()
+    }
+}
+
 /// Where the text of an opened file comes from.
 pub enum Source {
     /// A compressed file's text, read through its trusted block index (an
-    /// indexed `.gz` file's, a packed file's).
+    /// indexed format's, [`IndexedFormat`]; a packed file's).
     Indexed(Box<dyn BlockText>),
     /// A seekable zstd file without a usable index of its own: its frames,
     /// decompressed one at a time.
@@ -68,11 +86,13 @@ pub fn open(door: Door, path: &Path, file: &File, base: &Path) -> Result<Opened,
         return open_packed(packed, opening, path, file, base);
     }
     Ok(match opening.decompress {
-        Some(Format::Gzip) => {
-            let gz = GzipText::open(base, path, file.try_clone()?);
-            trusted(gz, || Format::Gzip.into())
-        }
-        Some(format) => Opened { source: format.into(), unusable: None },
+        Some(format) => match IndexedFormat::of(format) {
+            Some(indexed) => {
+                let text = (indexed.open)(base, path, file.try_clone()?);
+                trusted(text, || format.into())
+            }
+            None => Opened { source: format.into(), unusable: None },
+        },
         None => match RawText::open(base, path, file.try_clone()?) {
             Ok(trust) => {
                 Opened { source: Source::Bytes(trust.trusted().map(Box::new)), unusable: None }
@@ -123,14 +143,30 @@ impl From<Format> for Source {
     }
 }
 
-impl From<GzipText> for Source {
-    fn from(text: GzipText) -> Source {
-        Source::Indexed(Box::new(text))
+impl From<Box<dyn BlockText>> for Source {
+    fn from(text: Box<dyn BlockText>) -> Source {
+        Source::Indexed(text)
     }
 }
 
 impl From<PackedText> for Source {
     fn from(text: PackedText) -> Source {
         Source::Indexed(Box::new(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::location;
+
+    #[test]
+    fn gzip_alone_is_indexed_and_its_entry_files_apart_from_block_indexes() {
+        let indexed: Vec<Format> = IndexedFormat::all().map(|f| f.format).collect();
+        assert_eq!(indexed, [Format::Gzip]);
+        assert!(IndexedFormat::of(Format::Xz).is_none());
+        let gz = IndexedFormat::of(Format::Gzip).unwrap();
+        let (base, file) = (Path::new("/b"), Path::new("/t/a.log.gz"));
+        assert_ne!(gz.index_dir(base, file), location::index_dir_for(base, file));
     }
 }

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 use rapidgzip_core::{CheckpointKind, Decoder, DeflateIndex, IndexOptions, WindowStorage};
 use rayon::prelude::*;
@@ -14,32 +14,14 @@ use rayon::prelude::*;
 use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, PointKind};
 use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
+use crate::index::built_text::BuiltText;
 use crate::index::encoding::TextShape;
 use crate::index::error::IndexError;
 use crate::index::recorded::recorded_change;
 use crate::index::table::FileMeta;
-use crate::index::writer::{IndexSummary, IndexWriter};
+use crate::index::writer::IndexWriter;
 use crate::readfull::read_full;
 use crate::stats::MemorySampler;
-
-/// What [`build`] made.
-#[derive(Clone, Debug)]
-pub struct BuiltGz {
-    /// The index directory.
-    pub dir: PathBuf,
-    /// Blocks indexed.
-    pub blocks: usize,
-    /// Bytes of text indexed.
-    pub text_bytes: u64,
-    /// Access points recorded.
-    pub points: usize,
-    /// What the writer wrote.
-    pub summary: IndexSummary,
-    /// Wall time of the build.
-    pub elapsed: Duration,
-    /// Peak private memory (RssAnon) seen during the build, in bytes.
-    pub peak_private: u64,
-}
 
 /// Builds (or rebuilds) the index of the `.gz` file at `path` under the
 /// index base `base`: text blocks of about `block_size` bytes, access points
@@ -53,7 +35,7 @@ pub fn build(
     spacing: u64,
     budget: usize,
     progress: &dyn Progress,
-) -> Result<BuiltGz, IndexError> {
+) -> Result<BuiltText, IndexError> {
     let started = Instant::now();
     let peak = MemorySampler::start();
     let (canonical, file, md, storage) = open_for_build(path, base, Some(super::place::KIND))?;
@@ -123,7 +105,7 @@ pub fn build(
         &storage,
         &crate::index::location::key(&canonical, Some(super::place::KIND)),
     )?;
-    Ok(BuiltGz {
+    Ok(BuiltText {
         dir: out,
         blocks: cutter.blocks,
         text_bytes: text.len,

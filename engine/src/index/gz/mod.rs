@@ -51,7 +51,7 @@ pub mod record;
 
 pub use place::{KIND, has_index, index_dir};
 
-pub use build::{BuiltGz, build};
+pub use build::build;
 
 /// The nominal distance between access points, in bytes of text: a
 /// candidate block costs on average half of it in extra inflate (about
