@@ -18,9 +18,10 @@ const RATE_FROM: u64 = 1 << 20;
 pub fn tree(built: &Built) -> String {
     let s = &built.summary;
     format!(
-        "indexed {} ({}) in {:.2}s: {} trigrams, {} postings, index {} ({}), {} left out; \
+        "indexed {}{} ({}) in {:.2}s: {} trigrams, {} postings, index {} ({}), {} left out; \
          peak private memory {}\nindex: {}",
         counted(built.files as u64, "file"),
+        kept(built),
         HumanBytes(built.bytes),
         built.elapsed.as_secs_f64(),
         s.trigrams,
@@ -31,6 +32,15 @@ pub fn tree(built: &Built) -> String {
         HumanBytes(built.peak_private),
         built.dir.display(),
     )
+}
+
+/// How many of a tree's files were kept from the index replaced, unread:
+/// nothing when none was.
+fn kept(built: &Built) -> String {
+    match built.kept {
+        0 => String::new(),
+        n => format!(" ({} read, {n} unchanged kept)", built.files - n as usize),
+    }
 }
 
 /// `tg index --stats`'s lines for a tree: where the time went and the

@@ -47,6 +47,11 @@ pub struct IndexArgs {
     /// started after a search gives way and the index is built here.
     #[arg(long = "no-wait")]
     pub no_wait: bool,
+    /// Read every file of the tree again: by default a tree already indexed
+    /// reads only the files that changed since (size or status-change
+    /// time) and keeps what the index holds of the others.
+    #[arg(long = "rebuild")]
+    pub rebuild: bool,
     /// Memory budget of the build (peak private memory, suffixes K, M,
     /// G; `--max-memory` is the same): a tree's listing past 2M goes to a
     /// temporary file, each extraction thread takes 11M (its trigram
@@ -161,8 +166,12 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<()> {
     let index_dir = location::index_dir_for(&base, &root);
     clean_up_on_signal(index_dir.clone())?;
     let bar = Bar::new(args.quiet);
-    let built = or_abandon(build::build(&root, &base, budget, &bar), &index_dir)
-        .with_context(|| format!("indexing {}", root.display()))?;
+    let built = match args.rebuild {
+        true => build::build_reading(&root, &base, budget, &bar, build::Read::All),
+        false => build::build(&root, &base, budget, &bar),
+    };
+    let built =
+        or_abandon(built, &index_dir).with_context(|| format!("indexing {}", root.display()))?;
     bar.finish();
     // As a search says where its walk failed, with the tree as named.
     let named = args.dir.as_deref().unwrap_or(Path::new("."));

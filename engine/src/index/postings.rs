@@ -84,6 +84,9 @@ impl TrigramEntry {
     }
 }
 
+/// A follow mask with every bit set: any byte may follow.
+const ANY_FOLLOW: u8 = 0x0f;
+
 /// Whether a list of `count` ids among `doc_count` documents is stored as a
 /// bitmap (format version 2 on): when at least 1/8 of the documents hold
 /// the trigram, a bit per document takes no more bytes than the varints.
@@ -291,6 +294,18 @@ impl<'a> Postings<'a> {
             (List::Bitmap { bits, .. }, _) => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
             (list @ List::Varints { .. }, _) => intersect(a, Postings { left: self.left, list }),
         }
+    }
+
+    /// Every id of this list with its follow mask: the mask kept for it,
+    /// or every follow bit where the list keeps none (varints: any byte
+    /// may follow, as a query reading the list assumes).
+    pub(crate) fn with_masks(self) -> impl Iterator<Item = (DocId, u8)> + 'a {
+        let masks = match &self.list {
+            List::Bitmap { masks: Some(masks), .. } => Some(*masks),
+            _ => None,
+        };
+        let mask = move |k: usize| masks.map_or(ANY_FOLLOW, |m| nibble(m, k as u64));
+        self.enumerate().map(move |(k, d)| (d, mask(k)))
     }
 
     /// The ids of this list in which the trigram is followed by a byte

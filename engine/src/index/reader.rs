@@ -23,21 +23,18 @@
 //! `flags::ALWAYS_CANDIDATE` are
 //! added to the result of every satisfiable query.
 
-use rayon::prelude::*;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::error::IndexError;
 use super::format::{EDGES_FEATURE_VERSION, Layout, read_u32};
-use super::postings::{
-    ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union, validate_list,
-};
+use super::postings::{ListKind, Postings, TRIGRAM_ENTRY_LEN, TrigramEntry, intersect, union};
 use super::storage::{FsStorage, IndexBytes, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileRef};
 use crate::query::Query;
 use crate::query::trigram::{Trigram, follow_bit};
-use validate::{check_list, trigram_count, validate_always, validate_trigrams};
+use validate::{check_list, trigram_count, validate_always};
 
 /// Counts describing an open index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -274,6 +271,13 @@ impl IndexReader {
             .sum()
     }
 
+    /// Every list's trigram and length (ids), in trigram order.
+    pub(crate) fn list_lengths(&self) -> impl Iterator<Item = (Trigram, u32)> + '_ {
+        let table = &self.bytes[self.trigrams.clone()];
+        let entries = (0..self.stats.trigrams as usize).map(|i| TrigramEntry::decode(table, i));
+        entries.map_while(|e| e.map(|e| (e.trigram, e.count)))
+    }
+
     /// Number of documents containing `trigram` (0 when none).
     pub fn posting_len(&self, trigram: Trigram) -> u32 {
         self.entry(trigram).map_or(0, |(_, e)| e.count)
@@ -282,49 +286,43 @@ impl IndexReader {
     /// The documents containing `trigram`, in increasing order. Checks the
     /// list's CRC first: a corrupt list is an error, not a wrong answer.
     pub fn postings(&self, trigram: Trigram) -> Result<Postings<'_>, IndexError> {
-        let Some((i, e)) = self.entry(trigram) else { return Ok(Postings::empty()) };
+        let Some((i, _)) = self.entry(trigram) else { return Ok(Postings::empty()) };
+        Ok(self.list(i)?.map_or_else(Postings::empty, |(_, list)| list))
+    }
+
+    /// The number of the first list whose trigram is `trigram` or after it
+    /// (the lists' count when none is).
+    pub(crate) fn first_list_from(&self, trigram: Trigram) -> usize {
+        let table = &self.bytes[self.trigrams.clone()];
+        let n = self.stats.trigrams as usize;
+        let below = |i: usize| read_u32(table, i * TRIGRAM_ENTRY_LEN).is_some_and(|t| t < trigram);
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if below(mid) { lo = mid + 1 } else { hi = mid }
+        }
+        lo
+    }
+
+    /// List `i` (`None`: past the last), its trigram and documents, its
+    /// checksum checked first as [`IndexReader::postings`] does.
+    pub(crate) fn list(&self, i: usize) -> Result<Option<(Trigram, Postings<'_>)>, IndexError> {
+        let table = &self.bytes[self.trigrams.clone()];
+        let Some(e) = TrigramEntry::decode(table, i) else { return Ok(None) };
         let bytes = self.list_bytes(i, &e)?;
         if crc32fast::hash(bytes) != e.crc {
             return Err(IndexError::corrupt(&format!(
-                "posting list of trigram {trigram:#08x} checksum mismatch"
+                "posting list of trigram {:#08x} checksum mismatch",
+                e.trigram
             )));
         }
-        Ok(Postings::of_kind(self.kind(&e), bytes, e.count, self.stats.documents))
+        let list = Postings::of_kind(self.kind(&e), bytes, e.count, self.stats.documents);
+        Ok(Some((e.trigram, list)))
     }
 
     /// How list `e` is encoded.
     fn kind(&self, e: &TrigramEntry) -> ListKind {
         ListKind::of(self.layout.format_version, e.count, self.stats.documents)
-    }
-
-    /// Checks everything: the CRC of the whole body and of every section,
-    /// the trigram table's order and list bounds, and that every posting
-    /// list decodes to valid, increasing ids.
-    pub fn verify(&self) -> Result<(), IndexError> {
-        let body = &self.bytes[..self.layout.body_len as usize];
-        if crc32fast::hash(body) != self.layout.body_crc {
-            return Err(IndexError::corrupt("body checksum mismatch"));
-        }
-        for s in &self.layout.sections {
-            if crc32fast::hash(&body[s.offset as usize..(s.offset + s.len) as usize]) != s.crc {
-                return Err(IndexError::corrupt(&format!(
-                    "section {:?} checksum mismatch",
-                    s.name
-                )));
-            }
-        }
-        let table = &self.bytes[self.trigrams.clone()];
-        let (len, docs) = (self.postings.len() as u64, self.stats.documents);
-        validate_trigrams(table, len, docs, self.layout.format_version)?;
-        (0..self.stats.trigrams as usize).into_par_iter().with_min_len(4096).try_for_each(|i| {
-            let e = TrigramEntry::decode(table, i)
-                .ok_or_else(|| IndexError::corrupt("trigram table"))?;
-            let bytes = self.list_bytes(i, &e)?;
-            if crc32fast::hash(bytes) != e.crc {
-                return Err(IndexError::corrupt("posting list checksum mismatch"));
-            }
-            validate_list(bytes, e.count, self.stats.documents, self.kind(&e))
-        })
     }
 
     /// The candidate documents of `query`, sorted: exactly the documents
@@ -439,6 +437,7 @@ fn unsatisfiable(q: &Query) -> bool {
 }
 
 mod validate;
+mod whole_check;
 
 #[cfg(test)]
 mod tests;

@@ -29,9 +29,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::ops::Range;
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -40,8 +38,11 @@ use rayon::prelude::*;
 use super::error::IndexError;
 use super::extract::TrigramSet;
 use super::format::{FORMAT_VERSION, FormatWriter};
-use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN, TrigramEntry};
-use super::sort::{ExternalSorter, SortStats, SortedRuns};
+use super::kept_lists::KeptLists;
+use super::merged_lists::{Encoded, Lists, MIN_RANGE_BYTES, RANGES_PER_THREAD};
+use super::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
+use super::reader::IndexReader;
+use super::sort::{ExternalSorter, SortStats};
 use super::spool::Spool;
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
@@ -114,6 +115,7 @@ impl IndexWriterBuilder {
             source: None,
             follow_masks: self.follow_masks,
             merge_threads: None,
+            kept: None,
         }
     }
 }
@@ -151,6 +153,8 @@ pub struct IndexWriter {
     follow_masks: bool,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
+    /// What a rebuild keeps of the index it replaces.
+    kept: Option<KeptLists>,
 }
 
 /// The tables of an index being written, encoded as they come: file
@@ -241,6 +245,23 @@ impl IndexWriter {
         Ok(doc)
     }
 
+    /// Takes the posting lists of documents of `old` (the index this one
+    /// replaces) that [`IndexWriter::keep`] keeps, instead of their trigrams.
+    pub(crate) fn keep_from(&mut self, old: IndexReader) {
+        self.kept = Some(KeptLists::of(old));
+    }
+
+    /// Gives document `doc`, added without trigrams, those of document
+    /// `old` of the index it replaces ([`IndexWriter::keep_from`]).
+    pub(crate) fn keep(&mut self, old: DocId, doc: DocId) {
+        self.kept.as_mut().expect("an index to keep from").keep(old, doc);
+    }
+
+    /// Documents kept from the index replaced.
+    pub(crate) fn kept(&self) -> u32 {
+        self.kept.as_ref().map_or(0, KeptLists::kept)
+    }
+
     /// Documents added so far.
     pub(crate) fn documents(&self) -> u32 {
         self.tables.doc_count
@@ -281,7 +302,8 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, tables, source, follow_masks, merge_threads } = self;
+        let IndexWriter { sorter, spill_dir, tables, source, follow_masks, merge_threads, kept } =
+            self;
         let version = if follow_masks { FORMAT_VERSION } else { 2 };
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
@@ -294,8 +316,10 @@ impl IndexWriter {
         let started = Instant::now();
         let cores = rayon::current_num_threads();
         let lanes = merge_threads.unwrap_or(cores).clamp(1, cores);
-        let ranges = runs.ranges(lanes * RANGES_PER_THREAD, MIN_RANGE_BYTES);
-        let encode = |parts| encode_range(&runs, parts, doc_count, follow_masks, &spill_dir);
+        let weights = kept.as_ref().map(KeptLists::partition_postings).unwrap_or_default();
+        let ranges = runs.ranges(lanes * RANGES_PER_THREAD, MIN_RANGE_BYTES, &weights);
+        let lists = Lists { runs: &runs, kept: kept.as_ref(), doc_count, masks: follow_masks };
+        let encode = |parts| lists.encode(parts, &spill_dir);
         let encoded = if lanes < cores {
             // At most `lanes` ranges at once: consecutive ranges per lane.
             let lanes = ranges.chunks(ranges.len().div_ceil(lanes)).collect::<Vec<_>>();
@@ -308,7 +332,7 @@ impl IndexWriter {
             ranges.into_par_iter().map(encode).collect::<Result<Vec<Encoded>, IndexError>>()?
         };
         let sort = runs.stats();
-        drop(runs);
+        drop((runs, kept));
         let merging = started.elapsed();
         let started = Instant::now();
 
@@ -365,63 +389,4 @@ impl IndexWriter {
         };
         Ok((out, summary))
     }
-}
-
-/// Ranges of trigrams merged per thread: more than one, so that a thread
-/// slowed by other work does not hold the others up.
-const RANGES_PER_THREAD: usize = 4;
-
-/// The fewest bytes of runs worth a range (and its two temporary files) of
-/// their own.
-const MIN_RANGE_BYTES: u64 = 1 << 20;
-
-/// One range of trigrams merged: its postings (offsets from its start)
-/// and table entries, in temporary files read from the start.
-struct Encoded {
-    postings: File,
-    entries: File,
-    /// Bytes of postings.
-    bytes: u64,
-    /// Table entries (lists).
-    trigrams: u32,
-    /// Postings.
-    postings_count: u64,
-}
-
-/// Merges partitions `parts` of `runs` into posting lists of an index of
-/// `doc_count` documents (bitmaps with follow masks when `masks`), in
-/// temporary files in `dir`.
-fn encode_range(
-    runs: &SortedRuns,
-    parts: Range<usize>,
-    doc_count: u32,
-    masks: bool,
-    dir: &Path,
-) -> Result<Encoded, IndexError> {
-    let mut postings = BufWriter::with_capacity(256 << 10, tempfile::tempfile_in(dir)?);
-    let mut entries = BufWriter::with_capacity(64 << 10, tempfile::tempfile_in(dir)?);
-    let mut enc = PostingEncoder::new(doc_count, masks);
-    let mut trigrams = 0u32;
-    let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
-    let mut put = |e: Option<TrigramEntry>, entries: &mut BufWriter<File>| -> io::Result<()> {
-        let Some(e) = e else { return Ok(()) };
-        entry.clear();
-        e.encode(&mut entry);
-        trigrams += 1;
-        entries.write_all(&entry)
-    };
-    runs.merge(parts, |t, d, follow| put(enc.push(&mut postings, t, d, follow)?, &mut entries))?;
-    put(enc.close(&mut postings)?, &mut entries)?;
-    let rewound = |w: BufWriter<File>| -> io::Result<File> {
-        let mut f = w.into_inner().map_err(|e| e.into_error())?;
-        f.seek(SeekFrom::Start(0))?;
-        Ok(f)
-    };
-    Ok(Encoded {
-        postings: rewound(postings)?,
-        entries: rewound(entries)?,
-        bytes: enc.written(),
-        trigrams,
-        postings_count: enc.postings,
-    })
 }

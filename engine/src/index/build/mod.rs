@@ -6,7 +6,9 @@
 //! file; file ids follow path order), reads each file's distinct
 //! trigrams on every core ([`read`]), and feeds them in order
 //! (`ordered`: a bounded window of files read ahead) to the
-//! [`IndexWriter`], which spools its tables and sorts externally. Every
+//! [`IndexWriter`], which spools its tables and sorts externally. A file
+//! the index being replaced holds as it is now is not read: its document
+//! keeps that index's lists (`unchanged`). Every
 //! part's memory is set by the budget (`budget`), none by the tree. The
 //! index is checked whole, then published atomically through
 //! [`FsStorage`]: a build killed at any point leaves the previous index
@@ -26,6 +28,7 @@ use crate::index::table::flags;
 use crate::index::writer::{IndexSummary, IndexWriter, IndexWriterBuilder};
 use crate::stats::MemorySampler;
 use read::extract;
+use unchanged::Unchanged;
 use walk::{WalkError, walk};
 
 pub mod budget;
@@ -33,6 +36,7 @@ mod listing;
 mod ordered;
 mod paged;
 pub mod read;
+mod unchanged;
 pub mod walk;
 
 /// The share of the memory budget given to extraction batches (input bytes
@@ -62,6 +66,8 @@ pub struct Built {
     pub dir: PathBuf,
     /// Files indexed.
     pub files: usize,
+    /// Of them, files kept from the index replaced, unchanged (not read).
+    pub kept: u32,
     /// Their bytes.
     pub bytes: u64,
     /// Files left out (binary past a NUL, unreadable, other encodings) and
@@ -109,12 +115,40 @@ pub struct BuildTimes {
 }
 
 /// Builds (or rebuilds) the index of the tree at `root` (a canonical
-/// directory) under the index base `base`, with `budget` bytes of memory.
+/// directory) under the index base `base`, with `budget` bytes of memory,
+/// reading only the files that changed since the index it replaces (every
+/// file again if keeping from that index fails: nothing of a damaged
+/// index is carried over).
 pub fn build(
     root: &Path,
     base: &Path,
     budget: usize,
     progress: &dyn Progress,
+) -> Result<Built, IndexError> {
+    match build_reading(root, base, budget, progress, Read::Changed) {
+        Err(err) if !matches!(err, IndexError::Place { .. }) => {
+            build_reading(root, base, budget, progress, Read::All).map_err(|_| err)
+        }
+        built => built,
+    }
+}
+
+/// Which files a build reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// Those that changed since the index it replaces.
+    Changed,
+    /// Every one (`tg index --rebuild`).
+    All,
+}
+
+/// [`build`], reading the files `read` says.
+pub fn build_reading(
+    root: &Path,
+    base: &Path,
+    budget: usize,
+    progress: &dyn Progress,
+    read: Read,
 ) -> Result<Built, IndexError> {
     let started = Instant::now();
     let cpu = crate::sys::cpu_time();
@@ -125,6 +159,10 @@ pub fn build(
     // Files changed just before the build would otherwise look racy (see
     // `walk::recorded_change`) and be re-read by every query until the next build.
     std::thread::sleep(Duration::from_nanos(RACY_WINDOW_NS as u64));
+    let (unchanged, old) = match read {
+        Read::Changed => Unchanged::of(&storage).unzip(),
+        Read::All => (None, None),
+    };
     let (files, walk_errors) = walk(root, &out, budget::listing_memory(budget))?;
     // What is read of entry `i`: a file's size, nothing of the others.
     let size = |i: usize| Some(files.seen(i)).filter(|s| s.flags & flags::NOT_A_FILE == 0);
@@ -141,6 +179,10 @@ pub fn build(
         .spill_dir(&out)
         .follow_masks(true)
         .build();
+    if let Some(old) = old {
+        writer.keep_from(old);
+    }
+    let kept = |i: usize| unchanged.as_ref()?.kept(files.path(i), files.seen(i));
     let mut skipped = 0u64;
     let mut times = BuildTimes { walk: started.elapsed(), ..BuildTimes::default() };
     let (mut shown, mut unshown) = (0u64, 0u64);
@@ -151,14 +193,20 @@ pub fn build(
         plan.window,
         threads,
         || (TrigramSet::new(true), Vec::new()),
-        |(set, buf), i| extract(root, files.path(i), files.seen(i), set, buf),
+        |(set, buf), i| match kept(i) {
+            Some(k) => read::kept(files.path(i), files.seen(i), k),
+            None => extract(root, files.path(i), files.seen(i), set, buf),
+        },
         |i, e| -> Result<(), IndexError> {
             skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
             (times.read, times.extract) = (times.read + e.read, times.extract + e.extract);
             let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
             let id = writer.add_file(e.meta)?;
             if is_file {
-                writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+                let doc = writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+                if let Some(old) = e.kept {
+                    writer.keep(old, doc);
+                }
             }
             unshown += size(i);
             if unshown >= 1 << 20 || i + 1 == files.len() {
@@ -169,8 +217,9 @@ pub fn build(
         },
     )?;
     debug_assert_eq!(shown, total);
-    drop(files);
+    drop((files, unchanged));
     times.extracting = extracting.elapsed();
+    let kept = writer.kept();
     let docs = writer.documents() as usize;
     writer.set_merge_threads(budget::merge_threads(budget, threads, docs));
     let (summary, verifying) = timed_publish(writer, &storage, root)?;
@@ -183,6 +232,7 @@ pub fn build(
     Ok(Built {
         dir: out,
         files: n_files,
+        kept,
         bytes: total,
         skipped,
         walk_errors,

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::listing::Seen;
+use super::unchanged::Kept;
 use crate::index::extract::TrigramSet;
-use crate::index::table::{FileMeta, flags};
+use crate::index::table::{DocId, FileMeta, flags};
 use crate::query::trigram::Gram;
 
 /// One file after extraction: its table entry and trigrams.
@@ -22,6 +23,18 @@ pub(super) struct Extracted {
     pub(super) read: Duration,
     /// Time spent collecting its trigrams.
     pub(super) extract: Duration,
+    /// Its document in the index replaced, whose lists it keeps (its
+    /// trigrams are then not read).
+    pub(super) kept: Option<DocId>,
+}
+
+/// A file the index replaced holds as it is now (`rel`, seen by the walk
+/// as `f`), as that index has it: nothing is read.
+pub(super) fn kept(rel: &[u8], f: Seen, k: Kept) -> Extracted {
+    let view = f.flags & (flags::OUT_OF_ANY | flags::VIA_LINK);
+    let flags = k.flags | view;
+    let meta = FileMeta { path: rel.to_vec(), size: f.size, changed_ns: f.changed_ns, flags };
+    Extracted { meta, len: k.len, kept: Some(k.doc), ..NOTHING }
 }
 
 /// Reads one file (`rel`, as the walk saw it: `f`) and collects its
@@ -92,7 +105,7 @@ pub(super) fn extract(
     set.add_document(&bytes[..text_end]);
     let trigrams = set.take_sorted();
     let extract = started.elapsed();
-    Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams, read, extract }
+    Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams, read, extract, kept: None }
 }
 
 /// The fields of an [`Extracted`] that say nothing was read.
@@ -102,4 +115,5 @@ const NOTHING: Extracted = Extracted {
     trigrams: Vec::new(),
     read: Duration::ZERO,
     extract: Duration::ZERO,
+    kept: None,
 };

@@ -50,13 +50,15 @@ impl SortedRuns {
     }
 
     /// Consecutive ranges of partitions, together all of them, each
-    /// holding about `1 / n` of the runs' bytes (fewer ranges when the
-    /// runs are small: a range holds at least `min_bytes`).
-    pub fn ranges(&self, n: usize, min_bytes: u64) -> Vec<Range<usize>> {
+    /// holding about `1 / n` of the runs' bytes and of `more` (bytes each
+    /// partition holds elsewhere, when not empty), fewer ranges when they
+    /// are small: a range holds at least `min_bytes`.
+    pub fn ranges(&self, n: usize, min_bytes: u64, more: &[u64]) -> Vec<Range<usize>> {
         let bytes = |p: usize| -> u64 {
-            self.runs.iter().map(|r| r.partitions(p..p + 1).len() as u64).sum()
+            let runs: u64 = self.runs.iter().map(|r| r.partitions(p..p + 1).len() as u64).sum();
+            runs + more.get(p).copied().unwrap_or(0)
         };
-        let total: u64 = self.runs.iter().map(Run::len).sum();
+        let total = self.runs.iter().map(Run::len).sum::<u64>() + more.iter().sum::<u64>();
         let target = (total / n.max(1) as u64).max(min_bytes).max(1);
         let (mut out, mut start, mut acc) = (Vec::new(), 0, 0);
         for p in 0..PARTITIONS {

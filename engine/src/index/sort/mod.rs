@@ -33,6 +33,7 @@ mod run;
 pub use merge::SortStats;
 pub(crate) use merge::SortedRuns;
 use run::Run;
+pub(crate) use run::{PARTITIONS, partition};
 
 /// What a merge counts against the budget for each run it reads; the
 /// fan-in is the budget divided by this.
@@ -177,7 +178,7 @@ mod tests {
         }
         let out = s.finish().unwrap();
         let mut all = Vec::new();
-        for range in out.ranges(4, 0) {
+        for range in out.ranges(4, 0, &[]) {
             out.merge(range, |t, d, f| {
                 all.push((t, d, f));
                 Ok(())
@@ -211,7 +212,7 @@ mod tests {
         let reference: Pairs = reference.into_iter().map(|((t, d), f)| (t, d, f)).collect();
         let out = s.finish().unwrap();
         let mut got: Pairs = Vec::new();
-        for range in out.ranges(ranges, 0) {
+        for range in out.ranges(ranges, 0, &[]) {
             out.merge(range, |t, d, f| {
                 match got.last_mut() {
                     Some(last) if (last.0, last.1) == (t, d) => last.2 |= f,

@@ -32,11 +32,11 @@ use std::path::Path;
 use crate::index::postings::{get_varint, put_varint};
 
 /// Partitions of the trigram space.
-pub(super) const PARTITIONS: usize = 1 << 12;
+pub(crate) const PARTITIONS: usize = 1 << 12;
 
 /// The partition of trigram `t`.
 #[inline]
-pub(super) fn partition(t: u32) -> usize {
+pub(crate) fn partition(t: u32) -> usize {
     (t >> 12) as usize
 }
 
