@@ -10,7 +10,7 @@ CPU). Also times a query's freshness pass over the changed tree
 (`tg --stats -c`): the floor of finding what changed without a watcher.
 
     python3 bench/index_update.py --old /tmp/tg-old --new target/release/tg \\
-        [--changes 2000] [--base ~/.cache/tg-update]
+        [--changes 2000] [--runs 3] [--rg RG] [--base ~/.cache/tg-update]
 """
 
 import argparse
@@ -37,6 +37,20 @@ def change(files, n, round_):
         os.rename(tmp, p)
 
 
+QUERIES = [["-c", "changed in round"], ["-c", "spin_lock_irqsave"], ["-l", "-w", "EXPORT_SYMBOL_GPL"],
+           ["-c", "-i", "mutex_lock_nested"]]
+
+
+def compare(tg, idx, root, rg):
+    """Whether the updated index answers QUERIES as rg does (sorted lines)."""
+    for q in QUERIES:
+        got = subprocess.run([tg, "--index-dir", idx, *q], cwd=root, capture_output=True).stdout
+        want = subprocess.run([rg, *q], cwd=root, capture_output=True).stdout
+        if sorted(got.splitlines()) != sorted(want.splitlines()):
+            return f"DIFFER from rg on {q}"
+    return f"equal to rg ({len(QUERIES)} queries)"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True)
@@ -44,35 +58,44 @@ def main():
     ap.add_argument("--changes", type=int, default=2000)
     ap.add_argument("--base", default=os.path.expanduser("~/.cache/tg-update"))
     ap.add_argument("--work", default="/tmp/tg-bench-update")
+    ap.add_argument("--runs", type=int, default=3, help="updates timed per binary")
+    ap.add_argument("--rg", help="rg to compare each updated index's answers with")
     a = ap.parse_args()
-    root = os.path.join(a.base, "linux")
-    if not os.path.isdir(root):
-        os.makedirs(a.base, exist_ok=True)
-        subprocess.run(["cp", "-al", CORPUS, root], check=True)
-    files = sorted(tree_files(root))
+    # A linked copy of the tree for each binary: each sees only its changes.
+    roots, trees = {}, {}
+    for label in ("old", "new"):
+        roots[label] = os.path.join(a.base, label, "linux")
+        if not os.path.isdir(roots[label]):
+            os.makedirs(os.path.dirname(roots[label]), exist_ok=True)
+            subprocess.run(["cp", "-al", CORPUS, roots[label]], check=True)
+        trees[label] = sorted(tree_files(roots[label]))
     with open("/proc/loadavg") as f:
         print(f"load before: {f.read().strip()}")
     rows = []
-    for round_, (label, tg) in enumerate((("old", a.old), ("new", a.new))):
+    builds = {}
+    for label, tg in (("old", a.old), ("new", a.new)):
         idx = os.path.join(a.work, label)
-        first = build(tg, root, idx, [])
-        change(files, a.changes, round_)
-        start = time.monotonic()
-        q = subprocess.run([tg, "--index-dir", idx, "--stats", "-c", "changed in round"],
-                           cwd=root, capture_output=True)
-        query = time.monotonic() - start
-        # Not `build`: it starts from an empty index directory.
-        start = time.monotonic()
-        before = os.times()
-        subprocess.run([tg, "index", "-q", "--index-dir", idx, root], check=True)
-        after = os.times()
-        wall = time.monotonic() - start
-        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-        line = [ln for ln in q.stderr.decode(errors="replace").splitlines() if "changed since" in ln]
-        rows.append((label, first["wall"], first["user"] + first["sys"], wall, cpu, query))
-        print(f"  {label}: first build {first['wall']:.1f} s; after {a.changes} changes: "
-              f"query {query:.2f} s ({line[0][-160:] if line else 'no index line'}), "
-              f"update {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
+        builds[label] = build(tg, roots[label], idx, [])
+    # Old and new alternate: each round changes other files for each.
+    for run in range(a.runs):
+        for label, tg in (("old", a.old), ("new", a.new)):
+            idx, root = os.path.join(a.work, label), roots[label]
+            change(trees[label][run:], a.changes, f"{label}-{run}")
+            start = time.monotonic()
+            q = subprocess.run([tg, "--index-dir", idx, "--stats", "-c", "changed in round"],
+                               cwd=root, capture_output=True)
+            query = time.monotonic() - start
+            start = time.monotonic()
+            before = os.times()
+            subprocess.run([tg, "index", "-q", "--index-dir", idx, root], check=True)
+            after = os.times()
+            wall = time.monotonic() - start
+            cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+            same = compare(tg, idx, root, a.rg) if a.rg else "not compared"
+            first = builds[label]
+            rows.append((label, first["wall"], first["user"] + first["sys"], wall, cpu, query))
+            print(f"  {label} run {run}: after {a.changes} changes: query {query:.2f} s, "
+                  f"update {wall:.2f} s wall, {cpu:.2f} s CPU; answers {same}", flush=True)
     with open("/proc/loadavg") as f:
         print(f"load after: {f.read().strip()}")
     print(f"\n| binary | first build wall s | CPU s | query after {a.changes} changes s "

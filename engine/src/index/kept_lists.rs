@@ -88,23 +88,32 @@ pub(crate) struct KeptPairs<'k> {
 }
 
 impl KeptPairs<'_> {
-    /// Gives `f` every kept pair before `(trigram, doc)`, or every one
-    /// left when `until` is `None`.
+    /// Gives `f` the kept pairs before `(trigram, doc)` (every one left
+    /// when `until` is `None`), a list's run of them at a time: a trigram
+    /// and its pairs, in document order.
     pub(crate) fn before(
         &mut self,
         until: Option<(Trigram, DocId)>,
-        f: &mut impl FnMut(Trigram, DocId, u8) -> io::Result<()>,
+        f: &mut impl FnMut(Trigram, &[(DocId, u8)]) -> io::Result<()>,
     ) -> io::Result<()> {
         loop {
             if self.at == self.pairs.len() && !self.load().map_err(io::Error::other)? {
                 return Ok(());
             }
-            let (doc, mask) = self.pairs[self.at];
-            if until.is_some_and(|u| (self.trigram, doc) >= u) {
+            let left = &self.pairs[self.at..];
+            let n = match until {
+                None => left.len(),
+                Some((t, _)) if t > self.trigram => left.len(),
+                Some((t, _)) if t < self.trigram => 0,
+                Some((_, doc)) => left.partition_point(|&(d, _)| d < doc),
+            };
+            if n > 0 {
+                f(self.trigram, &left[..n])?;
+                self.at += n;
+            }
+            if self.at < self.pairs.len() {
                 return Ok(());
             }
-            f(self.trigram, doc, mask)?;
-            self.at += 1;
         }
     }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::error::IndexError;
 use super::kept_lists::KeptLists;
-use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN};
+use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN, TrigramEntry};
 use super::sort::SortedRuns;
 
 /// Ranges of trigrams merged per thread: more than one, so that a thread
@@ -55,29 +55,25 @@ impl Lists<'_> {
         let mut enc = PostingEncoder::new(self.doc_count, self.masks);
         let mut trigrams = 0u32;
         let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
-        let mut push = |t, d, follow| -> io::Result<()> {
-            let Some(e) = enc.push(&mut postings, t, d, follow)? else { return Ok(()) };
+        let mut put = |e: Option<TrigramEntry>| -> io::Result<()> {
+            let Some(e) = e else { return Ok(()) };
             entry.clear();
             e.encode(&mut entry);
             trigrams += 1;
             entries.write_all(&entry)
         };
         let mut kept = self.kept.map(|k| k.pairs(parts.clone()));
+        let mut keep = |t, pairs: &[(u32, u8)]| put(enc.push_all(&mut postings, t, pairs)?);
         self.runs.merge(parts, |t, d, follow| {
             if let Some(kept) = kept.as_mut() {
-                kept.before(Some((t, d)), &mut push)?;
+                kept.before(Some((t, d)), &mut keep)?;
             }
-            push(t, d, follow)
+            keep(t, &[(d, follow)])
         })?;
         if let Some(kept) = kept.as_mut() {
-            kept.before(None, &mut push)?;
+            kept.before(None, &mut keep)?;
         }
-        if let Some(e) = enc.close(&mut postings)? {
-            entry.clear();
-            e.encode(&mut entry);
-            trigrams += 1;
-            entries.write_all(&entry)?;
-        }
+        put(enc.close(&mut postings)?)?;
         let rewound = |w: BufWriter<File>| -> io::Result<File> {
             let mut f = w.into_inner().map_err(|e| e.into_error())?;
             f.seek(SeekFrom::Start(0))?;

@@ -199,6 +199,24 @@ impl PostingEncoder {
         Ok(done)
     }
 
+    /// Adds `pairs` of `trigram` (documents increasing, each after any
+    /// pair pushed before), as [`PostingEncoder::push`] does one by one.
+    pub fn push_all(
+        &mut self,
+        out: &mut impl Write,
+        trigram: Trigram,
+        pairs: &[(DocId, u8)],
+    ) -> io::Result<Option<TrigramEntry>> {
+        let Some((&(first, mask), rest)) = pairs.split_first() else { return Ok(None) };
+        let done = self.push(out, trigram, first, mask)?;
+        let list = self.current.as_mut().expect("the list just pushed to");
+        debug_assert!(rest.iter().all(|&(d, _)| d < self.doc_count), "doc id past the documents");
+        list.ids.extend(rest.iter().map(|&(d, _)| d));
+        list.masks.extend(rest.iter().map(|&(_, m)| m));
+        self.postings += rest.len() as u64;
+        Ok(done)
+    }
+
     /// Ends the open list, writing its bytes, and returns its entry.
     pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
         let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };

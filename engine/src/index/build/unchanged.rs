@@ -59,10 +59,14 @@ impl Unchanged {
     /// What the old index holds of the file at `rel`, seen by the walk as
     /// `seen`, when that is the file as it is now (`None`: read it).
     pub(super) fn kept(&self, rel: &[u8], seen: Seen) -> Option<Kept> {
-        let id = lookup(&self.reader, rel)?;
-        let (old, doc) = (self.reader.file(id)?, *self.doc_of.get(id as usize)?);
+        // An ignore file is listed twice, watched and searched: the file.
+        let first = lookup(&self.reader, rel)?;
+        let entries = (first..).map_while(|id| Some((id, self.reader.file(id)?)));
+        let mut same_path = entries.take_while(|(_, f)| f.path == rel);
+        let (id, old) = same_path.find(|(_, f)| f.flags & flags::NOT_A_FILE == 0)?;
+        let doc = *self.doc_of.get(id as usize)?;
         let same = old.size == seen.size && old.changed_ns == seen.changed_ns;
-        let file = (old.flags | seen.flags) & flags::NOT_A_FILE == 0;
+        let file = seen.flags & flags::NOT_A_FILE == 0;
         // A file that could not be read is tried again.
         let read = old.flags & flags::SKIPPED_UNREADABLE == 0;
         if !same || seen.changed_ns == RACY || !file || !read || doc == NONE {
