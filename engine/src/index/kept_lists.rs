@@ -131,9 +131,11 @@ impl KeptPairs<'_> {
                 break;
             };
             self.next += 1;
-            let kept = list.with_masks().map(|(d, m)| (renumbered.get(d as usize), m));
-            let kept = kept.filter_map(|(d, m)| d.filter(|&&d| d != GONE).map(|&d| (d, m)));
-            self.pairs.extend(kept);
+            let pairs = &mut self.pairs;
+            list.for_each_with_mask(|d, m| match renumbered.get(d as usize) {
+                Some(&d) if d != GONE => pairs.push((d, m)),
+                _ => {}
+            });
             if !self.pairs.is_empty() {
                 self.trigram = trigram;
                 return Ok(true);

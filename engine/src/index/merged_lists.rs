@@ -10,7 +10,8 @@ use std::path::Path;
 
 use super::error::IndexError;
 use super::kept_lists::KeptLists;
-use super::postings::{PostingEncoder, TRIGRAM_ENTRY_LEN, TrigramEntry};
+use super::posting_encoder::PostingEncoder;
+use super::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
 use super::sort::SortedRuns;
 
 /// Ranges of trigrams merged per thread: more than one, so that a thread

@@ -24,6 +24,7 @@ pub(crate) mod kept_lists;
 pub mod location;
 pub mod lock;
 pub(crate) mod merged_lists;
+pub(crate) mod posting_encoder;
 pub mod postings;
 pub mod prune;
 pub mod reader;

@@ -38,11 +38,9 @@
 //! list's bytes: the reader checks it before decoding a list, so a flipped
 //! byte in the postings surfaces as an error, never as a wrong answer.
 //!
-//! `PostingEncoder` writes lists as a stream (memory bounded by the
+//! `posting_encoder.rs` writes lists as a stream (memory bounded by the
 //! number of documents); [`Postings`] decodes one; [`intersect`] and
 //! [`union`] combine sorted sets.
-
-use std::io::{self, Write};
 
 use super::encoding::Put;
 use super::error::IndexError;
@@ -134,121 +132,6 @@ impl ListKind {
     }
 }
 
-/// The list being written: its trigram, ids and their follow masks.
-#[derive(Debug)]
-struct OpenList {
-    trigram: Trigram,
-    ids: Vec<DocId>,
-    masks: Vec<u8>,
-}
-
-/// Streams posting lists into a writer, one trigram at a time, and returns
-/// a [`TrigramEntry`] per list. The open list's ids are held until it
-/// ends (its encoding depends on its length), so memory is bounded by the
-/// number of documents, not by the number of postings.
-#[derive(Debug)]
-pub(crate) struct PostingEncoder {
-    doc_count: u32,
-    masks: bool,
-    current: Option<OpenList>,
-    bytes: Vec<u8>,
-    written: u64,
-    /// Total postings written.
-    pub postings: u64,
-}
-
-impl PostingEncoder {
-    /// A fresh encoder at offset 0 of the postings section of an index of
-    /// `doc_count` documents (every id pushed must be below it); bitmap
-    /// lists carry follow masks when `masks` (format version 4), else
-    /// not (format version 2).
-    pub fn new(doc_count: u32, masks: bool) -> Self {
-        let bytes = Vec::new();
-        PostingEncoder { doc_count, masks, current: None, bytes, written: 0, postings: 0 }
-    }
-
-    /// Adds `(trigram, doc)` with the follow mask of the trigram in the
-    /// document (the [`follow_bit`](crate::query::trigram::follow_bit)s of the
-    /// bytes after it); pairs must come sorted by trigram then doc. A
-    /// repeated pair adds its mask.
-    /// Returns the entry of the previous list when this pair starts a new one.
-    pub fn push(
-        &mut self,
-        out: &mut impl Write,
-        trigram: Trigram,
-        doc: DocId,
-        follow: u8,
-    ) -> io::Result<Option<TrigramEntry>> {
-        debug_assert!(doc < self.doc_count, "doc id past the documents");
-        if let Some(list) = &mut self.current
-            && list.trigram == trigram
-        {
-            if list.ids.last() == Some(&doc) {
-                *list.masks.last_mut().expect("a mask per id") |= follow;
-            } else {
-                debug_assert!(list.ids.last() < Some(&doc), "pairs out of order");
-                list.ids.push(doc);
-                list.masks.push(follow);
-                self.postings += 1;
-            }
-            return Ok(None);
-        }
-        let done = self.close(out)?;
-        self.current = Some(OpenList { trigram, ids: vec![doc], masks: vec![follow] });
-        self.postings += 1;
-        Ok(done)
-    }
-
-    /// Adds `pairs` of `trigram` (documents increasing, each after any
-    /// pair pushed before), as [`PostingEncoder::push`] does one by one.
-    pub fn push_all(
-        &mut self,
-        out: &mut impl Write,
-        trigram: Trigram,
-        pairs: &[(DocId, u8)],
-    ) -> io::Result<Option<TrigramEntry>> {
-        let Some((&(first, mask), rest)) = pairs.split_first() else { return Ok(None) };
-        let done = self.push(out, trigram, first, mask)?;
-        let list = self.current.as_mut().expect("the list just pushed to");
-        debug_assert!(rest.iter().all(|&(d, _)| d < self.doc_count), "doc id past the documents");
-        list.ids.extend(rest.iter().map(|&(d, _)| d));
-        list.masks.extend(rest.iter().map(|&(_, m)| m));
-        self.postings += rest.len() as u64;
-        Ok(done)
-    }
-
-    /// Ends the open list, writing its bytes, and returns its entry.
-    pub fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
-        let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };
-        let count = ids.len() as u32;
-        self.bytes.clear();
-        if is_bitmap(count, self.doc_count) {
-            self.bytes.resize(bitmap_len(self.doc_count) as usize, 0);
-            for d in ids {
-                self.bytes[(d / 8) as usize] |= 1 << (d % 8);
-            }
-            if self.masks {
-                pack_masks(&masks, &mut self.bytes);
-            }
-        } else {
-            let mut prev = None;
-            for d in ids {
-                put_varint(&mut self.bytes, prev.map_or(d, |p: DocId| d - p - 1));
-                prev = Some(d);
-            }
-        }
-        out.write_all(&self.bytes)?;
-        let offset = self.written;
-        self.written += self.bytes.len() as u64;
-        Ok(Some(TrigramEntry { trigram, count, offset, crc: crc32fast::hash(&self.bytes) }))
-    }
-
-    /// Bytes written so far.
-    pub fn written(&self) -> u64 {
-        self.written
-    }
-}
-
 /// An iterator over the doc ids of one posting list, in increasing order.
 ///
 /// The reader checks the list's CRC before handing one out; decoding is
@@ -314,16 +197,27 @@ impl<'a> Postings<'a> {
         }
     }
 
-    /// Every id of this list with its follow mask: the mask kept for it,
-    /// or every follow bit where the list keeps none (varints: any byte
-    /// may follow, as a query reading the list assumes).
-    pub(crate) fn with_masks(self) -> impl Iterator<Item = (DocId, u8)> + 'a {
-        let masks = match &self.list {
-            List::Bitmap { masks: Some(masks), .. } => Some(*masks),
-            _ => None,
+    /// Calls `f` with every id of this list, not read yet, and its follow
+    /// mask: the mask kept for it, or every follow bit where the list keeps
+    /// none (varints: any byte may follow, as a query reading the list
+    /// assumes). A bitmap is read a word at a time.
+    pub(crate) fn for_each_with_mask(self, mut f: impl FnMut(DocId, u8)) {
+        let Postings { left, list } = self;
+        let List::Bitmap { bits, at: 0, masks } = list else {
+            return Postings { left, list }.for_each(|d| f(d, ANY_FOLLOW));
         };
-        let mask = move |k: usize| masks.map_or(ANY_FOLLOW, |m| nibble(m, k as u64));
-        self.enumerate().map(move |(k, d)| (d, mask(k)))
+        let mut k = 0u64;
+        for (w, chunk) in bits.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let mut word = u64::from_le_bytes(word);
+            while word != 0 && k < u64::from(left) {
+                let d = w as u64 * 64 + u64::from(word.trailing_zeros());
+                word &= word - 1;
+                f(d as DocId, masks.map_or(ANY_FOLLOW, |m| nibble(m, k)));
+                k += 1;
+            }
+        }
     }
 
     /// The ids of this list in which the trigram is followed by a byte
@@ -449,6 +343,7 @@ mod tests;
 mod varint;
 
 pub use follow::masks_len;
-use follow::{Rank, bit, nibble, pack_masks};
+pub(crate) use follow::pack_masks;
+use follow::{Rank, bit, nibble};
 pub use sets::{intersect, union};
 pub use varint::{get_varint, put_varint};

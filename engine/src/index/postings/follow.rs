@@ -10,7 +10,7 @@ pub fn masks_len(count: u32) -> u64 {
 
 /// Appends `masks` (one per id, low 4 bits), two to a byte, the first in
 /// the low half.
-pub(super) fn pack_masks(masks: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn pack_masks(masks: &[u8], out: &mut Vec<u8>) {
     for pair in masks.chunks(2) {
         let high = pair.get(1).map_or(0, |m| m & 0x0f);
         out.push((pair[0] & 0x0f) | (high << 4));

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::index::format::FORMAT_VERSION;
+use crate::index::posting_encoder::PostingEncoder;
 
 #[test]
 fn varint_round_trip_and_truncation() {
