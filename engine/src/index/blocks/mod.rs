@@ -30,9 +30,9 @@ use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
 use super::trust;
 use super::writer::{IndexSummary, IndexWriter};
+use crate::logline::time::SAMPLE;
 use crate::query::Query;
 use crate::stats::MemorySampler;
-use crate::logline::time::SAMPLE;
 use source::{BlockSource, HEAD_LEN};
 
 mod cutting;
