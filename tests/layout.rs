@@ -913,7 +913,7 @@ fn no_comment_names_an_issue_number() {
 const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("chunk", 41),
     ("error", 2),
-    ("index", 320),
+    ("index", 324),
     ("kind", 15),
     ("", 14),
     ("logline", 13),

@@ -22,12 +22,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use trigrep::kind::{Door, Format};
+use trigrep::logline::time::Format as TimeFormat;
 use trigrep::options::MatchOptions;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
 use trigrep::query::search_plan::query_for;
 use trigrep::search::decode::Transform;
-use trigrep::logline::time::Format as TimeFormat;
 use trigrep::text::BlockText;
 use trigrep::text::opening::{self, Source};
 use trigrep::text::raw::RawText;
