@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-mkdir -p corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record corpus/integrity corpus/logline
+mkdir -p corpus/block_times corpus/block_source corpus/index_reader corpus/pack_container corpus/gz_record corpus/integrity corpus/logline
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TG_INDEX_DIR="$work/idx"
@@ -73,6 +73,11 @@ for i, p in enumerate(sys.argv[1:]):
     if at >= 0:
         open(f"corpus/block_source/seed{i}", "wb").write(b[at:at + 88])
         open(f"corpus/block_source/seed{i}-v1", "wb").write(b[at:at + 8] + (1).to_bytes(4, "little") + b[at + 12:at + 80])
+    # The `times` section: 32 bytes of head, 16 a block.
+    at = b.find(b"TGTIMES\0")
+    if at >= 0:
+        n = int.from_bytes(b[at + 24:at + 32], "little")
+        open(f"corpus/block_times/seed{i}", "wb").write(b[at:at + 32 + 16 * n])
     # A .gz index's record: header, point table, windows (lengths in the table).
     at = b.find(b"TGGZSRC\0")
     if at >= 0:

@@ -268,3 +268,39 @@ fn histogram_counts_and_jumps() {
     t.wait("Enter: the third bucket's first line", |s| at_top(s, first_at(&times, target)));
     t.send("q");
 }
+
+/// Times out of order in a block-indexed log (a block of later lines
+/// moved up): `@TIME` scans from the first block whose recorded times
+/// reach the time, says from where, and finds the line a scan from the
+/// start finds (the viewer without a terminal, `--replay`, its last
+/// screen printed).
+#[test]
+fn issue_0035_out_of_order_times_are_scanned_from_the_block_they_reach() {
+    let tree = Tree::new("view-time-ranges");
+    let (text, mut times) = log(&|s, i| format!("2026-01-03 {} INFO event {i}", clock(s)));
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Lines 2601-3000 (from 11:26:42) moved to after line 1000.
+    let moved: Vec<&str> = lines.drain(2600..).collect();
+    let moved_times: Vec<Option<i64>> = times.drain(2600..).collect();
+    lines.splice(1000..1000, moved);
+    times.splice(1000..1000, moved_times);
+    tree.write("app.log", lines.join("\n") + "\n");
+    tg(&tree, &["index", "-q", "--block-size", "4K", "app.log"]);
+    let want = first_at(&times, T0 + 4000);
+    assert_eq!(want, 1001, "a moved line comes first");
+    let keys = "@2026-01-03 11:06:40\n";
+    let out = util::tg_command(&tree, tree.root())
+        .env("TG_INDEX_DIR", tree.path("idx"))
+        .env("TG_AUTO_INDEX", "0")
+        .args(["view", "--size", "200x20", "--replay", keys, "app.log"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(out.stdout).unwrap();
+    let screen: Vec<&str> = shown.lines().skip(keys.chars().count() + 1).collect();
+    let top = lines[want as usize - 1];
+    assert!(screen[0].contains(top), "top {:?}, not {top:?}:\n{shown}", screen[0]);
+    let from = screen.last().unwrap().split("scanning from byte ").nth(1);
+    let from: u64 = from.and_then(|f| f.trim_end_matches(')').trim().parse().ok()).expect(&shown);
+    let before = lines[..1000].iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    assert!(from > before / 2 && from <= before, "scanned from byte {from} of {before}");
+}

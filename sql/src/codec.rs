@@ -156,5 +156,12 @@ mod tests {
         encode(&spec, &mut buf).unwrap();
         assert_eq!(decode::<ScanSpec>(&buf).unwrap().unwrap(), spec);
         assert!(decode::<ScanSpec>(b"\x0a\x02xx").is_none());
+        // A time range and the table's promise travel with the scan.
+        let range = crate::time_filter::TimeRange { lo: Some(5), hi: None };
+        let times = Some(crate::time_filter::TimeCut { range, ascending: true });
+        let spec = ScanSpec { times, ..spec };
+        buf.clear();
+        encode(&spec, &mut buf).unwrap();
+        assert_eq!(decode::<ScanSpec>(&buf).unwrap().unwrap(), spec);
     }
 }

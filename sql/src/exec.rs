@@ -40,7 +40,7 @@ use crate::opened::OpenTexts;
 use crate::pushdown::Pred;
 use crate::read::{Unit, UnitReader};
 use crate::rows::{self, RowBuilder};
-use crate::time_filter::TimeRange;
+use crate::time_filter::TimeCut;
 
 /// What a [`LinesExec`] does with the units it is given: all it needs
 /// to run anywhere.
@@ -53,10 +53,9 @@ pub struct ScanSpec {
     pub pred: Option<Pred>,
     /// The base directory of indexes.
     pub base: PathBuf,
-    /// The times lines must have, pushed down only when the table's
-    /// times go up (`'times=ascending'`): its blocks are bisected by time.
+    /// The times lines must have: blocks that hold none are skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub times: Option<TimeRange>,
+    pub times: Option<TimeCut>,
 }
 
 /// The scan of a lines table.
@@ -141,7 +140,7 @@ impl DisplayAs for LinesExec {
             self.properties.output_partitioning().partition_count(),
             self.spec.pred.is_some(),
             match self.spec.times {
-                Some(r) => format!(", times={:?}..={:?}", r.lo, r.hi),
+                Some(TimeCut { range: r, .. }) => format!(", times={:?}..={:?}", r.lo, r.hi),
                 None => String::new(),
             }
         )

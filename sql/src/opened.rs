@@ -3,9 +3,11 @@
 //! candidate spans, and opening the text (its index checked, its
 //! byte-order mark read, its candidates found) is done by the first part
 //! to get there, while the others wait for it. A scan on a Ballista
-//! executor shares with the other partitions of its task only. A table
-//! whose times go up (`'times=ascending'`) keeps only the spans that can
-//! hold a time in the conditions' range ([`crate::time_prune`]).
+//! executor shares with the other partitions of its task only. Under a
+//! `time` condition only the spans that can hold a time in its range are
+//! kept ([`crate::time_prune`]: by the times the index recorded per
+//! block, or, for an older index of a table whose times go up
+//! (`'times=ascending'`), by bisecting).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -20,7 +22,7 @@ use crate::remote::{self, Object};
 use crate::rows::FileInfo;
 use crate::stamps::format_of;
 use crate::text::{self, Bom, Compression, Opened};
-use crate::time_filter::TimeRange;
+use crate::time_filter::TimeCut;
 use crate::{tail, time_prune};
 use trigrep::logline::time::SAMPLE;
 
@@ -54,15 +56,14 @@ impl fmt::Debug for OpenTexts {
 
 impl OpenTexts {
     /// The text at `path` (the remote `object` when given, read with
-    /// `compression`), opened and its candidates for `pred` (and, its times
-    /// going up, `times`) found once: `None` when it is read whole, not by
-    /// spans.
+    /// `compression`), opened and its candidates for `pred` and `times`
+    /// found once: `None` when it is read whole, not by spans.
     pub fn get(
         &self,
         (path, object): (&Path, Option<&Object>),
         base: &Path,
         compression: Compression,
-        (pred, times): (Option<&Pred>, Option<TimeRange>),
+        (pred, times): (Option<&Pred>, Option<TimeCut>),
     ) -> Result<Option<Arc<Prepared>>> {
         let cell = {
             let mut texts = self.texts.lock().unwrap_or_else(|e| e.into_inner());
@@ -77,11 +78,11 @@ impl OpenTexts {
 }
 
 /// Finds what of the text at `path`, as `opened`, can satisfy `pred` and
-/// (its times going up) `times`.
+/// `times`.
 fn prepare(
     path: &Path,
     opened: Result<Opened>,
-    (pred, times): (Option<&Pred>, Option<TimeRange>),
+    (pred, times): (Option<&Pred>, Option<TimeCut>),
 ) -> Result<Option<Prepared>> {
     let Opened::Text(text) = opened? else { return Ok(None) };
     let bom = Bom::of(&*text).map_err(|e| text::error(path, e))?;
@@ -95,14 +96,22 @@ fn prepare(
         return Ok(None);
     }
     let mut spans = text::spans(&*text, pred, tail.spans.clone())?;
-    if let Some(range) = times {
+    if let Some(TimeCut { range, ascending }) = times {
         let file = FileInfo::of(path, std::fs::metadata(path).ok().as_ref());
         let head = text.head(SAMPLE).map_err(|e| text::error(path, e))?;
         if let Some(format) = format_of(&head, file.modified_ms()) {
-            let blocks = text::spans(&*text, None, tail.spans)?;
-            let start = bom.dropped();
-            spans = time_prune::by_time(&*text, format, start, &blocks, spans, range)
-                .map_err(|e| text::error(path, e))?;
+            // Ranges read in another format (a syslog year taken from
+            // another modification time) say nothing of these rows.
+            let recorded = text.index().times().filter(|t| t.format == format);
+            let tail_from = tail.spans.first().map(|s| s.offset);
+            if let Some(recorded) = recorded {
+                spans = time_prune::by_ranges(&text.blocks(), &recorded, spans, tail_from, range);
+            } else if ascending {
+                let blocks = text::spans(&*text, None, tail.spans)?;
+                let start = bom.dropped();
+                spans = time_prune::by_time(&*text, format, start, &blocks, spans, range)
+                    .map_err(|e| text::error(path, e))?;
+            }
         }
     }
     Ok(Some(Prepared { text, bom, spans }))

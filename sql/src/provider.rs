@@ -21,7 +21,7 @@ use crate::exec::{LinesExec, ScanSpec, units_source};
 use crate::paths::Root;
 use crate::pushdown::{is_pushable, pred_of};
 use crate::text::Compression;
-use crate::time_filter::{TimeOrder, bounds_time, range_of};
+use crate::time_filter::{TimeCut, TimeOrder, bounds_time, range_of};
 use crate::{paths, rows, scan_units};
 
 /// One row per line of every file under `paths`: a tree (walked as `tg`
@@ -77,8 +77,7 @@ impl TableProvider for LinesTable {
         Ok(filters
             .iter()
             .map(|f| {
-                let on_time = self.times == TimeOrder::Ascending && bounds_time(f);
-                if self.pushdown && (is_pushable(f) || on_time) {
+                if self.pushdown && (is_pushable(f) || bounds_time(f)) {
                     TableProviderFilterPushDown::Inexact
                 } else {
                     TableProviderFilterPushDown::Unsupported
@@ -95,8 +94,9 @@ impl TableProvider for LinesTable {
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let pred = if self.pushdown { pred_of(filters) } else { None };
-        let ascending = self.pushdown && self.times == TimeOrder::Ascending;
-        let times = if ascending { range_of(filters) } else { None };
+        let ascending = self.times == TimeOrder::Ascending;
+        let times = range_of(filters).filter(|_| self.pushdown);
+        let times = times.map(|range| TimeCut { range, ascending });
         let n = state.config().target_partitions();
         let (roots, base, compression) = (self.roots.clone(), self.base.clone(), self.compression);
         let pred_for_walk = pred.clone();

@@ -32,7 +32,7 @@ use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps;
 use crate::text::{self, Bom, Compression, Kind, Opened};
-use crate::time_filter::TimeRange;
+use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
 
 /// The largest walked file read whole into memory as one span.
@@ -100,8 +100,8 @@ impl Unit {
 pub struct UnitReader<'a> {
     /// What lines must satisfy, as far as an index can tell.
     pred: Option<&'a Pred>,
-    /// The times lines must have, when they go up.
-    times: Option<TimeRange>,
+    /// The times lines must have.
+    times: Option<TimeCut>,
     /// The base directory of indexes.
     base: &'a Path,
     /// The texts of the scan, shared with its other partitions.
@@ -117,10 +117,10 @@ pub struct UnitReader<'a> {
 
 impl<'a> UnitReader<'a> {
     /// A reader gathering `rows`, sent to `emit`, of the lines that may
-    /// satisfy `pred` and (their times going up) have `times`.
+    /// satisfy `pred` and have `times`.
     pub fn new(
         rows: RowBuilder,
-        (pred, times): (Option<&'a Pred>, Option<TimeRange>),
+        (pred, times): (Option<&'a Pred>, Option<TimeCut>),
         base: &'a Path,
         texts: &'a OpenTexts,
         notes: Option<&'a Notes>,

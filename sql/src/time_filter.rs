@@ -1,14 +1,16 @@
-//! Conditions on the `time` column, and the one promise that lets them
-//! skip blocks: `lines(PATH, 'times=ascending')` ([`TimeOrder`]).
+//! Conditions on the `time` column, pushed down (`Inexact`: DataFusion
+//! still checks every row) as a [`TimeRange`], by which
+//! [`crate::time_prune`] skips the blocks of a block-indexed text that
+//! hold no line with a time in it.
 //!
-//! By default no block is skipped by time, whatever the condition:
-//! loggers with several threads write lines out of order every day (a
-//! line stamped 15 ms before the one above it), so a block whose first
-//! time is past a range can still hold a line within it. Only when the
-//! user says the times of every file only go up are `time` comparisons
-//! pushed down (`Inexact`: DataFusion still checks every row) as a
-//! [`TimeRange`], by which [`crate::time_prune`] bisects a block-indexed
-//! text's blocks.
+//! An index built by this version records each block's earliest and
+//! latest line time, so the blocks skipped are exactly those that cannot
+//! hold a row, whatever the order of the times. An older index records
+//! none: then no block is skipped by time unless the user promised
+//! `lines(PATH, 'times=ascending')` ([`TimeOrder`]), and blocks are
+//! bisected by the time of their first lines (loggers with several
+//! threads write lines out of order every day, a line stamped 15 ms
+//! before the one above it: a false promise loses such rows).
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::{Between, Expr, Operator};
@@ -49,6 +51,18 @@ pub struct TimeRange {
     pub lo: Option<i64>,
     /// The latest.
     pub hi: Option<i64>,
+}
+
+/// A `time` range pushed down to a scan, and whether the table's user
+/// promised that its times go up (`'times=ascending'`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeCut {
+    /// The range.
+    #[serde(flatten)]
+    pub range: TimeRange,
+    /// Whether every file's times only go up.
+    #[serde(default)]
+    pub ascending: bool,
 }
 
 impl TimeRange {

@@ -1,5 +1,9 @@
-//! Blocks skipped by time, only for a table whose user said its times
-//! only go up (`'times=ascending'`, [`crate::time_filter`]). Then the
+//! Blocks skipped by time. When the index recorded the earliest and
+//! latest time of each block's lines ([`BlockTimes`]), exactly the
+//! blocks whose range meets the condition's are read ([`by_ranges`]).
+//! An older index recorded none: then blocks are skipped only for a
+//! table whose user said its times only go up (`'times=ascending'`,
+//! [`crate::time_filter`]), by [`by_time`]. Then the
 //! lines of a block have times between the time its first line carries
 //! and the one the next block's first line carries, so the blocks that
 //! can hold a time in a [`TimeRange`] are one run, found by bisecting:
@@ -9,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use trigrep::index::blocks::time_ranges::BlockTimes;
 use trigrep::logline::time::Format;
 use trigrep::text::{Block, BlockText};
 
@@ -103,4 +108,36 @@ pub fn by_time(
     }
     let (from, to) = (blocks[first].offset, blocks[end - 1].offset);
     Ok(spans.into_iter().filter(|s| (from..=to).contains(&s.offset)).collect())
+}
+
+/// The spans of `spans` that can hold a line with a time in `range`, by
+/// the times `recorded` of each of `blocks` (every block of the index, in
+/// order): a span of an indexed block whose lines' times all fall outside
+/// the range is left out; a span from `tail_from` on (a grown file's tail,
+/// which no range covers) and one that is no block are kept.
+pub fn by_ranges(
+    blocks: &[Block],
+    recorded: &BlockTimes,
+    spans: Vec<Block>,
+    tail_from: Option<u64>,
+    range: TimeRange,
+) -> Vec<Block> {
+    let meets = |r: &Option<(i64, i64)>| {
+        r.is_some_and(|(lo, hi)| {
+            range.lo.is_none_or(|l| hi >= l) && range.hi.is_none_or(|h| lo <= h)
+        })
+    };
+    let n = recorded.ranges.len().min(blocks.len());
+    let kept = recorded.ranges[..n].iter().filter(|r| meets(r)).count();
+    log::info!("time ranges: {kept} of {n} blocks can hold {range:?}");
+    let keep = |s: &Block| {
+        if tail_from.is_some_and(|t| s.offset >= t) {
+            return true;
+        }
+        match blocks[..n].binary_search_by_key(&s.offset, |b| b.offset) {
+            Ok(i) => meets(&recorded.ranges[i]),
+            Err(_) => true,
+        }
+    };
+    spans.into_iter().filter(keep).collect()
 }

@@ -6,8 +6,9 @@
 //! log that grew after its index, with long continuation runs crossing
 //! blocks; embedded, with and without pushdown, through a warm server
 //! and on a Ballista cluster, each line against the reference the test
-//! computed as it wrote the logs. No block is skipped by time unless the
-//! table says its times go up.
+//! computed as it wrote the logs. Without the times an index records
+//! per block, no block is skipped by time unless the table says its
+//! times go up.
 
 mod util;
 
@@ -268,10 +269,16 @@ fn a_line_written_late_is_never_lost_by_default() {
     let text = String::from_utf8(log.text.clone()).unwrap();
     let line = text.lines().nth(late).unwrap();
     let want = serde_json::json!({"line_number": late + 1, "t": t, "line": line});
-    assert_eq!(row(&format!("lines('{p}')")), [want]);
-    // Told that times go up (which they do not), the table skips the
-    // block: what the promise costs when it is false.
+    assert_eq!(row(&format!("lines('{p}')")), std::slice::from_ref(&want));
+    // The index recorded each block's times: a false promise that times
+    // go up costs nothing.
+    assert_eq!(row(&format!("lines('{p}', 'times=ascending')")), std::slice::from_ref(&want));
+    // An index as an older tg wrote it has none: told that times go up
+    // (which they do not), the table skips the block, what the promise
+    // costs when it is false; without the promise the row is there.
+    assert_eq!(util::forget_times(&fx), 1);
     assert_eq!(row(&format!("lines('{p}', 'times=ascending')")), Vec::<Value>::new());
+    assert_eq!(row(&format!("lines('{p}')")), [want]);
 }
 
 #[test]
@@ -281,6 +288,9 @@ fn issue_0035_ascending_times_bisect_blocks_and_keep_every_row() {
     let path = fx.write("up.log", &log.text);
     let p = path.to_str().unwrap();
     fx.tg(&["index", "-q", "--block-size", "4K", p]);
+    // Blocks are bisected for an index without recorded times (an older
+    // tg's; with them, tests/pruned_by_time.rs).
+    assert_eq!(util::forget_times(&fx), 1);
     // A range beginning inside the long continuation run and one
     // starting before the log and ending in it.
     let times: Vec<i64> = log.want.iter().map(|w| w.0.unwrap()).collect();

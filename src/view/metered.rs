@@ -99,6 +99,10 @@ impl Text for Metered {
         self.text.file()
     }
 
+    fn time_floor(&self, format: trigrep::logline::time::Format, target: i64) -> u64 {
+        self.text.time_floor(format, target)
+    }
+
     fn kind(&self) -> &str {
         self.text.kind()
     }

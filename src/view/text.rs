@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use trigrep::kind::{Door, Format};
+use trigrep::logline::time::Format as TimeFormat;
 use trigrep::options::MatchOptions;
 use trigrep::pack::read::PackedFile;
 use trigrep::query::Query;
@@ -72,6 +73,12 @@ pub trait Text: Send + Sync {
     /// The file to map for counting lines (a plain file or a spool).
     fn file(&self) -> Option<&File> {
         None
+    }
+    /// A line start before which no line has a time (in `format`) at or
+    /// after `target`, by the times its block index recorded (0: none
+    /// recorded, in that format).
+    fn time_floor(&self, _format: TimeFormat, _target: i64) -> u64 {
+        0
     }
     /// What the text is, for the status line.
     fn kind(&self) -> &str;
@@ -162,6 +169,17 @@ fn candidate_ranges(text: &dyn BlockText, m: &MatchOptions) -> Option<Vec<Range<
     Some(found.iter().map(|b| b.offset..b.offset + b.len).collect())
 }
 
+/// [`Text::time_floor`] of `text`: the start of its first block whose
+/// latest line time is at or after `target` (else of its last block,
+/// before which a grown file's new lines are not).
+fn time_floor(text: &dyn BlockText, format: TimeFormat, target: i64) -> u64 {
+    let Some(times) = text.index().times().filter(|t| t.format == format) else { return 0 };
+    let blocks = text.blocks();
+    let reaches = times.ranges.iter().position(|r| r.is_some_and(|(_, hi)| hi >= target));
+    let at = reaches.or(blocks.len().checked_sub(1));
+    at.and_then(|i| blocks.get(i)).map_or(0, |b| b.offset)
+}
+
 /// The block map of `text`: `(offset, first line)` of every block.
 fn block_map(text: &dyn BlockText) -> Vec<(u64, u64)> {
     text.blocks().iter().map(|b| (b.offset, b.first_line)).collect()
@@ -209,6 +227,10 @@ impl Text for Plain {
 
     fn file(&self) -> Option<&File> {
         Some(&self.file)
+    }
+
+    fn time_floor(&self, format: TimeFormat, target: i64) -> u64 {
+        self.index.as_ref().map_or(0, |t| time_floor(t, format, target))
     }
 
     fn kind(&self) -> &str {
@@ -283,6 +305,10 @@ impl Text for Indexed {
 
     fn candidates(&self, m: &MatchOptions) -> Option<Vec<Range<u64>>> {
         candidate_ranges(self.text.as_ref(), m)
+    }
+
+    fn time_floor(&self, format: TimeFormat, target: i64) -> u64 {
+        time_floor(self.text.as_ref(), format, target)
     }
 
     fn kind(&self) -> &str {

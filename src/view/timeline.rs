@@ -2,7 +2,8 @@
 //! its first 64 KiB ([`trigrep::logline::time`]); the time of the top
 //! line for the status line; and `@TIME`, a jump to the first line at or
 //! after a time ([`super::times`]: by bisecting the text's bytes, or by
-//! scanning it when its times are not in order, and saying so); on a
+//! scanning it when its times are not in order, and saying so, from the
+//! first block whose recorded times reach it ([`super::text::Text::time_floor`])); on a
 //! merge of several texts, through the [`super::merge::Merge`].
 
 use trigrep::logline::time;
@@ -72,13 +73,19 @@ impl App {
         let Some(format) = self.time else { return };
         let text = &*self.text;
         let ordered = in_order(text, format, progress);
-        let found = if ordered {
-            bisect(text, format, target, progress)
-        } else {
-            scan(text, format, 0, target, progress)
+        // No line before the first block whose recorded times reach the
+        // target has a time at or after it.
+        let from = if ordered { 0 } else { text.time_floor(format, target) };
+        let found = match ordered {
+            true => bisect(text, format, target, progress),
+            false => scan(text, format, from, target, progress),
         };
         let when = time::format(target);
-        let unordered = if ordered { "" } else { " (times not in order: found by scanning)" };
+        let unordered = match (ordered, from) {
+            (true, _) => String::new(),
+            (false, 0) => " (times not in order: found by scanning)".to_string(),
+            (false, _) => format!(" (times not in order: found by scanning from byte {from})"),
+        };
         match found {
             Some(at) => {
                 self.top = at;

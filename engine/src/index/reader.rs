@@ -94,6 +94,7 @@ pub struct IndexReader {
     trigrams: Range<usize>,
     postings: Range<usize>,
     source: Option<Range<usize>>,
+    times: Option<Range<usize>>,
     stats: IndexStats,
 }
 
@@ -130,10 +131,8 @@ impl IndexReader {
         let always = range("always", true)?;
         let trigrams = range("trigrams", true)?;
         let postings = range("postings", false)?;
-        let source = match layout.get("source") {
-            Some(_) => Some(range("source", true)?),
-            None => None,
-        };
+        let optional = |name: &str| layout.get(name).map(|_| range(name, true)).transpose();
+        let (source, times) = (optional("source")?, optional("times")?);
         let (nfiles, ndocs) =
             table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
         validate_always(&bytes[always.clone()], ndocs)?;
@@ -161,6 +160,7 @@ impl IndexReader {
             trigrams,
             postings,
             source,
+            times,
             stats,
         })
     }
@@ -188,6 +188,11 @@ impl IndexReader {
     /// cut from; see `crate::index::writer::IndexWriter::set_source`).
     pub fn source(&self) -> Option<&[u8]> {
         self.source.clone().map(|r| &self.bytes[r])
+    }
+
+    /// The `times` section, if the index has one (`blocks::time_ranges`).
+    pub(crate) fn times(&self) -> Option<&[u8]> {
+        self.times.clone().map(|r| &self.bytes[r])
     }
 
     /// The feature version the index was built with.

@@ -113,6 +113,7 @@ impl IndexWriterBuilder {
             },
             spill_dir,
             source: None,
+            times: None,
             follow_masks: self.follow_masks,
             merge_threads: None,
             kept: None,
@@ -150,6 +151,8 @@ pub struct IndexWriter {
     spill_dir: PathBuf,
     tables: Tables,
     source: Option<Vec<u8>>,
+    /// The `times` section (`blocks::time_ranges`), if any.
+    times: Option<Vec<u8>>,
     follow_masks: bool,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
@@ -179,6 +182,11 @@ impl IndexWriter {
     /// [`crate::index::blocks`]).
     pub(crate) fn set_source(&mut self, bytes: Vec<u8>) {
         self.source = Some(bytes);
+    }
+
+    /// Records the times of the documents' lines (the `times` section).
+    pub(crate) fn set_times(&mut self, bytes: Vec<u8>) {
+        self.times = Some(bytes);
     }
 
     /// Adds a file and returns its id (ids count up from 0). Fails when
@@ -302,8 +310,16 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter { sorter, spill_dir, tables, source, follow_masks, merge_threads, kept } =
-            self;
+        let IndexWriter {
+            sorter,
+            spill_dir,
+            tables,
+            source,
+            times,
+            follow_masks,
+            merge_threads,
+            kept,
+        } = self;
         let version = if follow_masks { FORMAT_VERSION } else { 2 };
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
@@ -368,10 +384,12 @@ impl IndexWriter {
             spool.copy_to(&mut fw)?;
             fw.end_section();
         }
-        if let Some(source) = &source {
-            fw.begin_section("source");
-            fw.write_all(source)?;
-            fw.end_section();
+        for (name, bytes) in [("source", &source), ("times", &times)] {
+            if let Some(bytes) = bytes {
+                fw.begin_section(name);
+                fw.write_all(bytes)?;
+                fw.end_section();
+            }
         }
 
         let (buffered, bytes) = fw.finish()?;

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::indexed_format::{BuildRequest, IndexedFormat};
 use super::{Block, BlockText, Covered, Opened, TextIndex};
+use crate::index::blocks::time_ranges::BlockTimes;
 use crate::index::error::IndexError;
 use crate::index::gz::{self, GzIndex, TextReader};
 use crate::kind::Format;
@@ -121,5 +122,9 @@ impl TextIndex for GzIndex {
 
     fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
         self.candidates_within(query, enough)
+    }
+
+    fn times(&self) -> Option<BlockTimes> {
+        GzIndex::times(self)
     }
 }

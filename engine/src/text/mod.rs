@@ -36,6 +36,7 @@ use std::io;
 use crate::index::TextShape;
 pub use crate::index::blocks::Block;
 use crate::index::blocks::BlockIndex;
+use crate::index::blocks::time_ranges::BlockTimes;
 use crate::index::error::IndexError;
 use crate::query::Query;
 
@@ -72,6 +73,14 @@ pub trait TextIndex: Send + Sync {
     /// those holding its trigrams, or, with `enough` above 0, a superset
     /// once at most that many are left.
     fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError>;
+
+    /// The earliest and latest time the lines of each block carry, as the
+    /// build recorded them ([`crate::index::blocks::time_ranges`]); `None`
+    /// for an index built without them (by an older tg, or of a text
+    /// without times).
+    fn times(&self) -> Option<BlockTimes> {
+        None
+    }
 }
 
 impl TextIndex for BlockIndex {
@@ -89,6 +98,10 @@ impl TextIndex for BlockIndex {
 
     fn candidates(&self, query: &Query, enough: usize) -> Result<Vec<Block>, IndexError> {
         BlockIndex::candidates(self, query, enough)
+    }
+
+    fn times(&self) -> Option<BlockTimes> {
+        BlockIndex::times(self)
     }
 }
 

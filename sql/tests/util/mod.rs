@@ -305,3 +305,53 @@ pub fn json_rows<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<Row> {
     rows.sort();
     rows
 }
+
+/// Makes every index under the fixture's index directory (`index.tg`) look
+/// as an older tg wrote it, without the `times` section: its name in the
+/// table of contents is changed to one no reader knows (readers skip
+/// those), and the checksums that cover it are made again. Returns how
+/// many indexes had one.
+pub fn forget_times(fx: &Fixture) -> usize {
+    let mut changed = 0;
+    let mut stack = vec![fx.index_dir()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "index.tg") {
+                let mut b = std::fs::read(&path).unwrap();
+                let footer = b.len() - 52;
+                let u64_at =
+                    |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+                let (toc, toc_len) = (u64_at(&b, footer) as usize, u64_at(&b, footer + 8) as usize);
+                let count = u32::from_le_bytes(b[toc..toc + 4].try_into().unwrap()) as usize;
+                let name =
+                    (0..count).map(|i| toc + 8 + 40 * i).find(|&e| &b[e..e + 6] == b"times\0");
+                let Some(name) = name else { continue };
+                b[name..name + 5].copy_from_slice(b"ztime");
+                let toc_crc = crc32(&b[toc..toc + toc_len]);
+                b[footer + 28..footer + 32].copy_from_slice(&toc_crc.to_le_bytes());
+                let body_crc = crc32(&b[..footer]);
+                b[footer + 24..footer + 28].copy_from_slice(&body_crc.to_le_bytes());
+                let footer_crc = crc32(&b[footer..footer + 36]);
+                b[footer + 36..footer + 40].copy_from_slice(&footer_crc.to_le_bytes());
+                std::fs::write(&path, b).unwrap();
+                changed += 1;
+            }
+        }
+    }
+    changed
+}
+
+/// CRC-32 (IEEE), as the index's checksums are.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}

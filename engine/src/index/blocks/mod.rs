@@ -30,11 +30,16 @@ use super::storage::FsStorage;
 use super::table::{FileId, FileMeta, RACY};
 use super::trust;
 use super::writer::{IndexSummary, IndexWriter};
+use crate::logline::time::SAMPLE;
 use crate::query::Query;
 use crate::stats::MemorySampler;
 use source::{BlockSource, HEAD_LEN};
 
+mod cutting;
 pub mod source;
+pub mod time_ranges;
+
+pub use cutting::cut;
 
 /// The nominal block size. Events spread through a log make blocks
 /// candidates by the fraction of blocks they touch: on the 1 GiB log, a
@@ -64,27 +69,6 @@ pub struct Block {
     pub first_line: u64,
 }
 
-/// Cuts `data` into `(offset, len)` blocks of about `size` bytes, each
-/// ending just past a `\n` (a longer line makes a longer block; the last
-/// block ends where the data does).
-pub fn cut(data: &[u8], size: u64) -> Vec<(u64, u64)> {
-    let (len, size) = (data.len() as u64, size.max(1));
-    let mut blocks = Vec::new();
-    let mut start = 0;
-    while start < len {
-        let nominal = start + size;
-        let end = if nominal >= len {
-            len
-        } else {
-            memchr::memchr(b'\n', &data[(nominal - 1) as usize..])
-                .map_or(len, |j| nominal + j as u64)
-        };
-        blocks.push((start, end - start));
-        start = end;
-    }
-    blocks
-}
-
 /// What [`build`] made.
 #[derive(Clone, Debug)]
 pub struct BuiltBlocks {
@@ -107,6 +91,7 @@ struct Extracted {
     trigrams: Vec<crate::query::trigram::Gram>,
     newlines: u64,
     nul: bool,
+    times: Option<time_ranges::Scan>,
 }
 
 /// Builds (or rebuilds) the block index of the file at `path` under the
@@ -178,7 +163,13 @@ pub(crate) fn index_text(
         flags: 0,
     };
     let id = writer.add_file(meta)?;
-    let (lines, has_nul) = add_blocks(&mut writer, id, data, blocks, budget, progress, then)?;
+    let modified_ms = crate::sys::modified_ns(md).div_euclid(1_000_000);
+    let mut times = time_ranges::Builder::for_text(&data[..data.len().min(SAMPLE)], modified_ms);
+    let into = (&mut writer, id, &mut times);
+    let (lines, has_nul) = add_blocks(into, data, blocks, budget, progress, then)?;
+    if let Some(times) = times {
+        writer.set_times(times.encode());
+    }
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);
     let id = if same_file { crate::sys::file_id(path, md) } else { crate::sys::FileId::default() };
@@ -197,14 +188,14 @@ pub(crate) fn index_text(
     Ok((writer, source))
 }
 
-/// Adds `blocks` (cut from `data`) to `writer` as documents of file `id`,
-/// extracting their trigrams a batch at a time on every core (a batch
+/// Adds `blocks` (cut from `data`) to `writer` as documents of file `id`
+/// (and their times to `times`), extracting their trigrams and times a
+/// batch at a time on every core (a batch
 /// holds about an eighth of `budget` bytes); `then` is called with each
 /// batch's range of `blocks` once it is added (a packer compresses the same
 /// blocks there). Returns the lines counted and whether a NUL was seen.
 fn add_blocks(
-    writer: &mut IndexWriter,
-    id: FileId,
+    (writer, id, times): (&mut IndexWriter, FileId, &mut Option<time_ranges::Builder>),
     data: &[u8],
     blocks: &[(u64, u64)],
     budget: usize,
@@ -226,6 +217,7 @@ fn add_blocks(
                         trigrams: set.take_sorted(),
                         newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
                         nul: memchr::memchr(0, bytes).is_some(),
+                        times: times.as_ref().map(|t| t.scan(off, bytes)),
                     }
                 },
             )
@@ -234,6 +226,9 @@ fn add_blocks(
             writer.add_document(id, off, len, lines + 1, &e.trigrams)?;
             lines += e.newlines;
             has_nul |= e.nul;
+            if let (Some(t), Some(scan)) = (times.as_mut(), e.times) {
+                t.push(scan);
+            }
         }
         then(range)?;
         progress.advance(bytes);
@@ -428,20 +423,9 @@ impl BlockIndex {
     pub fn block_count(&self) -> u32 {
         self.reader.stats().documents
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_end_at_line_ends_and_cover_everything() {
-        let data = b"aa\nbbbb\nc\n\ndddddddddd\ne";
-        let blocks = cut(data, 4);
-        assert_eq!(blocks, vec![(0, 8), (8, 14), (22, 1)]);
-        assert_eq!(cut(b"", 4), vec![]);
-        assert_eq!(cut(b"x\n", 100), vec![(0, 2)]);
-        let total: u64 = cut(data, 1).iter().map(|b| b.1).sum();
-        assert_eq!(total, data.len() as u64);
+    /// The times its blocks' lines carry, if the build recorded them.
+    pub(crate) fn times(&self) -> Option<time_ranges::BlockTimes> {
+        time_ranges::BlockTimes::of(&self.reader)
     }
 }

@@ -12,6 +12,7 @@ use rapidgzip_core::{CheckpointKind, Decoder, DeflateIndex, IndexOptions, Window
 use rayon::prelude::*;
 
 use super::record::{AccessPoint, EDGE_LEN, GzFile, GzRecord, PointKind};
+use crate::index::blocks::time_ranges::{Builder, Scan};
 use crate::index::blocks::{cut, open_for_build};
 use crate::index::build::{Progress, publish, writer_for};
 use crate::index::built_text::BuiltText;
@@ -20,6 +21,7 @@ use crate::index::error::IndexError;
 use crate::index::recorded::recorded_change;
 use crate::index::table::FileMeta;
 use crate::index::writer::IndexWriter;
+use crate::logline::time::SAMPLE;
 use crate::readfull::read_full;
 use crate::stats::MemorySampler;
 
@@ -60,7 +62,9 @@ pub fn build(
         flags: 0,
     })?;
     let batch = (budget / 8).max(4 << 20);
+    let modified_ms = crate::sys::modified_ns(&md).div_euclid(1_000_000);
     let mut cutter = Cutter { block_size, offset: 0, lines: 0, blocks: 0, has_nul: false };
+    let mut times = Times { modified_ms, builder: None };
     let mut pending: Vec<u8> = Vec::with_capacity(batch + (1 << 20));
     let (handle, mut reported) = (text.handle(), 0);
     loop {
@@ -70,7 +74,7 @@ pub fn build(
         pending.truncate(at + got);
         let done = got == 0;
         if pending.len() >= batch || done {
-            let used = cutter.add(&pending, done, &mut writer, id)?;
+            let used = cutter.add(&pending, done, (&mut writer, id), &mut times)?;
             pending.drain(..used);
             // Compressed bytes consumed so far, as the decoder counts them.
             let now = handle.stats().consumed_bytes.min(md.len());
@@ -99,6 +103,9 @@ pub fn build(
         TextShape { len: cutter.offset, lines: cutter.lines, block_size, has_nul: cutter.has_nul };
     let n_points = points.len();
     writer.set_source(GzRecord::encode(&gz, &text, spacing, &points));
+    if let Some(Some(times)) = times.builder {
+        writer.set_times(times.encode());
+    }
     progress.advance(md.len() - reported);
     let summary = publish(
         writer,
@@ -114,6 +121,13 @@ pub fn build(
         elapsed: started.elapsed(),
         peak_private: peak.finish(),
     })
+}
+
+/// The times of the text's blocks: their builder, made from the text's
+/// first batch (`None` until then; `Some(None)`: the text has none).
+struct Times {
+    modified_ms: i64,
+    builder: Option<Option<Builder>>,
 }
 
 /// Cuts arriving text into blocks and adds them to the index.
@@ -135,14 +149,17 @@ impl Cutter {
         &mut self,
         text: &[u8],
         last: bool,
-        writer: &mut IndexWriter,
-        id: u32,
+        (writer, id): (&mut IndexWriter, u32),
+        times: &mut Times,
     ) -> Result<usize, IndexError> {
         let mut blocks = cut(text, self.block_size);
         if !last {
             blocks.pop();
         }
-        let extracted: Vec<(Vec<_>, u64, bool)> = blocks
+        let (head, modified) = (&text[..text.len().min(SAMPLE)], times.modified_ms);
+        let builder = times.builder.get_or_insert_with(|| Builder::for_text(head, modified));
+        let at = self.offset;
+        let extracted: Vec<(Vec<_>, u64, bool, Option<Scan>)> = blocks
             .par_iter()
             .map_init(
                 || writer.trigram_set(),
@@ -150,14 +167,18 @@ impl Cutter {
                     let bytes = &text[off as usize..(off + len) as usize];
                     set.add_document(bytes);
                     let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
-                    (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some())
+                    let scan = builder.as_ref().map(|b| b.scan(at + off, bytes));
+                    (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some(), scan)
                 },
             )
             .collect();
-        for ((trigrams, newlines, nul), &(off, len)) in extracted.iter().zip(&blocks) {
+        for ((trigrams, newlines, nul, scan), &(off, len)) in extracted.iter().zip(&blocks) {
             writer.add_document(id, self.offset + off, len, self.lines + 1, trigrams)?;
             self.lines += newlines;
             self.has_nul |= nul;
+            if let (Some(b), Some(scan)) = (builder.as_mut(), scan) {
+                b.push(*scan);
+            }
         }
         let used = blocks.last().map_or(0, |&(off, len)| off + len);
         self.offset += used;

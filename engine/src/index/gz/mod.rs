@@ -130,6 +130,11 @@ impl GzIndex {
         self.reader.stats().documents
     }
 
+    /// The times its blocks' lines carry, if the build recorded them.
+    pub(crate) fn times(&self) -> Option<super::blocks::time_ranges::BlockTimes> {
+        super::blocks::time_ranges::BlockTimes::of(&self.reader)
+    }
+
     /// Fills `into` with the text from `offset` on, decompressed from `gz`
     /// (the indexed file): by reading on with `reader` when it stands at or
     /// before `offset` and past the access point before it, else from that
