@@ -155,7 +155,9 @@ pub(crate) fn first_reads(
         _ => {
             let [head, tail] = PackedFile::ends(size);
             let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
-            match kept.is_some_and(|kept| kept.exists()) {
+            // The whole index kept, or the parts of a large one read by range.
+            let kept = kept.is_some_and(|k| k.exists() || kept::part_of(&k).exists());
+            match kept {
                 true => vec![head],
                 false => vec![head, tail],
             }

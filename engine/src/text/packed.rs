@@ -12,6 +12,7 @@ use crate::index::blocks::BlockIndex;
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::pack::verify;
+use crate::query::trigram::Trigram;
 
 /// A tg container whose bytes were checked sound ([`verify::check`]).
 pub struct PackedText {
@@ -60,11 +61,28 @@ impl PackedText {
     /// (a frame never read is never checked).
     pub fn read_checked(packed: &PackedFile) -> Result<Opened<PackedText>, PackError> {
         packed.check_index()?;
-        let index = match packed.block_index() {
-            Some(index) => index?,
-            None => return Ok(Opened::Missing),
-        };
-        let packed = packed.clone();
+        PackedText::with(packed, packed.block_index())
+    }
+
+    /// [`PackedText::read_checked`] for one search, which reads the
+    /// posting lists of `lists(edges)` and no other: a large block index
+    /// is read by range, its tables and those lists only, each checked
+    /// against its own CRC ([`PackedFile::block_index_for`]).
+    pub fn read_for(
+        packed: &PackedFile,
+        lists: &dyn Fn(bool) -> Vec<Trigram>,
+    ) -> Result<Opened<PackedText>, PackError> {
+        PackedText::with(packed, packed.block_index_for(lists))
+    }
+
+    /// The text of `packed` through `index`, its block index (`None`: it
+    /// carries none).
+    fn with(
+        packed: &PackedFile,
+        index: Option<Result<BlockIndex, PackError>>,
+    ) -> Result<Opened<PackedText>, PackError> {
+        let Some(index) = index else { return Ok(Opened::Missing) };
+        let (packed, index) = (packed.clone(), index?);
         Ok(Opened::Trusted(PackedText { packed, index, last: Mutex::new(None) }))
     }
 

@@ -1,0 +1,169 @@
+//! A large block index read by range, for one search: the block index a
+//! packed file carries is stored as is (docs/PACK-FORMAT.md), so a reader
+//! of a remote object can fetch its footer and table of contents (held in
+//! the tail read first), its tables (`trigrams`, `docs`, …) and then the
+//! posting lists of the query's trigrams only, neighbours joined into one
+//! request by the store, instead of the whole index.
+//!
+//! The index is rebuilt in memory at its full length, what was not
+//! fetched left zero (a zeroed allocation: pages never written cost no
+//! memory), and opened as any index. Every byte a search reads was
+//! checked: the footer and the table of contents by their CRCs, each
+//! table by its own at open, each list fetched against the CRC its
+//! trigram entry holds, before the index is opened; a list not fetched
+//! is never read (the search asks for the lists named here), and would
+//! fail its CRC if it were. A mismatch is [`PackError::Damaged`]: an
+//! error, never a wrong answer.
+
+use std::ops::Range;
+
+use super::error::PackError;
+use super::store::Store;
+use crate::index::error::IndexError;
+use crate::index::format::{EDGES_FEATURE_VERSION, FOOTER_LEN, Layout, read_u64};
+use crate::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
+use crate::index::reader::IndexReader;
+use crate::query::trigram::Trigram;
+
+/// A block index up to this long is fetched whole (and kept whole by a
+/// remote reader): reading it by range costs one more round trip (the
+/// lists after the table), which 1 MiB more body does not cost on a link
+/// of 50 MB/s or more with round trips of 20 ms or more.
+pub(crate) const WHOLE: u64 = 1 << 20;
+
+/// What the tail read first of a ranged file holds before its seek table
+/// at least: the container's footer, the index's footer and its table of
+/// contents (about 300 bytes).
+pub(crate) const MARGIN: usize = 4096;
+
+/// The index in `range` of `store`, whose tail from `tail_from` is held,
+/// with its tables and the posting lists of `lists(edges)` fetched
+/// (`edges`: whether its documents hold their edges' trigrams).
+pub(crate) fn read(
+    store: &dyn Store,
+    range: Range<u64>,
+    tail_from: u64,
+    lists: &dyn Fn(bool) -> Vec<Trigram>,
+) -> Result<IndexReader, PackError> {
+    let mut index = Sparse { store, range: range.clone(), buf: vec![0; len(&range)] };
+    let held = tail_from.clamp(range.start, range.end)..range.end;
+    index.fetch(std::slice::from_ref(&held))?;
+    let footer_at = index.buf.len().checked_sub(FOOTER_LEN).ok_or_else(|| damaged("short"))?;
+    index.fetch(&[index.at(footer_at as u64..index.buf.len() as u64)])?;
+    let toc_offset = read_u64(&index.buf, footer_at).unwrap_or(0);
+    let toc_len = read_u64(&index.buf, footer_at + 8).unwrap_or(0);
+    match toc_offset.checked_add(toc_len) {
+        Some(end) if end <= footer_at as u64 => index.fetch(&[index.at(toc_offset..end)])?,
+        _ => return Err(damaged("its footer is corrupt")),
+    }
+    let layout = Layout::parse(&index.buf).map_err(unusable)?;
+    let tables: Vec<Range<u64>> = layout
+        .sections
+        .iter()
+        .filter(|s| s.name != "postings")
+        .map(|s| index.at(s.offset..s.offset + s.len))
+        .filter(|r| r.start < held.start)
+        .collect();
+    index.fetch(&tables)?;
+    let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
+    let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;
+    if crc32fast::hash(&index.buf[table.clone()]) != trigrams.crc {
+        return Err(damaged("its trigram table's checksum does not match"));
+    }
+    let edges = crate::index::style::split(layout.feature_version).0 >= EDGES_FEATURE_VERSION;
+    let mut wanted = lists(edges);
+    wanted.sort_unstable();
+    wanted.dedup();
+    let found = wanted.iter().filter_map(|&t| entry(&index.buf[table.clone()], t));
+    let mut chosen = Vec::new();
+    for (e, next) in found {
+        let end = next.unwrap_or(postings.len);
+        if e.offset > end || end > postings.len {
+            return Err(damaged("a posting list lies outside its section"));
+        }
+        chosen.push((e.crc, index.at(postings.offset + e.offset..postings.offset + end)));
+    }
+    index.fetch(&chosen.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>())?;
+    for (crc, r) in &chosen {
+        let bytes = &index.buf[(r.start - range.start) as usize..(r.end - range.start) as usize];
+        if crc32fast::hash(bytes) != *crc {
+            return Err(damaged("a posting list's checksum does not match"));
+        }
+    }
+    let reader = IndexReader::from_bytes(index.buf).map_err(unusable)?;
+    store.keep_part(range.start.min(tail_from));
+    Ok(reader)
+}
+
+/// The entry of `trigram` in the trigram table `table`, with the end of
+/// its list (its successor's offset; `None`: the last list, which ends
+/// where the section does).
+fn entry(table: &[u8], trigram: Trigram) -> Option<(TrigramEntry, Option<u64>)> {
+    let n = table.len() / TRIGRAM_ENTRY_LEN;
+    let i = bisect(n, |i| TrigramEntry::decode(table, i).map_or(u32::MAX, |e| e.trigram), trigram)?;
+    let e = TrigramEntry::decode(table, i)?;
+    Some((e, TrigramEntry::decode(table, i + 1).map(|next| next.offset)))
+}
+
+/// The index below `n` where `at` gives `want` (`at` increasing).
+fn bisect(n: usize, at: impl Fn(usize) -> u32, want: u32) -> Option<usize> {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match at(mid).cmp(&want) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
+}
+
+/// An index being read by range into a buffer of its full length.
+struct Sparse<'a> {
+    store: &'a dyn Store,
+    /// Where the index lies in the file.
+    range: Range<u64>,
+    buf: Vec<u8>,
+}
+
+impl Sparse<'_> {
+    /// The file's range of the index's bytes `r`.
+    fn at(&self, r: Range<u64>) -> Range<u64> {
+        self.range.start + r.start..self.range.start + r.end
+    }
+
+    /// Fetches the file's `ranges` (within the index) together and puts
+    /// them in place.
+    fn fetch(&mut self, ranges: &[Range<u64>]) -> Result<(), PackError> {
+        if ranges.iter().any(|r| r.start > r.end || r.end > self.range.end) {
+            return Err(damaged("a section lies outside the index"));
+        }
+        self.store.want(ranges)?;
+        for r in ranges {
+            let bytes = self.store.bytes(r.clone())?;
+            let from = (r.start - self.range.start) as usize;
+            self.buf[from..from + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(())
+    }
+}
+
+/// The length of `range`.
+fn len(range: &Range<u64>) -> usize {
+    (range.end - range.start) as usize
+}
+
+/// The error of an index read by range whose bytes do not check.
+fn damaged(what: &str) -> PackError {
+    PackError::Damaged(format!("the block index read by range: {what}"))
+}
+
+/// An index error: damage when bytes do not check, else the index is
+/// unusable (another version's, say).
+fn unusable(e: IndexError) -> PackError {
+    match e {
+        IndexError::Corrupt(why) => damaged(&why),
+        other => PackError::Index(other),
+    }
+}
