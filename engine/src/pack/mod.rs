@@ -33,7 +33,7 @@
 mod ends;
 mod error;
 pub mod format;
-mod partial;
+pub(crate) mod partial;
 pub mod read;
 mod store;
 pub mod verify;

@@ -3,7 +3,12 @@
 //! of a remote object can fetch its footer and table of contents (held in
 //! the tail read first), its tables (`trigrams`, `docs`, …) and then the
 //! posting lists of the query's trigrams only, neighbours joined into one
-//! request by the store, instead of the whole index.
+//! request by the store, instead of the whole index. Of an AND, the
+//! lists of its [`AND_LISTS`] cheapest terms only (by their counts in the
+//! trigram table; a trigram absent from it ends the choice: nothing can
+//! match): the search then asks the query with every other leaf taken as
+//! true ([`readable`]), which admits a few more frames at most, where
+//! each list more would cost a request.
 //!
 //! The index is rebuilt in memory at its full length, what was not
 //! fetched left zero (a zeroed allocation: pages never written cost no
@@ -11,8 +16,8 @@
 //! checked: the footer and the table of contents by their CRCs, each
 //! table by its own at open, each list fetched against the CRC its
 //! trigram entry holds, before the index is opened; a list not fetched
-//! is never read (the search asks for the lists named here), and would
-//! fail its CRC if it were. A mismatch is [`PackError::Damaged`]: an
+//! is never read (the search asks the query [`readable`] makes), and
+//! would fail its CRC if it were. A mismatch is [`PackError::Damaged`]: an
 //! error, never a wrong answer.
 
 use std::ops::Range;
@@ -23,6 +28,7 @@ use crate::index::error::IndexError;
 use crate::index::format::{EDGES_FEATURE_VERSION, FOOTER_LEN, Layout, read_u64};
 use crate::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
 use crate::index::reader::IndexReader;
+use crate::query::Query;
 use crate::query::trigram::Trigram;
 
 /// A block index up to this long is fetched whole (and kept whole by a
@@ -36,15 +42,19 @@ pub(crate) const WHOLE: u64 = 1 << 20;
 /// contents (about 300 bytes).
 pub(crate) const MARGIN: usize = 4096;
 
+/// The terms of an AND whose lists are read, cheapest first.
+const AND_LISTS: usize = 4;
+
 /// The index in `range` of `store`, whose tail from `tail_from` is held,
-/// with its tables and the posting lists of `lists(edges)` fetched
-/// (`edges`: whether its documents hold their edges' trigrams).
+/// with its tables and the posting lists a search for `query(edges)`
+/// needs (`edges`: whether its documents hold their edges' trigrams);
+/// with the trigrams of the lists read, sorted.
 pub(crate) fn read(
     store: &dyn Store,
     range: Range<u64>,
     tail_from: u64,
-    lists: &dyn Fn(bool) -> Vec<Trigram>,
-) -> Result<IndexReader, PackError> {
+    query: &dyn Fn(bool) -> Query,
+) -> Result<(IndexReader, Vec<Trigram>), PackError> {
     let mut index = Sparse { store, range: range.clone(), buf: vec![0; len(&range)] };
     let held = tail_from.clamp(range.start, range.end)..range.end;
     index.fetch(std::slice::from_ref(&held))?;
@@ -71,7 +81,9 @@ pub(crate) fn read(
         return Err(damaged("its trigram table's checksum does not match"));
     }
     let edges = crate::index::style::split(layout.feature_version).0 >= EDGES_FEATURE_VERSION;
-    let mut wanted = lists(edges);
+    let count = |t| entry(&index.buf[table.clone()], t).map_or(0, |(e, _)| u64::from(e.count));
+    let mut wanted = Vec::new();
+    choose(&query(edges), &count, &mut wanted);
     wanted.sort_unstable();
     wanted.dedup();
     let found = wanted.iter().filter_map(|&t| entry(&index.buf[table.clone()], t));
@@ -92,7 +104,51 @@ pub(crate) fn read(
     }
     let reader = IndexReader::from_bytes(index.buf).map_err(unusable)?;
     store.keep_part(range.start.min(tail_from));
-    Ok(reader)
+    Ok((reader, wanted))
+}
+
+/// Appends to `out` the trigrams whose lists answer `query` well enough:
+/// every leaf of an OR, the [`AND_LISTS`] cheapest terms of an AND (by
+/// `count`, a list's length), up to the first that nothing holds.
+fn choose(query: &Query, count: &dyn Fn(Trigram) -> u64, out: &mut Vec<Trigram>) {
+    match query {
+        Query::All | Query::Nothing => {}
+        Query::Trigram(t) | Query::Followed(t, _) => out.push(*t),
+        Query::Or(qs) => qs.iter().for_each(|q| choose(q, count, out)),
+        Query::And(qs) => {
+            let mut qs: Vec<(u64, &Query)> = qs.iter().map(|q| (cost(q, count), q)).collect();
+            qs.sort_by_key(|(c, _)| *c);
+            for (c, q) in qs.into_iter().take(AND_LISTS) {
+                choose(q, count, out);
+                if c == 0 {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// An upper bound on the documents `query` admits (`count`: a list's length).
+fn cost(query: &Query, count: &dyn Fn(Trigram) -> u64) -> u64 {
+    match query {
+        Query::All => u64::MAX,
+        Query::Nothing => 0,
+        Query::Trigram(t) | Query::Followed(t, _) => count(*t),
+        Query::And(qs) => qs.iter().map(|q| cost(q, count)).min().unwrap_or(u64::MAX),
+        Query::Or(qs) => qs.iter().map(|q| cost(q, count)).fold(0, u64::saturating_add),
+    }
+}
+
+/// `query` with every leaf whose list is not in `read` (sorted) taken as
+/// true: what a search asks of an index read by range (it admits what
+/// `query` admits, and maybe more).
+pub(crate) fn readable(query: &Query, read: &[Trigram]) -> Query {
+    match query {
+        Query::Trigram(t) | Query::Followed(t, _) if read.binary_search(t).is_err() => Query::All,
+        Query::And(qs) => Query::And(qs.iter().map(|q| readable(q, read)).collect()).simplify(),
+        Query::Or(qs) => Query::Or(qs.iter().map(|q| readable(q, read)).collect()).simplify(),
+        q => q.clone(),
+    }
 }
 
 /// The entry of `trigram` in the trigram table `table`, with the end of

@@ -24,6 +24,7 @@ use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
 use crate::index::storage::{IndexBytes, PendingIndex, Storage};
+use crate::query::Query;
 use crate::query::trigram::Trigram;
 
 /// The block index inside a packed file, as a read-only [`Storage`].
@@ -183,33 +184,35 @@ impl PackedFile {
         Some(open())
     }
 
-    /// The block index carried in the file, read for a search that reads
-    /// the posting lists of `lists(edges)` (`edges`: whether the index
-    /// holds its documents' edges) and no other: a large index not at
-    /// hand (a remote object's) is read by range, its tables and those
-    /// lists only (`super::partial`), each checked against its checksum
-    /// (a mismatch is [`PackError::Damaged`]); else the whole index, checked
-    /// against the footer's CRC ([`PackedFile::check_index`]).
+    /// The block index carried in the file, read for a search for
+    /// `query(edges)` (`edges`: whether the index holds its documents'
+    /// edges): a large index not at hand (a remote object's) is read by
+    /// range, its tables and the lists the query needs only
+    /// (`super::partial`), each checked against its checksum (a mismatch
+    /// is [`PackError::Damaged`]), with the trigrams of the lists read
+    /// (sorted; the search asks `partial::readable` of its query); else the whole index (`None`: every list), checked against
+    /// the footer's CRC ([`PackedFile::check_index`]).
+    #[allow(clippy::type_complexity)]
     pub fn block_index_for(
         &self,
-        lists: &dyn Fn(bool) -> Vec<Trigram>,
-    ) -> Option<Result<BlockIndex, PackError>> {
+        query: &dyn Fn(bool) -> Query,
+    ) -> Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>> {
         let (_, range) = self.layout.tg.clone()?;
         let whole = range.start as u64..range.end as u64;
         if self.store.holds(whole.clone()) || whole.end - whole.start <= super::partial::WHOLE {
             return match self.check_index() {
-                Ok(()) => self.block_index(),
+                Ok(()) => self.block_index().map(|index| index.map(|index| (index, None))),
                 Err(e) => Some(Err(e)),
             };
         }
         let tail_from = self.tail_from;
-        let read = || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, lists);
+        let read = || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, query);
         let reader = match read() {
             // What was kept of the index did not check sound: read afresh.
             Err(PackError::Damaged(_)) if self.store.forget_kept_part() => read(),
             other => other,
         };
-        Some(reader.and_then(|reader| self.frames_of(reader)))
+        Some(reader.and_then(|(reader, read)| Ok((self.frames_of(reader)?, Some(read)))))
     }
 
     /// The block index `reader` reads, checked to describe the data frames.

@@ -42,7 +42,6 @@ use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::query::Query;
 use crate::query::search_plan::Plans;
-use crate::query::trigram::Trigram;
 use crate::report::Messages;
 use crate::stats::RunStats;
 use crate::text::BlockText;
@@ -223,16 +222,13 @@ impl<'o> PackedSearch<'o> {
         engine.search_decoded(&text, source.as_ref(), size, worker.printer().get_mut(), run)
     }
 
-    /// The trigrams whose posting lists this search reads of a block
-    /// index whose documents hold their edges or not (`edges`): none when
-    /// it reads no list.
-    fn lists(&self, edges: bool) -> Vec<Trigram> {
-        let query = self.plans.query(edges);
-        let mut out = Vec::new();
-        if bytes_unusable_for(self.opts).is_none() && !lists_misses(self.opts) {
-            leaves(query, &mut out);
+    /// What this search asks of a block index whose documents hold their
+    /// edges or not (`edges`): `All` when it reads no list.
+    fn lists(&self, edges: bool) -> Query {
+        match bytes_unusable_for(self.opts).is_none() && !lists_misses(self.opts) {
+            true => self.plans.query(edges).clone(),
+            false => Query::All,
         }
-        out
     }
 
     /// The frames of a tg container to search, in order, and their first
@@ -246,7 +242,8 @@ impl<'o> PackedSearch<'o> {
         };
         let lines: Vec<u64> = text.blocks().iter().map(|b| b.first_line).collect();
         let every = Selected { chosen: all, first_lines: Some(lines.clone()), narrowed: false };
-        let query = self.plans.query(text.has_edges());
+        let query = text.readable(self.plans.query(text.has_edges()));
+        let query = query.as_ref();
         if bytes_unusable_for(opts).is_some() || lists_misses(opts) || *query == Query::All {
             return every;
         }
@@ -307,15 +304,6 @@ struct Selected {
     first_lines: Option<Vec<u64>>,
     /// Whether the block index chose them (else: every frame).
     narrowed: bool,
-}
-
-/// Appends the trigram of every leaf of `query` to `out`.
-fn leaves(query: &Query, out: &mut Vec<Trigram>) {
-    match query {
-        Query::All | Query::Nothing => {}
-        Query::Trigram(t) | Query::Followed(t, _) => out.push(*t),
-        Query::And(qs) | Query::Or(qs) => qs.iter().for_each(|q| leaves(q, out)),
-    }
 }
 
 /// One packed file being searched.
