@@ -48,12 +48,14 @@ const AND_LISTS: usize = 4;
 /// The index in `range` of `store`, whose tail from `tail_from` is held,
 /// with its tables and the posting lists a search for `query(edges)`
 /// needs (`edges`: whether its documents hold their edges' trigrams);
-/// with the trigrams of the lists read, sorted.
+/// with the trigrams of the lists read, sorted. `also` (ranges of the
+/// file the search reads anyway) is fetched with the tables.
 pub(crate) fn read(
     store: &dyn Store,
     range: Range<u64>,
     tail_from: u64,
     query: &dyn Fn(bool) -> Query,
+    also: &[Range<u64>],
 ) -> Result<(IndexReader, Vec<Trigram>), PackError> {
     let mut index = Sparse { store, range: range.clone(), buf: vec![0; len(&range)] };
     let held = tail_from.clamp(range.start, range.end)..range.end;
@@ -74,6 +76,10 @@ pub(crate) fn read(
         .map(|s| index.at(s.offset..s.offset + s.len))
         .filter(|r| r.start < held.start)
         .collect();
+    if also.iter().any(|r| r.start > r.end || r.end > store.len()) {
+        return Err(damaged("a frame lies outside the file"));
+    }
+    store.want(&[&tables[..], also].concat())?;
     index.fetch(&tables)?;
     let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
     let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;

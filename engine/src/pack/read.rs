@@ -206,7 +206,12 @@ impl PackedFile {
             };
         }
         let tail_from = self.tail_from;
-        let read = || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, query);
+        // The first frame, which every search reads (the head of the
+        // text), comes with the index's tables.
+        let first: Vec<Range<u64>> =
+            self.frames().iter().take(1).map(|f| f.offset..f.offset + f.len).collect();
+        let read =
+            || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, query, &first);
         let reader = match read() {
             // What was kept of the index did not check sound: read afresh.
             Err(PackError::Damaged(_)) if self.store.forget_kept_part() => read(),
