@@ -23,6 +23,7 @@
 use std::ops::Range;
 
 use super::error::PackError;
+use super::format::HEADER_LEN;
 use super::store::Store;
 use crate::index::error::IndexError;
 use crate::index::format::{EDGES_FEATURE_VERSION, FOOTER_LEN, Layout, read_u64};
@@ -49,7 +50,8 @@ const AND_LISTS: usize = 4;
 /// with its tables and the posting lists a search for `query(edges)`
 /// needs (`edges`: whether its documents hold their edges' trigrams);
 /// with the trigrams of the lists read, sorted. `also` (ranges of the
-/// file the search reads anyway) is fetched with the tables.
+/// file the search reads anyway) is fetched with the first of these that
+/// is fetched (none held: a second reader's are kept).
 pub(crate) fn read(
     store: &dyn Store,
     range: Range<u64>,
@@ -79,7 +81,15 @@ pub(crate) fn read(
     if also.iter().any(|r| r.start > r.end || r.end > store.len()) {
         return Err(damaged("a frame lies outside the file"));
     }
-    store.want(&[&tables[..], also].concat())?;
+    let mut also = also.to_vec();
+    let mut with_also = |ranges: &[Range<u64>]| -> Result<(), PackError> {
+        let mut all = ranges.to_vec();
+        if ranges.iter().any(|r| !store.holds(r.clone())) {
+            all.append(&mut also);
+        }
+        Ok(store.want(&all)?)
+    };
+    with_also(&tables)?;
     index.fetch(&tables)?;
     let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
     let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;
@@ -101,7 +111,9 @@ pub(crate) fn read(
         }
         chosen.push((e.crc, index.at(postings.offset + e.offset..postings.offset + end)));
     }
-    index.fetch(&chosen.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>())?;
+    let lists: Vec<Range<u64>> = chosen.iter().map(|(_, r)| r.clone()).collect();
+    with_also(&lists)?;
+    index.fetch(&lists)?;
     for (crc, r) in &chosen {
         let bytes = &index.buf[(r.start - range.start) as usize..(r.end - range.start) as usize];
         if crc32fast::hash(bytes) != *crc {
@@ -109,7 +121,8 @@ pub(crate) fn read(
         }
     }
     let reader = IndexReader::from_bytes(index.buf).map_err(unusable)?;
-    store.keep_part(range.start.min(tail_from));
+    let header = 0..(HEADER_LEN as u64).min(store.len());
+    store.keep_part(&[header, range.start.min(tail_from)..store.len()]);
     Ok((reader, wanted))
 }
 

@@ -48,10 +48,10 @@ pub trait Store: Send + Sync {
         false
     }
 
-    /// Keeps on disk what is held of the bytes from `from` to the end
-    /// (a part of the block index, read by range), as a part: never taken
-    /// for the whole index.
-    fn keep_part(&self, _from: u64) {}
+    /// Keeps on disk what is held of `ranges` (the header and parts of
+    /// the block index and what follows it, read by range), as parts:
+    /// never taken for the whole index.
+    fn keep_part(&self, _ranges: &[Range<u64>]) {}
 }
 
 /// A local packed file, mapped whole.

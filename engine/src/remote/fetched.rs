@@ -267,20 +267,22 @@ impl Store for Fetched {
         true
     }
 
-    fn keep_part(&self, from: u64) {
+    fn keep_part(&self, ranges: &[Range<u64>]) {
         let Some((path, _)) = &self.kept_part else { return };
         if self.kept_index.as_deref().is_some_and(Path::exists) {
             return;
         }
         let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
-        let mut parts: Vec<(u64, &[u8])> = pieces
-            .iter()
-            .filter(|p| p.end() > from)
-            .map(|p| {
-                let skip = from.saturating_sub(p.start);
-                (p.start + skip, &p.bytes[skip as usize..])
-            })
-            .collect();
+        let mut parts: Vec<(u64, &[u8])> = Vec::new();
+        for p in pieces.iter() {
+            for r in ranges {
+                let (start, end) = (p.start.max(r.start), p.end().min(r.end));
+                if start < end {
+                    let bytes = &p.bytes[(start - p.start) as usize..(end - p.start) as usize];
+                    parts.push((start, bytes));
+                }
+            }
+        }
         parts.sort_by_key(|(start, _)| *start);
         // A failure to keep them costs a fetch next time.
         let _ = super::kept::keep(path, &super::kept::encode_parts(&parts));
