@@ -922,13 +922,13 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("pack", 54),
     ("query", 41),
     ("readfull", 2),
-    ("remote", 60),
+    ("remote", 61),
     ("report", 7),
     ("search", 70),
     ("serve", 94),
     ("stats", 9),
     ("sys", 191),
-    ("text", 32),
+    ("text", 33),
     ("worker", 12),
 ];
 

@@ -149,7 +149,7 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     for (i, q) in util::logs::QUERIES.iter().chain(queries).enumerate() {
         // A first reader (nothing kept), then one that kept parts of
         // every query before.
-        for base in [tree.path(&format!("first-{i}")), kept.clone()] {
+        for base in [tree.path(format!("first-{i}")), kept.clone()] {
             let t = tg(&tree, &env, &base, &[&q[..], &[OBJECT]].concat());
             let r = rg(&tree, &[&q[..], &["app.log"]].concat());
             let why = util::diff::remote_differs(
@@ -216,7 +216,7 @@ fn a_damaged_or_cut_index_range_is_an_error_never_an_answer() {
     ];
     for (i, (what, fault)) in spoiled.into_iter().enumerate() {
         proxy.set(fault);
-        let base = tree.path(&format!("reader-{i}"));
+        let base = tree.path(format!("reader-{i}"));
         let t = tg(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
         let stderr = String::from_utf8_lossy(&t.stderr);
         assert_eq!(t.status.code(), Some(2), "{what}: {stderr}");

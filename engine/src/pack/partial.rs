@@ -8,7 +8,8 @@
 //! trigram table; a trigram absent from it ends the choice: nothing can
 //! match): the search then asks the query with every other leaf taken as
 //! true ([`readable`]), which admits a few more frames at most, where
-//! each list more would cost a request.
+//! each list more would cost a request (8 against 4: the 1 GiB log's
+//! case-insensitive queries read 66 % of the object, not 70 %).
 //!
 //! The index is rebuilt in memory at its full length, what was not
 //! fetched left zero (a zeroed allocation: pages never written cost no
@@ -35,8 +36,8 @@ use crate::query::trigram::Trigram;
 /// A block index up to this long is fetched whole (and kept whole by a
 /// remote reader): reading it by range costs one more round trip (the
 /// lists after the table), which 1 MiB more body does not cost on a link
-/// of 50 MB/s or more with round trips of 20 ms or more.
-pub(crate) const WHOLE: u64 = 1 << 20;
+/// of 50 MB/s or more with round trips of 20 ms or more. (Fuzzed: any.)
+pub(crate) const WHOLE: u64 = if cfg!(fuzzing) { 0 } else { 1 << 20 };
 
 /// What the tail read first of a ranged file holds before its seek table
 /// at least: the container's footer, the index's footer and its table of
@@ -44,7 +45,7 @@ pub(crate) const WHOLE: u64 = 1 << 20;
 pub(crate) const MARGIN: usize = 4096;
 
 /// The terms of an AND whose lists are read, cheapest first.
-const AND_LISTS: usize = 4;
+const AND_LISTS: usize = 8;
 
 /// The index in `range` of `store`, whose tail from `tail_from` is held,
 /// with its tables and the posting lists a search for `query(edges)`
@@ -240,5 +241,48 @@ fn unusable(e: IndexError) -> PackError {
     match e {
         IndexError::Corrupt(why) => damaged(&why),
         other => PackError::Index(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::trigram::pack;
+
+    fn t(s: &[u8; 3]) -> Query {
+        Query::Trigram(pack(*s))
+    }
+
+    #[test]
+    fn the_cheapest_terms_of_an_and_and_every_leaf_of_an_or_are_read() {
+        let counts = [(pack(*b"abc"), 9), (pack(*b"bcd"), 1), (pack(*b"cde"), 5)];
+        let count = |x: Trigram| counts.iter().find(|(k, _)| *k == x).map_or(0, |(_, c)| *c);
+        let terms: Vec<Query> = (0..12u8).map(|i| t(&[b'a', b'b', b'c' + i])).collect();
+        let mut read = Vec::new();
+        choose(&Query::And(terms.clone()), &count, &mut read);
+        // A trigram nothing holds ends the choice.
+        assert_eq!(read.len(), 1);
+        let query = Query::And(vec![t(b"abc"), t(b"bcd"), Query::Or(vec![t(b"cde"), t(b"xyz")])]);
+        let mut read = Vec::new();
+        choose(&query, &|x| count(x).max(1), &mut read);
+        read.sort_unstable();
+        let mut all = vec![pack(*b"abc"), pack(*b"bcd"), pack(*b"cde"), pack(*b"xyz")];
+        all.sort_unstable();
+        assert_eq!(read, all);
+        let mut read = Vec::new();
+        choose(&Query::And(terms.clone()), &|_| 3, &mut read);
+        assert_eq!(read.len(), AND_LISTS);
+    }
+
+    #[test]
+    fn what_is_not_read_is_taken_as_true() {
+        let read = [pack(*b"abc")];
+        let and = Query::And(vec![t(b"abc"), t(b"bcd")]);
+        assert_eq!(readable(&and, &read), t(b"abc"));
+        assert_eq!(readable(&Query::Or(vec![t(b"abc"), t(b"bcd")]), &read), Query::All);
+        assert_eq!(readable(&t(b"bcd"), &read), Query::All);
+        assert_eq!(readable(&Query::Nothing, &read), Query::Nothing);
+        let nested = Query::And(vec![t(b"abc"), Query::Or(vec![t(b"bcd"), t(b"abc")])]);
+        assert_eq!(readable(&nested, &read), t(b"abc"));
     }
 }

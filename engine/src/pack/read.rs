@@ -193,7 +193,7 @@ impl PackedFile {
     /// (sorted; the search asks `partial::readable` of its query); else the whole index (`None`: every list), checked against
     /// the footer's CRC ([`PackedFile::check_index`]).
     #[allow(clippy::type_complexity)]
-    pub fn block_index_for(
+    pub(crate) fn block_index_for(
         &self,
         query: &dyn Fn(bool) -> Query,
     ) -> Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>> {

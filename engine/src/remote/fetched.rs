@@ -221,7 +221,7 @@ impl Store for Fetched {
     fn index_bytes(&self, range: Range<u64>) -> io::Result<IndexBytes> {
         // With what follows it, in one request: what is kept.
         if range.end <= self.len() {
-            self.want(&[range.start..self.len()])?;
+            self.want(std::slice::from_ref(&(range.start..self.len())))?;
         }
         let bytes = self.bytes(range.clone())?.into_owned();
         self.keep_tail(range.start);

@@ -29,13 +29,13 @@ pub fn keep(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Where the parts of a block index read by range are kept, beside the
 /// whole index's place `kept` (another name: a part is never taken for
 /// the whole).
-pub fn part_of(kept: &Path) -> PathBuf {
+pub(crate) fn part_of(kept: &Path) -> PathBuf {
     kept.with_extension("zstpart")
 }
 
 /// The kept parts `parts` (each its offset in the object and its bytes)
 /// as bytes: for each, its offset and length (`u64` each) and its bytes.
-pub fn encode_parts(parts: &[(u64, &[u8])]) -> Vec<u8> {
+pub(crate) fn encode_parts(parts: &[(u64, &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
     for (start, bytes) in parts {
         out.extend_from_slice(&start.to_le_bytes());

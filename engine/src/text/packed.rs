@@ -84,7 +84,7 @@ impl PackedText {
     /// What a search for `query` asks of the block index: `query` itself
     /// when the whole index is at hand, else `query` with every leaf whose
     /// list was not read taken as true (it admits a few more frames).
-    pub fn readable<'q>(&self, query: &'q Query) -> Cow<'q, Query> {
+    pub(crate) fn readable<'q>(&self, query: &'q Query) -> Cow<'q, Query> {
         match &self.lists {
             None => Cow::Borrowed(query),
             Some(lists) => Cow::Owned(crate::pack::partial::readable(query, lists)),
