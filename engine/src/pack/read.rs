@@ -190,8 +190,9 @@ impl PackedFile {
     /// range, its tables and the lists the query needs only
     /// (`super::partial`), each checked against its checksum (a mismatch
     /// is [`PackError::Damaged`]), with the trigrams of the lists read
-    /// (sorted; the search asks `partial::readable` of its query); else the whole index (`None`: every list), checked against
-    /// the footer's CRC ([`PackedFile::check_index`]).
+    /// (sorted; the search asks `partial::readable` of its query); else
+    /// the whole index (`None`: every list), checked against the footer's
+    /// CRC ([`PackedFile::check_index`]).
     #[allow(clippy::type_complexity)]
     pub(crate) fn block_index_for(
         &self,

@@ -45,7 +45,7 @@ pub(crate) fn encode_parts(parts: &[(u64, &[u8])]) -> Vec<u8> {
     out
 }
 
-/// The parts [`encode_parts`] wrote, each within an object of `size`
+/// The parts `encode_parts` wrote, each within an object of `size`
 /// bytes (`None`: the bytes are not such parts). What the parts hold is
 /// checked where it is read (each table and list against its CRC).
 pub fn parse_parts(mut bytes: &[u8], size: u64) -> Option<Vec<(u64, &[u8])>> {

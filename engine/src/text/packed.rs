@@ -72,8 +72,8 @@ impl PackedText {
     /// [`PackedText::read_checked`] for one search for `query(edges)`: a
     /// large block index is read by range, its tables and the lists the
     /// query needs only, each checked against its own CRC
-    /// ([`PackedFile::block_index_for`]); the search then asks
-    /// [`PackedText::readable`] of its query.
+    /// (`PackedFile::block_index_for`); the search then asks
+    /// `PackedText::readable` of its query.
     pub fn read_for(
         packed: &PackedFile,
         query: &dyn Fn(bool) -> Query,
