@@ -5,8 +5,9 @@
 //! trigram set is empty, one in every frame, no hit, regexes, flags the
 //! chunk engine refuses); what it fetched is kept as parts (`.zstpart`,
 //! never as the whole index), so the same query again fetches no index
-//! byte; a list or table damaged or cut short by the server is one `tg:`
-//! line and exit 2, never an answer.
+//! byte, and kept parts that do not check are fetched again; a list or
+//! table damaged or cut short by the server is one `tg:` line and exit
+//! 2, never an answer.
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -184,6 +185,24 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     let lines = |out: &[u8]| out.split(|&b| b == b'\n').next().map(<[u8]>::to_vec);
     assert_eq!(lines(&again.stdout), lines(&t.stdout));
     assert_eq!(walk(&first), kept, "a part was taken for the whole");
+    // Kept parts that do not check are dropped and fetched again.
+    let (_, trigrams) = section(&container, "trigrams");
+    let mut part = std::fs::read(&kept[0]).unwrap();
+    let flip = trigrams.start + trigrams.len() / 3;
+    let mut at = 0;
+    while at < part.len() {
+        let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
+        if (start..start + len).contains(&flip) {
+            part[at + 16 + flip - start] ^= 0xFF;
+        }
+        at += 16 + len;
+    }
+    std::fs::write(&kept[0], &part).unwrap();
+    let t = tg(&tree, &env, &first, &["-n", "-F", "last line without newline", OBJECT]);
+    let r = rg(&tree, &["-n", "-F", "last line without newline", "app.log"]);
+    assert_eq!((&t.stdout, t.status.code()), (&r.stdout, r.status.code()));
+    assert!(t.stderr.is_empty(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(std::fs::read(&kept[0]).unwrap() != part, "the damaged parts were kept");
 }
 
 /// Every file under `dir`.
