@@ -271,8 +271,10 @@ def main():
     with open(a.out + ".md", "w") as f:
         f.write(f"object: {results['pack']['object_bytes']} bytes ({results['pack']['by']}, "
                 f"{results['pack']['wall']:.1f} s wall, {results['pack']['cpu']:.1f} s CPU)\n\n")
-        f.write("Cold: a reader that never read the object (fetches its block index); warm: "
-                "the same reader again (the index kept by ETag and size). The alternative: "
+        f.write("tg: " + " against ".join(results["tg"]) + "\n\n")
+        f.write("Cold: a reader that never read the object (fetches its block index, whole or "
+                "by range); warm: "
+                "the same reader again (what it kept of the index, by ETag and size). The alternative: "
                 "download the object (curl), then `zstd -dc | rg`. Wall times on a shared "
                 "machine; CPU = user+sys of the processes. Frames: those the block index "
                 "chose, of all. Load average before / after: "
