@@ -60,7 +60,8 @@ pub(crate) fn read(
     query: &dyn Fn(bool) -> Query,
     also: &[Range<u64>],
 ) -> Result<(IndexReader, Vec<Trigram>), PackError> {
-    let mut index = Sparse { store, range: range.clone(), buf: vec![0; len(&range)] };
+    let mut index =
+        Sparse { store, range: range.clone(), buf: vec![0; len(&range)], fetched: false };
     let held = tail_from.clamp(range.start, range.end)..range.end;
     index.fetch(std::slice::from_ref(&held))?;
     let footer_at = index.buf.len().checked_sub(FOOTER_LEN).ok_or_else(|| damaged("short"))?;
@@ -83,9 +84,11 @@ pub(crate) fn read(
         return Err(damaged("a frame lies outside the file"));
     }
     let mut also = also.to_vec();
+    let fetched = std::cell::Cell::new(false);
     let mut with_also = |ranges: &[Range<u64>]| -> Result<(), PackError> {
         let mut all = ranges.to_vec();
         if ranges.iter().any(|r| !store.holds(r.clone())) {
+            fetched.set(true);
             all.append(&mut also);
         }
         Ok(store.want(&all)?)
@@ -121,9 +124,14 @@ pub(crate) fn read(
             return Err(damaged("a posting list's checksum does not match"));
         }
     }
+    let fetched_tables = index.fetched;
     let reader = IndexReader::from_bytes(index.buf).map_err(unusable)?;
     let header = 0..(HEADER_LEN as u64).min(store.len());
-    store.keep_part(&[header, range.start.min(tail_from)..store.len()]);
+    // Kept when something was fetched (a reader holding all it needs
+    // writes nothing).
+    if fetched.get() || fetched_tables {
+        store.keep_part(&[header, range.start.min(tail_from)..store.len()]);
+    }
     Ok((reader, wanted))
 }
 
@@ -200,6 +208,8 @@ struct Sparse<'a> {
     store: &'a dyn Store,
     /// Where the index lies in the file.
     range: Range<u64>,
+    /// Whether a range it put in place was not held before.
+    fetched: bool,
     buf: Vec<u8>,
 }
 
@@ -215,6 +225,7 @@ impl Sparse<'_> {
         if ranges.iter().any(|r| r.start > r.end || r.end > self.range.end) {
             return Err(damaged("a section lies outside the index"));
         }
+        self.fetched |= ranges.iter().any(|r| !self.store.holds(r.clone()));
         self.store.want(ranges)?;
         for r in ranges {
             let bytes = self.store.bytes(r.clone())?;
