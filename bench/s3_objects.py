@@ -85,6 +85,7 @@ def main():
     for d in (os.path.join(data, "bench"), pieces):
         os.makedirs(d)
     server, proxy, proxy_url = start_server(a.s3s_fs, data)
+    port = proxy.upstream
     env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET,
                AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
                AWS_ENDPOINT_URL=proxy_url, TG_AUTO_INDEX="0")

@@ -18,7 +18,10 @@ change them), wall time and CPU time (user+sys of tg; of curl, zstd and rg
 for the alternative). The machine is shared: wall times are noisy, the
 counts and the CPU times less so.
 
-  bench/s3_remote.py --tg target/release/tg [--latency 0 20] [--out bench/results/s3-remote]
+  bench/s3_remote.py --tg [OLD_TG] target/release/tg [--latency 0 20] [--out bench/results/s3-remote]
+
+With two tgs, each query runs with each (an old tg against a new one, in
+the same run, on the same object and server), every output compared first.
 """
 import argparse
 import hashlib
@@ -161,7 +164,7 @@ def start_server(s3s_fs, data):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tg", required=True)
+    ap.add_argument("--tg", required=True, nargs="+", help="one tg, or an old and a new one")
     ap.add_argument("--rg", default=DEFAULT_RG)
     ap.add_argument("--s3s-fs", default=DEFAULT_S3S)
     ap.add_argument("--log", default=DEFAULT_LOG)
@@ -176,6 +179,7 @@ def main():
     data = tempfile.mkdtemp(prefix="tg-s3-bench-", dir="/var/tmp")
     os.makedirs(os.path.join(data, "bench"))
     server, proxy, proxy_url = start_server(a.s3s_fs, data)
+    port = proxy.upstream
     index_dir = tempfile.mkdtemp(prefix="tg-s3-bench-idx-")
     base_env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET,
                     AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
@@ -184,7 +188,7 @@ def main():
     via = dict(base_env, AWS_ENDPOINT_URL=proxy_url)
     url = "s3://bench/big1G.log.zst"
     obj = os.path.join(data, "download.zst")
-    results = {"log": a.log, "tg": a.tg, "rows": []}
+    results = {"log": a.log, "tg": a.tg, "rows": [], "load_before": os.getloadavg()}
     try:
         time.sleep(0.5)
         if a.object:
@@ -193,7 +197,7 @@ def main():
                    "-T", a.object, f"http://127.0.0.1:{port}/bench/big1G.log.zst"]
             _, err, wall, cpu = timed(put)
         else:
-            _, err, wall, cpu = timed([a.tg, "pack", a.log, "-o", url], env=direct)
+            _, err, wall, cpu = timed([a.tg[-1], "pack", a.log, "-o", url], env=direct)
         size = os.path.getsize(os.path.join(data, "bench/big1G.log.zst"))
         results["pack"] = {"wall": wall, "cpu": cpu, "object_bytes": size,
                            "by": "curl PUT of " + a.object if a.object else "tg pack -o"}
@@ -218,57 +222,73 @@ def main():
         for latency in a.latency:
             proxy.latency = latency / 1000
             for name, args in queries():
-                # Cold: a reader that never saw the object (its index
-                # fetched); warm: the same reader again (the index kept).
-                fresh = tempfile.mkdtemp(prefix="tg-s3-bench-reader-")
-                reader = dict(via, TG_INDEX_DIR=fresh)
-                row = {"query": name, "latency_ms": latency, "object_bytes": size}
-                for kind in ("cold", "warm"):
-                    before = proxy.requests
-                    out, err, wall, cpu = timed([a.tg, "--stats"] + args + [url], env=reader)
-                    assert printed(out) == expected[name], f"tg {name} ({kind}) differs from rg"
-                    row.update({f"{kind}_wall": wall, f"{kind}_cpu": cpu,
-                                f"{kind}_requests": stat(err, "object store requests"),
-                                f"{kind}_proxied": proxy.requests - before,
-                                f"{kind}_fetched": stat(err, "bytes fetched")})
-                shutil.rmtree(fresh, ignore_errors=True)
                 os.unlink(obj) if os.path.exists(obj) else None
                 _, _, dl_wall, dl_cpu = timed(curl)
                 pipeline = f"zstd -dc {shlex.quote(obj)} | {shlex.quote(a.rg)} " + \
                     " ".join(shlex.quote(x) for x in args)
                 out, _, s_wall, s_cpu = timed(pipeline + " --stats", shell=True)
                 assert printed(out) == expected[name], f"zstd -d | rg {name} differs from rg"
-                row.update(alt_wall=dl_wall + s_wall, alt_cpu=dl_cpu + s_cpu)
-                row["speedup_cold"] = row["alt_wall"] / row["cold_wall"]
-                row["speedup_warm"] = row["alt_wall"] / row["warm_wall"]
-                results["rows"].append(row)
-                log(f"{latency:>4} ms {name:24} cold {row['cold_requests']:3} req "
-                    f"{100 * row['cold_fetched'] / size:5.2f}% {row['cold_wall']:6.3f}s; warm "
-                    f"{row['warm_requests']:3} req {100 * row['warm_fetched'] / size:5.2f}% "
-                    f"{row['warm_wall']:6.3f}s; alt {row['alt_wall']:6.2f}s "
-                    f"x{row['speedup_cold']:.1f} / x{row['speedup_warm']:.1f}")
+                for which, tg in enumerate(a.tg):
+                    # Cold: a reader that never saw the object (its index
+                    # fetched, whole or by range); warm: the same reader
+                    # again (what it kept of the index at hand).
+                    fresh = tempfile.mkdtemp(prefix="tg-s3-bench-reader-")
+                    reader = dict(via, TG_INDEX_DIR=fresh)
+                    label = "new" if which == len(a.tg) - 1 and len(a.tg) > 1 else \
+                        ("old" if len(a.tg) > 1 else "tg")
+                    row = {"query": name, "latency_ms": latency, "object_bytes": size,
+                           "tg": label}
+                    for kind in ("cold", "warm"):
+                        before = proxy.requests
+                        out, err, wall, cpu = timed([tg, "--stats"] + args + [url], env=reader)
+                        assert printed(out) == expected[name], \
+                            f"tg {label} {name} ({kind}) differs from rg"
+                        blocks = re.search(rb"blocks searched: (\d+) of (\d+)", err)
+                        row.update({f"{kind}_wall": wall, f"{kind}_cpu": cpu,
+                                    f"{kind}_requests": stat(err, "object store requests"),
+                                    f"{kind}_proxied": proxy.requests - before,
+                                    f"{kind}_fetched": stat(err, "bytes fetched"),
+                                    "frames": blocks and [int(blocks[1]), int(blocks[2])]})
+                    shutil.rmtree(fresh, ignore_errors=True)
+                    row.update(alt_wall=dl_wall + s_wall, alt_cpu=dl_cpu + s_cpu)
+                    row["speedup_cold"] = row["alt_wall"] / row["cold_wall"]
+                    row["speedup_warm"] = row["alt_wall"] / row["warm_wall"]
+                    results["rows"].append(row)
+                    log(f"{latency:>4} ms {name:20} {label:3} cold {row['cold_requests']:3} req "
+                        f"{100 * row['cold_fetched'] / size:5.2f}% {row['cold_wall']:6.3f}s; warm "
+                        f"{row['warm_requests']:3} req {100 * row['warm_fetched'] / size:5.2f}% "
+                        f"{row['warm_wall']:6.3f}s; alt {row['alt_wall']:6.2f}s "
+                        f"x{row['speedup_cold']:.1f} / x{row['speedup_warm']:.1f}")
     finally:
         proxy.shutdown()
         server.kill()
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(index_dir, ignore_errors=True)
+    results["load_after"] = os.getloadavg()
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out + ".json", "w") as f:
         json.dump(results, f, indent=1)
     with open(a.out + ".md", "w") as f:
         f.write(f"object: {results['pack']['object_bytes']} bytes ({results['pack']['by']}, "
                 f"{results['pack']['wall']:.1f} s wall, {results['pack']['cpu']:.1f} s CPU)\n\n")
-        f.write("Cold: a reader that never read the object (fetches its block index); warm: "
-                "the same reader again (the index kept by ETag and size). The alternative: "
+        f.write("tg: " + " against ".join(results["tg"]) + "\n\n")
+        f.write("Cold: a reader that never read the object (fetches its block index, whole or "
+                "by range); warm: "
+                "the same reader again (what it kept of the index, by ETag and size). The alternative: "
                 "download the object (curl), then `zstd -dc | rg`. Wall times on a shared "
-                "machine; CPU = user+sys of the processes.\n\n")
-        f.write("| latency | query | cold: requests | fetched | % | wall | warm: requests "
-                "| fetched | % | wall | CPU | download + zstd -d \\| rg: wall | CPU "
-                "| speed-up cold / warm |\n")
-        f.write("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+                "machine; CPU = user+sys of the processes. Frames: those the block index "
+                "chose, of all. Load average before / after: "
+                f"{results['load_before'][0]:.1f} / {results['load_after'][0]:.1f}.\n\n")
+        f.write("| latency | query | tg | frames | cold: requests | fetched | % | wall "
+                "| warm: requests | fetched | % | wall | CPU | download + zstd -d \\| rg: wall "
+                "| CPU | speed-up cold / warm |\n")
+        f.write("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                "|---:|\n")
         for r in results["rows"]:
             n = r["object_bytes"]
-            f.write(f"| {r['latency_ms']:g} ms | {r['query']} | {r['cold_requests']} "
+            frames = "%d / %d" % tuple(r["frames"]) if r["frames"] else "all"
+            f.write(f"| {r['latency_ms']:g} ms | {r['query']} | {r['tg']} | {frames} "
+                    f"| {r['cold_requests']} "
                     f"| {r['cold_fetched']:,} | {100 * r['cold_fetched'] / n:.2f} "
                     f"| {r['cold_wall']:.3f} s | {r['warm_requests']} | {r['warm_fetched']:,} "
                     f"| {100 * r['warm_fetched'] / n:.2f} | {r['warm_wall']:.3f} s "

@@ -976,13 +976,13 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("pack", 54),
     ("query", 41),
     ("readfull", 2),
-    ("remote", 60),
+    ("remote", 61),
     ("report", 7),
     ("search", 70),
     ("serve", 94),
     ("stats", 9),
     ("sys", 191),
-    ("text", 39),
+    ("text", 40),
     ("worker", 12),
 ];
 

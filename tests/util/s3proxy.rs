@@ -2,8 +2,9 @@
 //! (`util/s3.rs`): one request per connection (it asks the server to
 //! close after answering), each passed through or spoiled as its
 //! [`Fault`] says: answered `503 SlowDown`, reset, its body cut short,
-//! its `ETag` changed, or a hook run before it is forwarded (to replace
-//! the object it reads, say). Counts the requests it saw and the bytes
+//! its `ETag` changed, a byte of a ranged answer damaged or cut before,
+//! or a hook run before it is forwarded (to replace the object it reads,
+//! say). Counts the requests it saw and the bytes
 //! it answered.
 // Each test binary that includes this file uses part of it.
 #![allow(dead_code)]
@@ -27,6 +28,12 @@ pub enum Fault {
     Truncate(usize),
     /// Answer a GET of an object's bytes with another `ETag`.
     OtherEtag,
+    /// Flip the bits of the object's byte at this offset in every answer
+    /// of a ranged GET that holds it (the server's answer damaged).
+    Flip(u64),
+    /// Cut every answer of a ranged GET that holds the object's byte at
+    /// this offset just before it, then reset.
+    CutAt(u64),
 }
 
 /// Called with each request's first line before it is forwarded (on the
@@ -207,7 +214,24 @@ fn serve(mut conn: TcpStream, upstream: u16, s: &Shared) -> io::Result<()> {
     let mut answer = Vec::new();
     up.read_to_end(&mut answer)?;
     s.answered.fetch_add(answer.len(), Ordering::SeqCst);
+    let at = |x: u64| -> Option<usize> {
+        let start = ranged_start(&head)?;
+        let body = answer.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+        let i = body + usize::try_from(x.checked_sub(start)?).ok()?;
+        (i < answer.len() && answer.starts_with(b"HTTP/1.1 206")).then_some(i)
+    };
     match fault {
+        Fault::Flip(x) if at(x).is_some() => {
+            let i = at(x).unwrap();
+            answer[i] ^= 0xFF;
+            conn.write_all(&answer)
+        }
+        Fault::CutAt(x) if at(x).is_some() => {
+            conn.write_all(&answer[..at(x).unwrap()])?;
+            conn.flush()?;
+            reset(conn);
+            Ok(())
+        }
         Fault::Truncate(n) if answer.len() > n => {
             conn.write_all(&answer[..n])?;
             conn.flush()?;
@@ -226,4 +250,11 @@ fn serve(mut conn: TcpStream, upstream: u16, s: &Shared) -> io::Result<()> {
         }
         _ => conn.write_all(&answer),
     }
+}
+
+/// The first byte a ranged request (`Range: bytes=A-B`) asks for.
+fn ranged_start(head: &str) -> Option<u64> {
+    let line = head.lines().find(|l| l.to_ascii_lowercase().starts_with("range:"))?;
+    let spec = line.split_once('=')?.1.trim();
+    spec.split_once('-')?.0.trim().parse().ok()
 }

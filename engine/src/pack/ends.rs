@@ -14,19 +14,23 @@ pub struct Ends<'a> {
     len: usize,
     head: &'a [u8],
     tail: &'a [u8],
+    /// Whether the tail may end before tg's index frame starts (a remote
+    /// object whose block index is read by range): the index frame's
+    /// 8-byte header is then checked only when the tail holds it.
+    pub(crate) ranged: bool,
 }
 
 impl<'a> Ends<'a> {
     /// All of a file's bytes.
     pub fn whole(file: &'a [u8]) -> Ends<'a> {
-        Ends { len: file.len(), head: file, tail: file }
+        Ends { len: file.len(), head: file, tail: file, ranged: false }
     }
 
     /// A file of `len` bytes that starts with `head` and ends with `tail`
     /// (each at most `len` long).
     pub fn new(len: usize, head: &'a [u8], tail: &'a [u8]) -> Ends<'a> {
         let (head, tail) = (&head[..head.len().min(len)], &tail[tail.len().saturating_sub(len)..]);
-        Ends { len, head, tail }
+        Ends { len, head, tail, ranged: false }
     }
 
     /// The file's length.
@@ -57,16 +61,23 @@ impl<'a> Ends<'a> {
         read_u64(self.get(at..at.checked_add(8)?)?, 0)
     }
 
+    /// Where the seek table starts (`None`: the tail does not say).
+    pub(crate) fn seek_table_start(&self) -> Option<usize> {
+        let len = self.len;
+        let count = self.u32_at(len.checked_sub(9)?)? as usize;
+        let width = if self.get(len - 5..len - 4)?[0] & 0x80 != 0 { 12 } else { 8 };
+        let table = count.checked_mul(width)?.checked_add(8 + 9).filter(|&t| t <= len)?;
+        Some(len - table)
+    }
+
     /// Where the tail parsing reads must start, as far as this tail tells:
     /// the seek table's start when the tail does not hold all of it yet,
     /// else the last frame's (tg's index frame). `None`: the file is no
     /// seekable file at all (parsing says why).
     pub(crate) fn needs_from(&self) -> Option<usize> {
-        let len = self.len;
-        let count = self.u32_at(len.checked_sub(9)?)? as usize;
-        let width = if self.get(len - 5..len - 4)?[0] & 0x80 != 0 { 12 } else { 8 };
-        let table = count.checked_mul(width)?.checked_add(8 + 9).filter(|&t| t <= len)?;
-        let start = len - table;
+        let start = self.seek_table_start()?;
+        let count = self.u32_at(self.len - 9)? as usize;
+        let width = if self.get(self.len - 5..self.len - 4)?[0] & 0x80 != 0 { 12 } else { 8 };
         match count {
             0 => Some(start),
             _ => match self.u32_at(start + 8 + (count - 1) * width) {

@@ -268,9 +268,12 @@ fn footer(
     end: usize,
 ) -> Result<(Footer, std::ops::Range<usize>), PackError> {
     let corrupt = |what: &str| PackError::Corrupt(what.to_string());
+    // A ranged read holds the frame's header only when it holds the index.
+    let unheld = file.ranged && file.get(start..start + 8).is_none();
     if end - start < 8 + FOOTER_LEN
-        || file.u32_at(start) != Some(TG_FRAME_MAGIC)
-        || file.u32_at(start + 4) != Some((end - start - 8) as u32)
+        || !unheld
+            && (file.u32_at(start) != Some(TG_FRAME_MAGIC)
+                || file.u32_at(start + 4) != Some((end - start - 8) as u32))
     {
         return Err(corrupt("the index frame's header is wrong"));
     }

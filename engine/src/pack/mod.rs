@@ -33,6 +33,7 @@
 mod ends;
 mod error;
 pub mod format;
+pub(crate) mod partial;
 pub mod read;
 mod store;
 pub mod verify;

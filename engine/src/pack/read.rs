@@ -24,6 +24,8 @@ use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
 use crate::index::reader::IndexReader;
 use crate::index::storage::{IndexBytes, PendingIndex, Storage};
+use crate::query::Query;
+use crate::query::trigram::Trigram;
 
 /// The block index inside a packed file, as a read-only [`Storage`].
 struct Inside<'a> {
@@ -55,6 +57,8 @@ const UNPACK_BATCH: usize = 16;
 pub struct PackedFile {
     store: Arc<dyn Store>,
     layout: Layout,
+    /// Where the tail read when it was opened starts.
+    tail_from: u64,
 }
 
 impl PackedFile {
@@ -81,14 +85,25 @@ impl PackedFile {
         }
         let [first, last] = PackedFile::ends(len);
         let mut from = last.start;
+        // A store that fetches what is read keeps a large block index
+        // where it is (read by range, `partial`): the tail must hold the
+        // seek table and the index's footer and table of contents only.
+        let ranged = !store.holds(0..len);
         store.want(&[first.clone(), last])?;
         let head = store.bytes(first)?;
         let mut tail = store.bytes(from..len)?;
         let tg = super::format::is_tg(&head);
+        let ranged = ranged && tg;
         // Twice at most: the seek table's start, then the index frame's.
         for _ in 0..2 {
             let ends = Ends::new(len as usize, &head, &tail);
-            match ends.needs_from() {
+            let need = match (ends.needs_from(), ends.seek_table_start()) {
+                (Some(need), Some(table)) if ranged => {
+                    Some(need.max(table.saturating_sub(super::partial::MARGIN)))
+                }
+                (need, _) => need,
+            };
+            match need {
                 Some(need) if (need as u64) < from => {
                     from = need as u64;
                     tail = store.bytes(from..len)?;
@@ -96,10 +111,12 @@ impl PackedFile {
                 _ => break,
             }
         }
-        let parsed = parse_ends(&Ends::new(len as usize, &head, &tail));
+        let mut ends = Ends::new(len as usize, &head, &tail);
+        ends.ranged = ranged;
+        let parsed = parse_ends(&ends);
         drop((head, tail));
         match parsed {
-            Ok(layout) => Ok(Some(PackedFile { store, layout })),
+            Ok(layout) => Ok(Some(PackedFile { store, layout, tail_from: from })),
             Err(e) if tg => Err(e),
             Err(PackError::Io(e)) => Err(PackError::Io(e)),
             Err(_) => Ok(None),
@@ -162,26 +179,68 @@ impl PackedFile {
                 return Err(PackError::Corrupt("the index lies outside the file".into()));
             }
             let range = range.start as u64..range.end as u64;
-            let reader = IndexReader::load(&Inside { store: self.store.as_ref(), range })?;
-            let index = BlockIndex::from_reader(reader, PathBuf::new())?;
-            let frames = self.frames();
-            let same = index.block_count() as usize == frames.len()
-                && index.blocks().zip(frames).all(|(b, f)| {
-                    (b.offset, b.len) == (f.text_offset, f.text_len) && b.first_line > 0
-                });
-            if !same {
-                return Err(PackError::Mismatch("the block index describes other frames".into()));
-            }
-            Ok(index)
+            self.frames_of(IndexReader::load(&Inside { store: self.store.as_ref(), range })?)
         };
         Some(open())
+    }
+
+    /// The block index carried in the file, read for a search for
+    /// `query(edges)` (`edges`: whether the index holds its documents'
+    /// edges): a large index not at hand (a remote object's) is read by
+    /// range, its tables and the lists the query needs only
+    /// (`super::partial`), each checked against its checksum (a mismatch
+    /// is [`PackError::Damaged`]), with the trigrams of the lists read
+    /// (sorted; the search asks `partial::readable` of its query); else
+    /// the whole index (`None`: every list), checked against the footer's
+    /// CRC ([`PackedFile::check_index`]).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn block_index_for(
+        &self,
+        query: &dyn Fn(bool) -> Query,
+    ) -> Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>> {
+        let (_, range) = self.layout.tg.clone()?;
+        let whole = range.start as u64..range.end as u64;
+        if self.store.holds(whole.clone()) || whole.end - whole.start <= super::partial::WHOLE {
+            return match self.check_index() {
+                Ok(()) => self.block_index().map(|index| index.map(|index| (index, None))),
+                Err(e) => Some(Err(e)),
+            };
+        }
+        let tail_from = self.tail_from;
+        // The first frame, which every search reads (the head of the
+        // text), comes with the index's tables.
+        let first: Vec<Range<u64>> =
+            self.frames().iter().take(1).map(|f| f.offset..f.offset + f.len).collect();
+        let read =
+            || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, query, &first);
+        let reader = match read() {
+            // What was kept of the index did not check sound: read afresh.
+            Err(PackError::Damaged(_)) if self.store.forget_kept_part() => read(),
+            other => other,
+        };
+        Some(reader.and_then(|(reader, read)| Ok((self.frames_of(reader)?, Some(read)))))
+    }
+
+    /// The block index `reader` reads, checked to describe the data frames.
+    fn frames_of(&self, reader: IndexReader) -> Result<BlockIndex, PackError> {
+        let index = BlockIndex::from_reader(reader, PathBuf::new())?;
+        let frames = self.frames();
+        let same = index.block_count() as usize == frames.len()
+            && index
+                .blocks()
+                .zip(frames)
+                .all(|(b, f)| (b.offset, b.len) == (f.text_offset, f.text_len) && b.first_line > 0);
+        if !same {
+            return Err(PackError::Mismatch("the block index describes other frames".into()));
+        }
+        Ok(index)
     }
 
     /// Checks the block index carried in a tg container against the
     /// footer's CRC (another tool's file carries none: nothing to check).
     pub fn check_index(&self) -> Result<(), PackError> {
         let Some((footer, range)) = &self.layout.tg else { return Ok(()) };
-        let bytes = self.store.bytes(range.start as u64..range.end as u64).ok();
+        let bytes = self.store.index_bytes(range.start as u64..range.end as u64).ok();
         if bytes.as_deref().map(crc32fast::hash) != Some(footer.index_crc) {
             return Err(PackError::Corrupt("the block index's checksum does not match".into()));
         }

@@ -36,6 +36,22 @@ pub trait Store: Send + Sync {
     /// Says that `ranges` (in file order) are about to be read: a store
     /// that fetches bytes fetches them now, together.
     fn want(&self, ranges: &[Range<u64>]) -> io::Result<()>;
+
+    /// Whether the bytes of `range` are at hand (read without a fetch).
+    fn holds(&self, _range: Range<u64>) -> bool {
+        true
+    }
+
+    /// Drops what was kept on disk of the file's block index short of
+    /// the whole (it did not check sound): `true` when there was some.
+    fn forget_kept_part(&self) -> bool {
+        false
+    }
+
+    /// Keeps on disk what is held of `ranges` (the header and parts of
+    /// the block index and what follows it, read by range), as parts:
+    /// never taken for the whole index.
+    fn keep_part(&self, _ranges: &[Range<u64>]) {}
 }
 
 /// A local packed file, mapped whole.

@@ -10,8 +10,8 @@
 use std::borrow::Cow;
 use std::io;
 use std::ops::Range;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::object::RemoteObject;
@@ -43,6 +43,9 @@ pub(crate) struct Fetched {
     object: RemoteObject,
     /// Where a packed object's block index is kept on disk (`None`: not kept).
     kept_index: Option<PathBuf>,
+    /// Where the parts of it read by range are kept (`super::kept::part_of`),
+    /// and whether some were loaded from there.
+    kept_part: Option<(PathBuf, AtomicBool)>,
     /// Fetched pieces.
     pieces: RwLock<Vec<Piece>>,
     /// Ticks at each read, for the pieces' last use.
@@ -53,7 +56,7 @@ impl Fetched {
     /// Nothing of `object` fetched yet.
     pub fn new(object: RemoteObject) -> Fetched {
         let pieces = RwLock::new(Vec::new());
-        Fetched { object, kept_index: None, pieces, clock: AtomicU64::new(0) }
+        Fetched { object, kept_index: None, kept_part: None, pieces, clock: AtomicU64::new(0) }
     }
 
     /// Holds `bytes`, fetched from `start`, used now.
@@ -91,17 +94,30 @@ impl Fetched {
     /// there once fetched. What is kept is checked as what is fetched:
     /// the index against the footer's CRC, the seek table against its own.
     pub(crate) fn keeping_index(object: RemoteObject, kept_index: PathBuf) -> Fetched {
+        let part = super::kept::part_of(&kept_index);
         let fetched = Fetched { kept_index: Some(kept_index), ..Fetched::new(object) };
         let kept = fetched.kept_index.as_deref().and_then(|k| std::fs::read(k).ok());
+        let mut pieces = fetched.pieces.write().unwrap_or_else(|e| e.into_inner());
         if let Some(kept) = kept.filter(|k| k.len() >= 8) {
             let start = u64::from_le_bytes(kept[..8].try_into().unwrap_or_default());
             let tail = kept[8..].to_vec();
             if start.checked_add(tail.len() as u64) == Some(fetched.len()) {
-                let mut pieces = fetched.pieces.write().unwrap_or_else(|e| e.into_inner());
                 fetched.add(&mut pieces, start, Arc::new(tail));
             }
         }
-        fetched
+        // Parts of the index kept by readers that read it by range: used
+        // only when the whole is not kept.
+        let parts = match pieces.is_empty() {
+            true => std::fs::read(&part).ok(),
+            false => None,
+        };
+        let parts = parts.as_deref().and_then(|p| super::kept::parse_parts(p, fetched.len()));
+        let loaded = AtomicBool::new(parts.as_ref().is_some_and(|p| !p.is_empty()));
+        for (start, bytes) in parts.unwrap_or_default() {
+            fetched.add(&mut pieces, start, Arc::new(bytes.to_vec()));
+        }
+        drop(pieces);
+        Fetched { kept_part: Some((part, loaded)), ..fetched }
     }
 
     /// Keeps the held piece that runs from `from` or before to the
@@ -119,6 +135,13 @@ impl Fetched {
             // A failure to keep it costs a fetch next time.
             let _ = super::kept::keep(kept, &out);
         }
+    }
+
+    /// Whether the pieces held cover `range` (one piece, or several end
+    /// to end).
+    fn covered(&self, range: &Range<u64>) -> bool {
+        let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
+        covers(&pieces, range, None)
     }
 
     /// The held bytes of `range`, if the pieces held cover it (one piece,
@@ -157,6 +180,25 @@ impl Fetched {
     }
 }
 
+/// Whether `pieces` cover `range` (one piece, or several end to end);
+/// those that do are marked used at `now` when given.
+fn covers(pieces: &[Piece], range: &Range<u64>, now: Option<u64>) -> bool {
+    let mut at = range.start;
+    while at < range.end {
+        let piece = pieces.iter().filter(|p| p.start <= at && at < p.end()).max_by_key(|p| p.end());
+        match piece {
+            Some(p) => {
+                if let Some(now) = now {
+                    p.used.fetch_max(now, Ordering::Relaxed);
+                }
+                at = p.end();
+            }
+            None => return false,
+        }
+    }
+    true
+}
+
 /// `ranges` sorted and joined where less than `gap` apart.
 pub(crate) fn coalesce(ranges: &[Range<u64>], gap: u64) -> Vec<Range<u64>> {
     let mut sorted: Vec<Range<u64>> = ranges.iter().filter(|r| r.start < r.end).cloned().collect();
@@ -177,6 +219,10 @@ impl Store for Fetched {
     }
 
     fn index_bytes(&self, range: Range<u64>) -> io::Result<IndexBytes> {
+        // With what follows it, in one request: what is kept.
+        if range.end <= self.len() {
+            self.want(std::slice::from_ref(&(range.start..self.len())))?;
+        }
         let bytes = self.bytes(range.clone())?.into_owned();
         self.keep_tail(range.start);
         Ok(IndexBytes::Shared(Arc::new(bytes)))
@@ -200,17 +246,46 @@ impl Store for Fetched {
         let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
         // Those held are about to be read: not dropped for the others.
         let since = self.clock.fetch_add(1, Ordering::Relaxed);
-        let holds = |r: &Range<u64>| {
-            let piece = pieces.iter().find(|p| p.start <= r.start && r.end <= p.end());
-            piece
-                .inspect(|p| {
-                    p.used.fetch_max(since, Ordering::Relaxed);
-                })
-                .is_some()
-        };
-        let missing: Vec<Range<u64>> = ranges.iter().filter(|r| !holds(r)).cloned().collect();
+        let missing: Vec<Range<u64>> =
+            ranges.iter().filter(|r| !covers(&pieces, r, Some(since))).cloned().collect();
         drop(pieces);
         self.fetch(&coalesce(&missing, GAP), since)
+    }
+
+    fn holds(&self, range: Range<u64>) -> bool {
+        range.is_empty() || self.covered(&range)
+    }
+
+    fn forget_kept_part(&self) -> bool {
+        let Some((path, loaded)) = &self.kept_part else { return false };
+        if !loaded.swap(false, Ordering::Relaxed) {
+            return false;
+        }
+        let _ = std::fs::remove_file(path);
+        let mut pieces = self.pieces.write().unwrap_or_else(|e| e.into_inner());
+        pieces.clear();
+        true
+    }
+
+    fn keep_part(&self, ranges: &[Range<u64>]) {
+        let Some((path, _)) = &self.kept_part else { return };
+        if self.kept_index.as_deref().is_some_and(Path::exists) {
+            return;
+        }
+        let pieces = self.pieces.read().unwrap_or_else(|e| e.into_inner());
+        let mut parts: Vec<(u64, &[u8])> = Vec::new();
+        for p in pieces.iter() {
+            for r in ranges {
+                let (start, end) = (p.start.max(r.start), p.end().min(r.end));
+                if start < end {
+                    let bytes = &p.bytes[(start - p.start) as usize..(end - p.start) as usize];
+                    parts.push((start, bytes));
+                }
+            }
+        }
+        parts.sort_by_key(|(start, _)| *start);
+        // A failure to keep them costs a fetch next time.
+        let _ = super::kept::keep(path, &super::kept::encode_parts(&parts));
     }
 }
 

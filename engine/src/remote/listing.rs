@@ -61,12 +61,20 @@ pub(crate) fn list_now(address: &Address, rules: Rules) -> Result<Vec<Listed>, R
     let store = store(&address.bucket)?;
     let prefix = match &address.kind {
         Kind::Object => {
+            // Whether it names a prefix, and the object itself, asked side
+            // by side: one round trip, not two.
             let prefix = format!("{}/", address.key);
-            let below = under(address, &store, &prefix, None, rules)?;
+            let (below, object) = std::thread::scope(|s| {
+                let head = s.spawn(|| RemoteObject::head(&store, &address.key));
+                let below = under(address, &store, &prefix, None, rules);
+                (below, head.join())
+            });
+            let below = below?;
             if !below.is_empty() {
                 return Ok(below);
             }
-            return match RemoteObject::head(&store, &address.key)? {
+            let object = object.map_err(|_| RemoteError("a request panicked".into()))?;
+            return match object? {
                 Some(object) => {
                     let name = address.written.clone();
                     Ok(vec![Listed { name, object, explicit: true }])

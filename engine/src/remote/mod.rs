@@ -139,7 +139,8 @@ const WHOLE_AHEAD: u64 = 256 << 10;
 /// What a search reads first of `object` (printed as `name`, its block
 /// index kept under `base`), to be fetched ahead of it: the whole of a
 /// small object; else the ends of a packed one (`packed`: the door looks
-/// for one; its header only when its block index is kept here); else
+/// for one; its header only when its block index is kept here, nothing
+/// when parts of it are, with its header); else
 /// nothing (its body is read as one stream).
 pub(crate) fn first_reads(
     object: &RemoteObject,
@@ -155,9 +156,12 @@ pub(crate) fn first_reads(
         _ => {
             let [head, tail] = PackedFile::ends(size);
             let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
-            match kept.is_some_and(|kept| kept.exists()) {
-                true => vec![head],
-                false => vec![head, tail],
+            // The whole index kept (its header is fetched), or the parts
+            // of a large one read by range (the header with them).
+            match kept {
+                Some(k) if k.exists() => vec![head],
+                Some(k) if kept::part_of(&k).exists() => Vec::new(),
+                _ => vec![head, tail],
             }
         }
     }

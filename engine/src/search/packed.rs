@@ -140,7 +140,7 @@ impl<'o> PackedSearch<'o> {
     ) -> Result<Option<PackedText>, PackError> {
         let opened = match file {
             Some(file) => PackedText::of(packed, file, path, &self.opts.index.base),
-            None => PackedText::read_checked(packed),
+            None => PackedText::read_for(packed, &|edges| self.lists(edges)),
         };
         match opened {
             Ok(opened) => Ok(opened.trusted()),
@@ -162,10 +162,19 @@ impl<'o> PackedSearch<'o> {
         run: &mut RunStats,
     ) -> io::Result<SearchResult> {
         let opts = self.opts;
+        let selected = t.packed.is_tg().then(|| self.frames(t));
         if t.file.is_none() {
             // A remote object: its head's frames and those its index
             // names, fetched together (one round trip, not one each).
-            t.packed.want_frames(&self.first_frames(t))?;
+            let frames = t.packed.frames();
+            let head = frames.iter().take_while(|f| f.text_offset < HEAD_LEN as u64).count();
+            let mut first: Vec<usize> = (0..head.max(1).min(frames.len())).collect();
+            if let Some(Selected { chosen, narrowed: true, .. }) = &selected {
+                first.extend(chosen);
+            }
+            first.sort_unstable();
+            first.dedup();
+            t.packed.want_frames(&first)?;
         }
         let head = t.packed.head(HEAD_LEN)?;
         let quit = opts.binary_detection(t.explicit).quit_byte().is_some();
@@ -185,18 +194,25 @@ impl<'o> PackedSearch<'o> {
         // engine sizes its look-ahead window by it).
         let rest = frames.len().saturating_sub(1).max(1);
         let size = frames.iter().take(rest).map(|f| f.text_len).min().unwrap_or(0);
-        let source: Box<dyn PieceSource + '_> = if t.packed.is_tg() {
-            let (chosen, first_lines) = self.frames(t, run);
-            // Ask the kernel (or the object store) for every chosen frame
-            // up front: cold reads overlap.
-            if let Some(file) = t.file {
-                chosen.iter().for_each(|&i| advise_willneed(file, frames[i].offset, frames[i].len));
+        let source: Box<dyn PieceSource + '_> = match selected {
+            Some(Selected { chosen, first_lines, narrowed }) => {
+                if let (true, Some(text)) = (narrowed, t.text) {
+                    counted(run, text, chosen.len());
+                }
+                // Ask the kernel (or the object store) for every chosen
+                // frame up front: cold reads overlap.
+                if let Some(file) = t.file {
+                    chosen
+                        .iter()
+                        .for_each(|&i| advise_willneed(file, frames[i].offset, frames[i].len));
+                }
+                t.packed.want_frames(&chosen)?;
+                Box::new(FramePieces::new(t.packed, chosen, first_lines))
             }
-            t.packed.want_frames(&chosen)?;
-            Box::new(FramePieces::new(t.packed, chosen, first_lines))
-        } else {
-            t.packed.want_frames(&(0..frames.len()).collect::<Vec<_>>())?;
-            Box::new(LinePieces::new(t.packed))
+            None => {
+                t.packed.want_frames(&(0..frames.len()).collect::<Vec<_>>())?;
+                Box::new(LinePieces::new(t.packed))
+            }
         };
         if source.count() == 0 {
             // No text, or no frame can match: an empty haystack prints
@@ -206,50 +222,41 @@ impl<'o> PackedSearch<'o> {
         engine.search_decoded(&text, source.as_ref(), size, worker.printer().get_mut(), run)
     }
 
-    /// The frames a search of `t` reads first, in order: those holding
-    /// the head of its text, and the block index's candidates when this
-    /// search can use them.
-    fn first_frames(&self, t: &Target<'_>) -> Vec<usize> {
-        let frames = t.packed.frames();
-        let head = frames.iter().take_while(|f| f.text_offset < HEAD_LEN as u64).count();
-        let mut first: Vec<usize> = (0..head.max(1).min(frames.len())).collect();
-        let query = t.text.map(|text| (text, self.plans.query(text.has_edges())));
-        let usable = bytes_unusable_for(self.opts).is_none() && !lists_misses(self.opts);
-        if let Some((text, query)) = query.filter(|(_, q)| usable && **q != Query::All)
-            && let Ok(Selection::Blocks(blocks)) = select(text, Some(query), 0, Dense::Keep)
-        {
-            let at = |b: &crate::text::Block| {
-                frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok()
-            };
-            first.extend(blocks.iter().filter_map(at));
+    /// What this search asks of a block index whose documents hold their
+    /// edges or not (`edges`): `All` when it reads no list.
+    fn lists(&self, edges: bool) -> Query {
+        match bytes_unusable_for(self.opts).is_none() && !lists_misses(self.opts) {
+            true => self.plans.query(edges).clone(),
+            false => Query::All,
         }
-        first.sort_unstable();
-        first.dedup();
-        first
     }
 
     /// The frames of a tg container to search, in order, and their first
     /// line numbers (`None`: unknown, all frames are searched): the block
-    /// index's candidates when this search can use an index.
-    fn frames(&self, t: &Target<'_>, run: &mut RunStats) -> (Vec<usize>, Option<Vec<u64>>) {
+    /// index's candidates when this search can use an index (`narrowed`).
+    fn frames(&self, t: &Target<'_>) -> Selected {
         let opts = self.opts;
         let all: Vec<usize> = (0..t.packed.frames().len()).collect();
-        let Some(text) = t.text else { return (all, None) };
+        let Some(text) = t.text else {
+            return Selected { chosen: all, first_lines: None, narrowed: false };
+        };
         let lines: Vec<u64> = text.blocks().iter().map(|b| b.first_line).collect();
-        let query = self.plans.query(text.has_edges());
+        let every = Selected { chosen: all, first_lines: Some(lines.clone()), narrowed: false };
+        let query = text.readable(self.plans.query(text.has_edges()));
+        let query = query.as_ref();
         if bytes_unusable_for(opts).is_some() || lists_misses(opts) || *query == Query::All {
-            return (all, Some(lines));
+            return every;
         }
         // Exact: a frame more costs an inflate, more than a list read.
         let candidates = match select(text, Some(query), 0, Dense::Keep) {
             Ok(Selection::Blocks(c)) => c,
-            Ok(Selection::Scan) => return (all, Some(lines)),
+            Ok(Selection::Scan) => return every,
             Err(err) => {
                 self.msgs.warn(format!(
                     "{}: the block index is unusable ({err}); searching every frame",
                     t.path.display()
                 ));
-                return (all, Some(lines));
+                return every;
             }
         };
         let frames = t.packed.frames();
@@ -257,9 +264,8 @@ impl<'o> PackedSearch<'o> {
             .iter()
             .filter_map(|b| frames.binary_search_by_key(&b.offset, |f| f.text_offset).ok())
             .collect();
-        counted(run, text, chosen.len());
-        let first_lines = chosen.iter().map(|&i| lines[i]).collect();
-        (chosen, Some(first_lines))
+        let first_lines = Some(chosen.iter().map(|&i| lines[i]).collect());
+        Selected { chosen, first_lines, narrowed: true }
     }
 
     /// Searches the whole text as one stream (what chunks cannot do),
@@ -288,6 +294,16 @@ impl<'o> PackedSearch<'o> {
         let mut reader = Frames { packed: t.packed, next: 0, buf: Vec::new(), at: 0, dctx: None };
         worker.search(t.path, t.explicit, false, Haystack::Reader(&mut reader))
     }
+}
+
+/// The frames of a tg container a search reads.
+struct Selected {
+    /// The frames, in order.
+    chosen: Vec<usize>,
+    /// Their first line numbers (`None`: unknown).
+    first_lines: Option<Vec<u64>>,
+    /// Whether the block index chose them (else: every frame).
+    narrowed: bool,
 }
 
 /// One packed file being searched.

@@ -2,6 +2,7 @@
 //! it carries: its data frames are the blocks, and any range is
 //! decompressed from the frames that hold it.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io;
 use std::path::Path;
@@ -12,11 +13,16 @@ use crate::index::blocks::BlockIndex;
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
 use crate::pack::verify;
+use crate::query::Query;
+use crate::query::trigram::Trigram;
 
 /// A tg container whose bytes were checked sound ([`verify::check`]).
 pub struct PackedText {
     packed: PackedFile,
     index: BlockIndex,
+    /// The trigrams of the posting lists read of an index read by range
+    /// (sorted; `None`: the whole index is at hand).
+    lists: Option<Vec<Trigram>>,
     /// The frame the last read decompressed, and its text.
     last: Mutex<Option<(usize, Vec<u8>)>>,
 }
@@ -49,7 +55,7 @@ impl PackedText {
             None => return Ok(Opened::Missing),
         };
         let packed = packed.clone();
-        Ok(Opened::Trusted(PackedText { packed, index, last: Mutex::new(None) }))
+        Ok(Opened::Trusted(PackedText { packed, index, lists: None, last: Mutex::new(None) }))
     }
 
     /// The text of the tg container `packed` that cannot be checked whole
@@ -60,12 +66,41 @@ impl PackedText {
     /// (a frame never read is never checked).
     pub fn read_checked(packed: &PackedFile) -> Result<Opened<PackedText>, PackError> {
         packed.check_index()?;
-        let index = match packed.block_index() {
-            Some(index) => index?,
-            None => return Ok(Opened::Missing),
-        };
-        let packed = packed.clone();
-        Ok(Opened::Trusted(PackedText { packed, index, last: Mutex::new(None) }))
+        PackedText::with(packed, packed.block_index().map(|i| i.map(|i| (i, None))))
+    }
+
+    /// [`PackedText::read_checked`] for one search for `query(edges)`: a
+    /// large block index is read by range, its tables and the lists the
+    /// query needs only, each checked against its own CRC
+    /// (`PackedFile::block_index_for`); the search then asks
+    /// `PackedText::readable` of its query.
+    pub fn read_for(
+        packed: &PackedFile,
+        query: &dyn Fn(bool) -> Query,
+    ) -> Result<Opened<PackedText>, PackError> {
+        PackedText::with(packed, packed.block_index_for(query))
+    }
+
+    /// What a search for `query` asks of the block index: `query` itself
+    /// when the whole index is at hand, else `query` with every leaf whose
+    /// list was not read taken as true (it admits a few more frames).
+    pub(crate) fn readable<'q>(&self, query: &'q Query) -> Cow<'q, Query> {
+        match &self.lists {
+            None => Cow::Borrowed(query),
+            Some(lists) => Cow::Owned(crate::pack::partial::readable(query, lists)),
+        }
+    }
+
+    /// The text of `packed` through `index`, its block index with the
+    /// lists read of it (`None`: it carries none).
+    #[allow(clippy::type_complexity)]
+    fn with(
+        packed: &PackedFile,
+        index: Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>>,
+    ) -> Result<Opened<PackedText>, PackError> {
+        let Some(index) = index else { return Ok(Opened::Missing) };
+        let (packed, (index, lists)) = (packed.clone(), index?);
+        Ok(Opened::Trusted(PackedText { packed, index, lists, last: Mutex::new(None) }))
     }
 
     /// The container.

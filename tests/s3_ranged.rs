@@ -1,0 +1,252 @@
+//! A packed object whose block index is large (over 1 MiB) is searched
+//! through its index read by range: a first reader fetches the index's
+//! tables and the posting lists of its query's trigrams, not the whole
+//! index, and prints what rg prints of the local copy (queries whose
+//! trigram set is empty, one in every frame, no hit, regexes, flags the
+//! chunk engine refuses); what it fetched is kept as parts (`.zstpart`,
+//! never as the whole index), so the same query again fetches no index
+//! byte, and kept parts that do not check are fetched again; a list or
+//! table damaged or cut short by the server is one `tg:` line and exit
+//! 2, never an answer.
+#![cfg(feature = "remote")]
+
+#[path = "util/s3.rs"]
+mod s3;
+#[path = "util/s3proxy.rs"]
+mod s3proxy;
+mod util;
+
+use std::ops::Range;
+use std::path::Path;
+use std::process::Output;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use s3::S3Server;
+use s3proxy::{Fault, FaultProxy};
+use trigrep::query::trigram::pack;
+use util::Tree;
+
+const OBJECT: &str = "s3://bkt/app.log.zst";
+
+/// `tg ARGS` in `tree`'s root with `env` and the index directory `base`.
+fn tg(tree: &Tree, env: &[(&str, String)], base: &Path, args: &[&str]) -> Output {
+    let mut cmd = util::tg_command(tree, tree.root());
+    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).env("TG_INDEX_DIR", base).args(args);
+    cmd.output().unwrap()
+}
+
+/// `rg ARGS` in `tree`'s root.
+fn rg(tree: &Tree, args: &[&str]) -> Output {
+    util::rg_command(tree, tree.root()).args(args).output().unwrap()
+}
+
+/// The value of `--stats` line `name` in `stderr` (0: none).
+fn stat(stderr: &[u8], name: &str) -> u64 {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or("");
+    line.split_whitespace().find_map(|w| w.parse().ok()).unwrap_or(0)
+}
+
+/// The little-endian integer of `N` bytes at `at`.
+fn le<const N: usize>(b: &[u8], at: usize) -> u64 {
+    let mut v = [0u8; 8];
+    v[..N].copy_from_slice(&b[at..at + N]);
+    u64::from_le_bytes(v)
+}
+
+/// Where the block index of the container `c` lies, and where its
+/// section `name` lies (docs/PACK-FORMAT.md, docs/INDEX-FORMAT.md).
+fn section(c: &[u8], name: &str) -> (Range<usize>, Range<usize>) {
+    let n = c.len();
+    let count = le::<4>(c, n - 9) as usize;
+    let table = n - (count * 12 + 17);
+    let frame = table - le::<4>(c, table + 8 + (count - 1) * 12) as usize;
+    let index = frame + 8..table - 52;
+    let footer = index.end - 52;
+    let toc = index.start + le::<8>(c, footer) as usize;
+    for i in 0..le::<4>(c, toc) as usize {
+        let e = toc + 8 + 40 * i;
+        if c[e..e + 16].split(|&b| b == 0).next() == Some(name.as_bytes()) {
+            let at = index.start + le::<8>(c, e + 16) as usize;
+            return (index, at..at + le::<8>(c, e + 24) as usize);
+        }
+    }
+    panic!("no section {name}");
+}
+
+/// Where the posting list of the rarest trigram of `word` lies in the
+/// container `c` (a search for `word` reads it first).
+fn rarest_list(c: &[u8], word: &[u8]) -> Range<usize> {
+    let (_, table) = section(c, "trigrams");
+    let (_, postings) = section(c, "postings");
+    let entries = table.len() / 20;
+    let find = |t: &[u8]| {
+        (0..entries)
+            .find(|&i| le::<4>(c, table.start + 20 * i) as u32 == pack([t[0], t[1], t[2]]))
+            .expect("the trigram is in the index")
+    };
+    let count = |i: usize| le::<4>(c, table.start + 20 * i + 4);
+    let i = word.windows(3).map(find).min_by_key(|&i| count(i)).unwrap();
+    let start = le::<8>(c, table.start + 20 * i + 8) as usize;
+    let end = match i + 1 < entries {
+        true => le::<8>(c, table.start + 20 * (i + 1) + 8) as usize,
+        false => postings.len(),
+    };
+    postings.start + start..postings.start + end
+}
+
+/// The generated log (`util::logs::log`) with a line of a random trace id
+/// after every other line: tens of thousands of distinct trigrams.
+fn log() -> Vec<u8> {
+    let mut rng = StdRng::seed_from_u64(36);
+    let mut out = Vec::new();
+    for line in util::logs::log(&mut rng, 100_000, false).split_inclusive(|&b| b == b'\n') {
+        out.extend_from_slice(line);
+        if line.ends_with(b"\n") && rng.random_bool(0.5) {
+            let id: String = (0..12)
+                .map(|_| b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)] as char)
+                .collect();
+            out.extend_from_slice(format!("trace {id}\n").as_bytes());
+        }
+    }
+    out
+}
+
+/// A log packed in 4 KiB frames (a block index over 1 MiB, the most a
+/// reader fetches whole), in `tree` as `app.log` and in a new server's
+/// bucket as `app.log.zst`.
+fn packed(tree: &Tree) -> (S3Server, Vec<u8>) {
+    tree.write("app.log", log());
+    let out = util::tg_command(tree, tree.root())
+        .args(["pack", "-q", "--frame-size", "4K", "app.log"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let container = std::fs::read(tree.path("app.log.zst")).unwrap();
+    let (index, _) = section(&container, "postings");
+    assert!(index.len() > 1 << 20, "an index of {} bytes is fetched whole", index.len());
+    let server = S3Server::start();
+    server.create_bucket("bkt");
+    server.put("bkt", "app.log.zst", &container);
+    (server, container)
+}
+
+#[test]
+fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
+    let tree = Tree::new("s3-ranged");
+    let (server, container) = packed(&tree);
+    let env = server.env();
+    let (index, _) = section(&container, "postings");
+    let queries: &[&[&str]] = &[
+        &["-n", "ab"],                        // no trigram: every frame
+        &["-c", "Jan"],                       // a trigram in every frame
+        &["-c", "-F", "XYZZY-NEEDLE-9999"],   // no hit
+        &["-n", "-i", "raremark|page FAULT"], // an alternation, folded
+        &["-c", "-e", "Killed process", "-e", "status=1/FAIL"],
+    ];
+    let mut failures = Vec::new();
+    let kept = tree.path("kept");
+    for (i, q) in util::logs::QUERIES.iter().chain(queries).enumerate() {
+        // A first reader (nothing kept), then one that kept parts of
+        // every query before.
+        for base in [tree.path(format!("first-{i}")), kept.clone()] {
+            let t = tg(&tree, &env, &base, &[&q[..], &[OBJECT]].concat());
+            let r = rg(&tree, &[&q[..], &["app.log"]].concat());
+            let why = util::diff::remote_differs(
+                &t,
+                &r,
+                OBJECT,
+                "app.log",
+                r#""(bytes_printed|bytes_searched)":\d+"#,
+            );
+            if let Some(why) = why {
+                failures.push(format!("tg {q:?} ({}): {why}", base.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // A needle: the index's tables and a few lists, not the index.
+    let first = tree.path("needle");
+    let args = ["--stats", "-n", "-F", "last line without newline", OBJECT];
+    let t = tg(&tree, &env, &first, &args);
+    assert_eq!(t.status.code(), Some(0), "{}", String::from_utf8_lossy(&t.stderr));
+    let fetched = stat(&t.stderr, "bytes fetched");
+    eprintln!("a needle: {fetched} bytes fetched, the index is {} bytes", index.len());
+    assert!(fetched < index.len() as u64, "fetched {fetched} bytes");
+    // Kept as parts, never as the whole index; the same query again
+    // fetches the header and the frames only.
+    let kept: Vec<_> = walk(&first);
+    assert!(kept.len() == 1 && kept[0].ends_with(".zstpart"), "kept {kept:?}");
+    let again = tg(&tree, &env, &first, &args);
+    let second = stat(&again.stderr, "bytes fetched");
+    eprintln!("the same needle again: {second} bytes fetched");
+    assert!(second * 10 < fetched, "fetched {fetched}, then {second}");
+    let lines = |out: &[u8]| out.split(|&b| b == b'\n').next().map(<[u8]>::to_vec);
+    assert_eq!(lines(&again.stdout), lines(&t.stdout));
+    assert_eq!(walk(&first), kept, "a part was taken for the whole");
+    // Kept parts that do not check are dropped and fetched again.
+    let (_, trigrams) = section(&container, "trigrams");
+    let mut part = std::fs::read(&kept[0]).unwrap();
+    let flip = trigrams.start + trigrams.len() / 3;
+    let mut at = 0;
+    while at < part.len() {
+        let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
+        if (start..start + len).contains(&flip) {
+            part[at + 16 + flip - start] ^= 0xFF;
+        }
+        at += 16 + len;
+    }
+    std::fs::write(&kept[0], &part).unwrap();
+    let t = tg(&tree, &env, &first, &["-n", "-F", "last line without newline", OBJECT]);
+    let r = rg(&tree, &["-n", "-F", "last line without newline", "app.log"]);
+    assert_eq!((&t.stdout, t.status.code()), (&r.stdout, r.status.code()));
+    assert!(t.stderr.is_empty(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(std::fs::read(&kept[0]).unwrap() != part, "the damaged parts were kept");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.file_type().unwrap().is_dir() {
+                true => todo.push(e.path()),
+                false => found.push(e.path().display().to_string()),
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_damaged_or_cut_index_range_is_an_error_never_an_answer() {
+    let tree = Tree::new("s3-ranged-faults");
+    let (server, container) = packed(&tree);
+    let proxy = FaultProxy::start(server.port());
+    let env = server.env_via(&proxy.endpoint());
+    let (_, trigrams) = section(&container, "trigrams");
+    let rare = rarest_list(&container, b"RAREMARK");
+    let spoiled = [
+        ("a posting list", Fault::Flip(rare.start as u64 + 1)),
+        ("the trigram table", Fault::Flip(trigrams.start as u64 + trigrams.len() as u64 / 3)),
+        ("a posting list cut", Fault::CutAt(rare.start as u64 + 1)),
+    ];
+    for (i, (what, fault)) in spoiled.into_iter().enumerate() {
+        proxy.set(fault);
+        let base = tree.path(format!("reader-{i}"));
+        let t = tg(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
+        let stderr = String::from_utf8_lossy(&t.stderr);
+        assert_eq!(t.status.code(), Some(2), "{what}: {stderr}");
+        assert!(t.stdout.is_empty(), "{what}: printed {}", String::from_utf8_lossy(&t.stdout));
+        assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
+        assert!(stderr.starts_with(&format!("tg: {OBJECT}: ")), "{what}: {stderr}");
+        assert!(walk(&base).is_empty(), "{what}: kept {:?}", walk(&base));
+        // Served sound again: the answer rg gives.
+        proxy.set(Fault::None);
+        let t = tg(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
+        let r = rg(&tree, &["-n", "RAREMARK", "app.log"]);
+        assert_eq!((t.stdout, t.status.code()), (r.stdout, r.status.code()), "{what}");
+    }
+}
