@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """`tg index` after 2,000 files of the kernel tree changed, old and new.
 
-Makes (once) a copy of the kernel tree as hard links (`--base`/linux),
+Makes (once) a copy of the kernel tree per binary (`--base`/old/linux,
+`--base`/new/linux; a real copy: renaming over a hard link would change
+the shared inode's ctime, and so the corpus other benchmarks index),
 then, for each binary: indexes it, rewrites --changes files (every Nth
 file in path order gets a line appended; written to a new file renamed
-over the old one, so the corpus the links share is never changed), and
+over the old one), and
 times the `tg index` that brings the index up to date (wall, user+sys
 CPU). Also times a query's freshness pass over the changed tree
 (`tg --stats -c`): the floor of finding what changed without a watcher.
@@ -61,13 +63,13 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="updates timed per binary")
     ap.add_argument("--rg", help="rg to compare each updated index's answers with")
     a = ap.parse_args()
-    # A linked copy of the tree for each binary: each sees only its changes.
+    # A copy of the tree for each binary: each sees only its changes.
     roots, trees = {}, {}
     for label in ("old", "new"):
         roots[label] = os.path.join(a.base, label, "linux")
         if not os.path.isdir(roots[label]):
             os.makedirs(os.path.dirname(roots[label]), exist_ok=True)
-            subprocess.run(["cp", "-al", CORPUS, roots[label]], check=True)
+            subprocess.run(["cp", "-a", CORPUS, roots[label]], check=True)
         trees[label] = sorted(tree_files(roots[label]))
     with open("/proc/loadavg") as f:
         print(f"load before: {f.read().strip()}")
