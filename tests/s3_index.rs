@@ -18,18 +18,6 @@ use rand::rngs::StdRng;
 use s3::S3Server;
 use util::Tree;
 
-/// `tg ARGS` in `tree`'s root with `env` and the index directory `base`.
-fn tg(tree: &Tree, env: &[(&str, String)], base: &Path, args: &[&str]) -> Output {
-    let mut cmd = util::tg_command(tree, tree.root());
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).env("TG_INDEX_DIR", base).args(args);
-    cmd.output().unwrap()
-}
-
-/// `rg ARGS` in `tree`'s root.
-fn rg(tree: &Tree, args: &[&str]) -> Output {
-    util::rg_command(tree, tree.root()).args(args).output().unwrap()
-}
-
 /// What differs between tg's output and rg's (`util::diff::remote_differs`):
 /// JSON's bytes printed (names included) and read (an index reads fewer) blanked.
 fn differs(tg: &Output, rg: &Output, remote: &str, local: &str) -> Option<String> {
@@ -45,17 +33,8 @@ fn stat(stderr: &[u8], name: &str) -> u64 {
 
 /// Every file under `dir`, relative to it.
 fn files_under(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.file_type().unwrap().is_dir() {
-                true => todo.push(e.path()),
-                false => found.push(e.path().strip_prefix(dir).unwrap().display().to_string()),
-            }
-        }
-    }
-    found
+    let relative = |p: std::path::PathBuf| p.strip_prefix(dir).unwrap().display().to_string();
+    util::files_under(dir).into_iter().map(relative).collect()
 }
 
 /// A server with `app.log` (a generated log, also in `tree`) indexed by
@@ -67,8 +46,12 @@ fn indexed_log(tree: &Tree, builder: &Path) -> (S3Server, Vec<u8>) {
     let server = S3Server::start();
     server.create_bucket("bkt");
     server.put("bkt", "app.log", &log);
-    let out =
-        tg(tree, &server.env(), builder, &["index", "--block-size", "16K", "s3://bkt/app.log"]);
+    let out = util::tg_with(
+        tree,
+        &server.env(),
+        builder,
+        &["index", "--block-size", "16K", "s3://bkt/app.log"],
+    );
     assert!(out.status.success(), "tg index: {}", String::from_utf8_lossy(&out.stderr));
     assert!(server.data().join("bkt/app.log.tgidx").is_file(), "no index object beside it");
     (server, log)
@@ -81,20 +64,20 @@ fn another_machine_reads_only_candidate_blocks_through_the_index_object() {
     let (env, reader) = (server.env(), tree.path("machine-b"));
     let mut failures = Vec::new();
     for q in util::logs::QUERIES {
-        let t = tg(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log"]].concat());
-        let r = rg(&tree, &[&q[..], &["app.log"]].concat());
+        let t = util::tg_with(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log"]].concat());
+        let r = util::rg_in_root(&tree, &[&q[..], &["app.log"]].concat());
         if let Some(why) = differs(&t, &r, "s3://bkt/app.log", "app.log") {
             failures.push(format!("tg {q:?}: {why}"));
         }
     }
     // A prefix: the index object is tg's, not a text to search.
-    let t = tg(&tree, &env, &reader, &["-c", "page fault", "s3://bkt/"]);
-    let r = rg(&tree, &["-c", "-H", "page fault", "app.log"]);
+    let t = util::tg_with(&tree, &env, &reader, &["-c", "page fault", "s3://bkt/"]);
+    let r = util::rg_in_root(&tree, &["-c", "-H", "page fault", "app.log"]);
     if let Some(why) = differs(&t, &r, "s3://bkt/app.log", "app.log") {
         failures.push(format!("tg -c over the prefix: {why}"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    let t = tg(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log"]);
+    let t = util::tg_with(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log"]);
     let stderr = String::from_utf8_lossy(&t.stderr).into_owned();
     let (searched, fetched) =
         (stat(&t.stderr, "blocks searched"), stat(&t.stderr, "bytes fetched"));
@@ -116,7 +99,7 @@ fn a_replaced_object_is_never_answered_from_its_old_index() {
     let (env, reader) = (server.env(), tree.path("machine-b"));
     let q = ["-n", "XYZZY-NEW"];
     // Read once: its index is kept under the object's ETag and size.
-    let t = tg(&tree, &env, &reader, &["--stats", q[0], q[1], "s3://bkt/app.log"]);
+    let t = util::tg_with(&tree, &env, &reader, &["--stats", q[0], q[1], "s3://bkt/app.log"]);
     assert!(String::from_utf8_lossy(&t.stderr).contains("block index used"));
     // The same size, a line in the middle rewritten with a new word.
     let mut new = log.clone();
@@ -125,8 +108,8 @@ fn a_replaced_object_is_never_answered_from_its_old_index() {
     new[start..start + 9].copy_from_slice(b"XYZZY-NEW");
     tree.write("app.log", &new);
     server.put("bkt", "app.log", &new);
-    let t = tg(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log"]].concat());
-    let r = rg(&tree, &[&q[..], &["app.log"]].concat());
+    let t = util::tg_with(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log"]].concat());
+    let r = util::rg_in_root(&tree, &[&q[..], &["app.log"]].concat());
     assert!(r.status.success(), "rg found no new line");
     if let Some(why) = differs(&t, &r, "s3://bkt/app.log", "app.log") {
         panic!("after the object was replaced: {why}");
@@ -144,18 +127,20 @@ fn a_log_packed_into_a_bucket_is_read_by_another_machine_building_nothing() {
     // 4 KiB frames: a block index larger than the container's ends a
     // reader fetches first (64 KiB), fetched apart and kept.
     let pack = ["pack", "-q", "--frame-size", "4K", "app.log", "-o", "s3://bkt/app.log.zst"];
-    let out = tg(&tree, &env, &writer, &pack);
+    let out = util::tg_with(&tree, &env, &writer, &pack);
     assert!(out.status.success(), "tg pack: {}", String::from_utf8_lossy(&out.stderr));
     // The object is the container a local pack writes, byte for byte.
-    let local = tg(&tree, &env, &writer, &["pack", "-q", "--frame-size", "4K", "app.log"]);
+    let local =
+        util::tg_with(&tree, &env, &writer, &["pack", "-q", "--frame-size", "4K", "app.log"]);
     assert!(local.status.success(), "{}", String::from_utf8_lossy(&local.stderr));
     let uploaded = std::fs::read(server.data().join("bkt/app.log.zst")).unwrap();
     assert!(uploaded == std::fs::read(tree.path("app.log.zst")).unwrap(), "the objects differ");
     // Not replaced without --force.
-    let again = tg(&tree, &env, &writer, &pack);
+    let again = util::tg_with(&tree, &env, &writer, &pack);
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(again.status.code() == Some(2) && stderr.contains("exists"), "{stderr}");
-    let t = tg(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log.zst"]);
+    let t =
+        util::tg_with(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log.zst"]);
     let stderr = String::from_utf8_lossy(&t.stderr).into_owned();
     assert!(stderr.contains("block index used"), "{stderr}");
     // The reader built nothing: it keeps the block index it fetched, and
@@ -166,15 +151,16 @@ fn a_log_packed_into_a_bucket_is_read_by_another_machine_building_nothing() {
         "the reader's index directory holds {kept:?}"
     );
     let kept_len = std::fs::metadata(reader.join(&kept[0])).unwrap().len();
-    let again = tg(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log.zst"]);
+    let again =
+        util::tg_with(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/app.log.zst"]);
     let (first, second) = (stat(&t.stderr, "bytes fetched"), stat(&again.stderr, "bytes fetched"));
     eprintln!("RAREMARK: {first} bytes fetched, then {second} (index kept: {kept_len} bytes)");
     assert!(second + kept_len <= first, "fetched {first}, then {second} with the index kept");
     // Every query through the kept index prints what rg prints.
     let mut failures = Vec::new();
     for q in util::logs::QUERIES {
-        let t = tg(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log.zst"]].concat());
-        let r = rg(&tree, &[&q[..], &["app.log"]].concat());
+        let t = util::tg_with(&tree, &env, &reader, &[&q[..], &["s3://bkt/app.log.zst"]].concat());
+        let r = util::rg_in_root(&tree, &[&q[..], &["app.log"]].concat());
         if let Some(why) = differs(&t, &r, "s3://bkt/app.log.zst", "app.log") {
             failures.push(format!("tg {q:?}: {why}"));
         }

@@ -18,7 +18,6 @@ mod util;
 
 use std::ops::Range;
 use std::path::Path;
-use std::process::Output;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -28,18 +27,6 @@ use trigrep::query::trigram::pack;
 use util::Tree;
 
 const OBJECT: &str = "s3://bkt/app.log.zst";
-
-/// `tg ARGS` in `tree`'s root with `env` and the index directory `base`.
-fn tg(tree: &Tree, env: &[(&str, String)], base: &Path, args: &[&str]) -> Output {
-    let mut cmd = util::tg_command(tree, tree.root());
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).env("TG_INDEX_DIR", base).args(args);
-    cmd.output().unwrap()
-}
-
-/// `rg ARGS` in `tree`'s root.
-fn rg(tree: &Tree, args: &[&str]) -> Output {
-    util::rg_command(tree, tree.root()).args(args).output().unwrap()
-}
 
 /// The value of `--stats` line `name` in `stderr` (0: none).
 fn stat(stderr: &[u8], name: &str) -> u64 {
@@ -151,8 +138,8 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
         // A first reader (nothing kept), then one that kept parts of
         // every query before.
         for base in [tree.path(format!("first-{i}")), kept.clone()] {
-            let t = tg(&tree, &env, &base, &[&q[..], &[OBJECT]].concat());
-            let r = rg(&tree, &[&q[..], &["app.log"]].concat());
+            let t = util::tg_with(&tree, &env, &base, &[&q[..], &[OBJECT]].concat());
+            let r = util::rg_in_root(&tree, &[&q[..], &["app.log"]].concat());
             let why = util::diff::remote_differs(
                 &t,
                 &r,
@@ -169,7 +156,7 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     // A needle: the index's tables and a few lists, not the index.
     let first = tree.path("needle");
     let args = ["--stats", "-n", "-F", "last line without newline", OBJECT];
-    let t = tg(&tree, &env, &first, &args);
+    let t = util::tg_with(&tree, &env, &first, &args);
     assert_eq!(t.status.code(), Some(0), "{}", String::from_utf8_lossy(&t.stderr));
     let fetched = stat(&t.stderr, "bytes fetched");
     eprintln!("a needle: {fetched} bytes fetched, the index is {} bytes", index.len());
@@ -178,7 +165,7 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     // fetches the header and the frames only.
     let kept: Vec<_> = walk(&first);
     assert!(kept.len() == 1 && kept[0].ends_with(".zstpart"), "kept {kept:?}");
-    let again = tg(&tree, &env, &first, &args);
+    let again = util::tg_with(&tree, &env, &first, &args);
     let second = stat(&again.stderr, "bytes fetched");
     eprintln!("the same needle again: {second} bytes fetched");
     assert!(second * 10 < fetched, "fetched {fetched}, then {second}");
@@ -198,8 +185,8 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
         at += 16 + len;
     }
     std::fs::write(&kept[0], &part).unwrap();
-    let t = tg(&tree, &env, &first, &["-n", "-F", "last line without newline", OBJECT]);
-    let r = rg(&tree, &["-n", "-F", "last line without newline", "app.log"]);
+    let t = util::tg_with(&tree, &env, &first, &["-n", "-F", "last line without newline", OBJECT]);
+    let r = util::rg_in_root(&tree, &["-n", "-F", "last line without newline", "app.log"]);
     assert_eq!((&t.stdout, t.status.code()), (&r.stdout, r.status.code()));
     assert!(t.stderr.is_empty(), "{}", String::from_utf8_lossy(&t.stderr));
     assert!(std::fs::read(&kept[0]).unwrap() != part, "the damaged parts were kept");
@@ -207,17 +194,7 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
 
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.file_type().unwrap().is_dir() {
-                true => todo.push(e.path()),
-                false => found.push(e.path().display().to_string()),
-            }
-        }
-    }
-    found
+    util::files_under(dir).iter().map(|p| p.display().to_string()).collect()
 }
 
 #[test]
@@ -236,7 +213,7 @@ fn a_damaged_or_cut_index_range_is_an_error_never_an_answer() {
     for (i, (what, fault)) in spoiled.into_iter().enumerate() {
         proxy.set(fault);
         let base = tree.path(format!("reader-{i}"));
-        let t = tg(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
+        let t = util::tg_with(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
         let stderr = String::from_utf8_lossy(&t.stderr);
         assert_eq!(t.status.code(), Some(2), "{what}: {stderr}");
         assert!(t.stdout.is_empty(), "{what}: printed {}", String::from_utf8_lossy(&t.stdout));
@@ -245,8 +222,8 @@ fn a_damaged_or_cut_index_range_is_an_error_never_an_answer() {
         assert!(walk(&base).is_empty(), "{what}: kept {:?}", walk(&base));
         // Served sound again: the answer rg gives.
         proxy.set(Fault::None);
-        let t = tg(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
-        let r = rg(&tree, &["-n", "RAREMARK", "app.log"]);
+        let t = util::tg_with(&tree, &env, &base, &["-n", "RAREMARK", OBJECT]);
+        let r = util::rg_in_root(&tree, &["-n", "RAREMARK", "app.log"]);
         assert_eq!((t.stdout, t.status.code()), (r.stdout, r.status.code()), "{what}");
     }
 }

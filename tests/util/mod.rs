@@ -201,6 +201,39 @@ impl Tree {
     }
 }
 
+/// `tg ARGS` in `tree`'s root with `env` and the index directory `base`
+/// (a bucket's address and credentials, say).
+pub fn tg_with(
+    tree: &Tree,
+    env: &[(&str, String)],
+    base: &Path,
+    args: &[&str],
+) -> std::process::Output {
+    let mut cmd = tg_command(tree, tree.root());
+    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).env("TG_INDEX_DIR", base).args(args);
+    cmd.output().unwrap()
+}
+
+/// Every file under `dir` (none when it is missing), in no order.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.file_type().unwrap().is_dir() {
+                true => todo.push(e.path()),
+                false => found.push(e.path()),
+            }
+        }
+    }
+    found
+}
+
+/// `rg ARGS` in `tree`'s root.
+pub fn rg_in_root(tree: &Tree, args: &[&str]) -> std::process::Output {
+    rg_command(tree, tree.root()).args(args).output().unwrap()
+}
+
 /// `tg` run in `cwd` with the environment the cases run in: only `PATH`,
 /// and `HOME` under the tree (so indexes land there), stdin closed.
 pub fn tg_command(tree: &Tree, cwd: impl AsRef<Path>) -> Command {
