@@ -12,6 +12,7 @@
 
 use std::io;
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::error::IndexError;
 use super::reader::IndexReader;
@@ -25,7 +26,7 @@ const GONE: DocId = DocId::MAX;
 /// The old index and which of its documents are kept, under which new ids.
 #[derive(Debug)]
 pub(crate) struct KeptLists {
-    reader: IndexReader,
+    reader: Arc<IndexReader>,
     /// The new id of each old document ([`GONE`]: not kept).
     renumbered: Vec<DocId>,
     /// Documents kept.
@@ -34,7 +35,7 @@ pub(crate) struct KeptLists {
 
 impl KeptLists {
     /// Nothing kept yet of the index `reader` reads.
-    pub(crate) fn of(reader: IndexReader) -> KeptLists {
+    pub(crate) fn of(reader: Arc<IndexReader>) -> KeptLists {
         let renumbered = vec![GONE; reader.stats().documents as usize];
         KeptLists { reader, renumbered, kept: 0 }
     }
@@ -175,7 +176,7 @@ mod tests {
     fn index(docs: &[Doc], old: Option<&[u8]>, budget: usize) -> Vec<u8> {
         let mut w = IndexWriterBuilder::new().memory_budget(budget).build();
         if let Some(old) = old {
-            w.keep_from(IndexReader::from_bytes(old.to_vec()).unwrap());
+            w.keep_from(Arc::new(IndexReader::from_bytes(old.to_vec()).unwrap()));
         }
         for (path, text, kept) in docs {
             let size = text.len() as u64;

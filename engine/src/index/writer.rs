@@ -255,7 +255,7 @@ impl IndexWriter {
 
     /// Takes the posting lists of documents of `old` (the index this one
     /// replaces) that [`IndexWriter::keep`] keeps, instead of their trigrams.
-    pub(crate) fn keep_from(&mut self, old: IndexReader) {
+    pub(crate) fn keep_from(&mut self, old: std::sync::Arc<IndexReader>) {
         self.kept = Some(KeptLists::of(old));
     }
 

@@ -6,6 +6,8 @@
 //! read, so a tree where a checkout changed a few thousand files is
 //! indexed again in about the time it takes to rewrite the index.
 
+use std::sync::Arc;
+
 use super::listing::Seen;
 use crate::index::fresh::changes::lookup;
 use crate::index::reader::IndexReader;
@@ -17,7 +19,7 @@ const NONE: DocId = DocId::MAX;
 
 /// The index a rebuild replaces, for its unchanged files.
 pub(super) struct Unchanged {
-    reader: IndexReader,
+    reader: Arc<IndexReader>,
     /// The document of each old file ([`NONE`]: none, or several).
     doc_of: Vec<DocId>,
 }
@@ -36,11 +38,11 @@ pub(super) struct Kept {
 impl Unchanged {
     /// The index published in `storage`, when a rebuild may keep what it
     /// holds (`None`: there is none, or it was built with other trigram
-    /// or path semantics, or it does not open), and a second reader of it
-    /// for the writer.
-    pub(super) fn of(storage: &FsStorage) -> Option<(Unchanged, IndexReader)> {
-        let open = || IndexReader::load(storage).ok();
-        let reader = open().filter(|r| !r.needs_reindex() && !r.foreign())?;
+    /// or path semantics, or it does not open), and the reader the writer
+    /// shares with it.
+    pub(super) fn of(storage: &FsStorage) -> Option<(Unchanged, Arc<IndexReader>)> {
+        let reader = IndexReader::load(storage).ok();
+        let reader = Arc::new(reader.filter(|r| !r.needs_reindex() && !r.foreign())?);
         let mut doc_of = vec![NONE; reader.stats().files as usize];
         let mut docs = vec![0u8; doc_of.len()];
         for (id, d) in reader.documents().enumerate() {
@@ -53,7 +55,7 @@ impl Unchanged {
                 *doc = NONE;
             }
         }
-        Some((Unchanged { reader, doc_of }, open()?))
+        Some((Unchanged { reader: Arc::clone(&reader), doc_of }, reader))
     }
 
     /// What the old index holds of the file at `rel`, seen by the walk as

@@ -49,7 +49,7 @@ mod build;
 mod place;
 pub mod record;
 
-pub use place::{KIND, has_index, index_dir};
+pub use place::{KIND, index_dir};
 
 pub use build::build;
 

@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::index::location;
-use crate::index::storage::FsStorage;
 
 /// The kind a `.gz` file's index is filed under ([`location::key`]).
 pub const KIND: &str = "gz";
@@ -12,9 +11,4 @@ pub const KIND: &str = "gz";
 /// block index of the same path ([`location::key`]).
 pub fn index_dir(base: &Path, canonical: &Path) -> PathBuf {
     location::kind_dir(base, canonical, KIND)
-}
-
-/// Whether the `.gz` file at `path` has an index (fresh or not).
-pub fn has_index(base: &Path, path: &Path) -> bool {
-    path.canonicalize().is_ok_and(|c| FsStorage::new(&index_dir(base, &c)).has_index())
 }
