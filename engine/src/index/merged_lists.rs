@@ -14,9 +14,10 @@ use super::posting_encoder::PostingEncoder;
 use super::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
 use super::sort::SortedRuns;
 
-/// Ranges of trigrams merged per thread: more than one, so that a thread
-/// slowed by other work does not hold the others up.
-pub(super) const RANGES_PER_THREAD: usize = 4;
+/// Ranges of trigrams merged per thread: many, so that a thread slowed by
+/// other work or by a range of costly lists does not hold the others up
+/// at the end.
+pub(super) const RANGES_PER_THREAD: usize = 16;
 
 /// The fewest bytes of runs worth a range (and its two temporary files) of
 /// their own.

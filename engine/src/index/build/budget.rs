@@ -12,7 +12,8 @@
 //!   ([`TrigramSet::bytes`]) and read buffer (a larger file is mapped);
 //! - the window of files handed out and not yet written, counted at what
 //!   their trigram lists can take (`item_cost`);
-//! - the external sort's two buffers: the rest.
+//! - the external sort's three buffers (one filling, one being written,
+//!   the radix sort's scratch): the rest.
 //!
 //! The merge runs after the listing and the sort's buffers are gone:
 //! each merging thread holds one posting list (up to `DOC_BYTES` a
@@ -37,8 +38,11 @@ pub(super) const READ_BUFFER: usize = 1 << 20;
 /// The least and the most of the listing held in memory.
 const LISTING: (usize, usize) = (256 << 10, 2 << 20);
 
-/// The least and the most of the window of files read ahead.
-const WINDOW: (u64, u64) = (1 << 20, 32 << 20);
+/// The least and the most of the window of files read ahead. A file is
+/// counted at four times its bytes until its trigrams are collected, so
+/// the most lets a 16 MiB file be read beside others (a file counted
+/// over the window is read alone, the other cores waiting).
+const WINDOW: (u64, u64) = (1 << 20, 96 << 20);
 
 /// The least sort buffers a budget above the floor gets.
 const SORT_MIN: usize = 4 << 20;
@@ -88,6 +92,13 @@ pub(super) fn item_cost(size: u64, path_len: usize) -> u64 {
     4 * (size + 16) + 2 * path_len as u64 + ITEM_BYTES
 }
 
+/// What a file's result holds once extracted: `grams` trigrams (4 bytes
+/// each), its path twice and [`ITEM_BYTES`]; never more than its
+/// [`item_cost`].
+pub(super) fn result_cost(grams: usize, path_len: usize) -> u64 {
+    4 * grams as u64 + 2 * path_len as u64 + ITEM_BYTES
+}
+
 /// The parts of a build's budget, once its walk is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Plan {
@@ -103,8 +114,8 @@ impl Plan {
     pub(super) fn new(budget: usize, threads: usize, listing: usize, entries: usize) -> Plan {
         let held = FIXED + listing + entries / 4 + threads.max(1) * thread_bytes();
         let free = budget.saturating_sub(held);
-        // A quarter of what is free, leaving the sort its least if it can.
-        let window = (free / 4).min(free.saturating_sub(SORT_MIN)) as u64;
+        // A third of what is free, leaving the sort its least if it can.
+        let window = (free / 3).min(free.saturating_sub(SORT_MIN)) as u64;
         let window = window.clamp(WINDOW.0, WINDOW.1);
         let left = free.saturating_sub(window as usize);
         // Below the floor the sort takes a quarter of the budget, as small

@@ -190,6 +190,7 @@ pub fn build_reading(
     ordered::in_order(
         files.len(),
         |i| budget::item_cost(size(i), files.path(i).len()),
+        |e: &read::Extracted| budget::result_cost(e.trigrams.capacity(), e.meta.path.len()),
         plan.window,
         threads,
         || (TrigramSet::new(true), Vec::new()),

@@ -12,7 +12,9 @@
 //! (`SortedRuns`) reads any range of trigram partitions alone, several
 //! ranges on several threads.
 //!
-//! Memory: the buffer and the radix sort's second buffer take the budget
+//! A full buffer is sorted and written on a thread of its own while the
+//! next one fills (`spiller`). Memory: the buffer filling, the buffer
+//! being written and the radix sort's second buffer take the budget
 //! between them (a run's mapped file, its partition table included, is
 //! page cache, not private memory); each run to merge costs the entries
 //! of its lists in a partition being merged (`MERGE_RUN_BYTES` counted)
@@ -29,11 +31,13 @@ use rayon::prelude::*;
 mod merge;
 mod radix;
 mod run;
+mod spiller;
 
 pub use merge::SortStats;
 pub(crate) use merge::SortedRuns;
 use run::Run;
 pub(crate) use run::{PARTITIONS, partition};
+use spiller::{Spiller, Taken};
 
 /// What a merge counts against the budget for each run it reads; the
 /// fan-in is the budget divided by this.
@@ -49,7 +53,7 @@ pub(crate) struct ExternalSorter {
     dir: PathBuf,
     budget: usize,
     buf: Vec<u64>,
-    aux: Vec<u64>,
+    spiller: Spiller,
     cap: usize,
     runs: Vec<Run>,
     last_doc: u32,
@@ -59,13 +63,14 @@ pub(crate) struct ExternalSorter {
 impl ExternalSorter {
     /// A sorter spilling into `dir` with a memory budget of `budget` bytes.
     pub fn new(dir: &Path, budget: usize) -> Self {
-        // The buffer and the radix sort's scratch: 8 bytes a pair each.
-        let cap = (budget / 16).max(MIN_BUFFER_PAIRS);
+        // The buffer filling, the one being written and the radix sort's
+        // scratch: 8 bytes a pair each.
+        let cap = (budget / 24).max(MIN_BUFFER_PAIRS);
         ExternalSorter {
             dir: dir.to_path_buf(),
             budget,
             buf: Vec::new(),
-            aux: Vec::new(),
+            spiller: Spiller::new(dir.to_path_buf()),
             cap,
             runs: Vec::new(),
             last_doc: 0,
@@ -94,37 +99,51 @@ impl ExternalSorter {
         Ok(())
     }
 
-    /// Sorts the buffer by trigram (documents are in order already).
-    fn sort_buffer(&mut self) {
-        let started = Instant::now();
-        radix::sort_by_trigram(&mut self.buf, &mut self.aux);
-        self.stats.sorting += started.elapsed();
+    /// Hands the full buffer to the spiller and fills the one it gives
+    /// back (or a new one, the first time).
+    fn spill(&mut self) -> io::Result<()> {
+        let full = std::mem::take(&mut self.buf);
+        if let Some(taken) = self.spiller.send(full)? {
+            self.buf = self.record(taken);
+        }
+        Ok(())
     }
 
-    fn spill(&mut self) -> io::Result<()> {
-        self.sort_buffer();
-        let started = Instant::now();
-        let run = Run::in_file(&self.dir, |enc| push_keys(enc, &self.buf))?;
-        self.stats.spilling += started.elapsed();
+    /// Counts a run the spiller wrote and keeps it; returns its buffer.
+    fn record(&mut self, taken: Taken) -> Vec<u64> {
+        self.stats.sorting += taken.sorting;
+        self.stats.spilling += taken.spilling;
         self.stats.runs += 1;
-        self.stats.spilled_bytes += run.len();
-        self.runs.push(run);
-        self.buf.clear();
+        self.stats.spilled_bytes += taken.run.len();
+        self.runs.push(taken.run);
+        taken.buf
+    }
+
+    /// Waits for the run being written, if any, and keeps it.
+    fn take_pending(&mut self) -> io::Result<()> {
+        if let Some(taken) = self.spiller.take()? {
+            drop(self.record(taken));
+        }
         Ok(())
     }
 
     /// Sorts what is left and returns the runs, ready to merge.
     pub fn finish(mut self) -> io::Result<SortedRuns> {
+        self.take_pending()?;
         if self.runs.is_empty() {
-            self.sort_buffer();
-            self.aux = Vec::new();
-            let run = Run::in_memory(|enc| push_keys(enc, &self.buf))?;
+            let started = Instant::now();
+            let mut aux = Vec::new();
+            radix::sort_by_trigram(&mut self.buf, &mut aux);
+            self.stats.sorting += started.elapsed();
+            drop(aux);
+            let run = Run::in_memory(|enc| enc.push_keys(&self.buf))?;
             return Ok(SortedRuns::new(vec![run], self.stats));
         }
         if !self.buf.is_empty() {
             self.spill()?;
+            self.take_pending()?;
         }
-        (self.buf, self.aux) = (Vec::new(), Vec::new());
+        self.buf = Vec::new();
         // Each run merged costs its lists of a partition on each thread
         // merging (`MERGE_RUN_BYTES` counted): groups merge on every core
         // at once, and so do the ranges of the final merge.
@@ -148,14 +167,6 @@ impl ExternalSorter {
         }
         Ok(SortedRuns::new(runs, self.stats))
     }
-}
-
-/// Encodes sorted keys into a run.
-fn push_keys<W: io::Write>(enc: &mut run::RunEncoder<W>, keys: &[u64]) -> io::Result<()> {
-    for &k in keys {
-        enc.push((k >> 40) as u32, (k >> 8) as u32, k as u8)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

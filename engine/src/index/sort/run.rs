@@ -66,6 +66,15 @@ impl<W: Write> RunEncoder<W> {
         RunEncoder { out, written: 0, starts, open: None, bytes, gaps }
     }
 
+    /// Adds sorted keys packed as a sort buffer holds them
+    /// (`trigram << 40 | doc << 8 | follow`).
+    pub(super) fn push_keys(&mut self, keys: &[u64]) -> io::Result<()> {
+        for &k in keys {
+            self.push((k >> 40) as u32, (k >> 8) as u32, k as u8)?;
+        }
+        Ok(())
+    }
+
     /// Adds `(trigram, doc)` and its follow mask; pairs come in `(trigram,
     /// doc)` order, a repeated pair joining its mask.
     #[inline]
