@@ -112,7 +112,7 @@ impl IndexWriterBuilder {
                 rec: Vec::with_capacity(table::FILE_RECORD_LEN.max(table::DOC_RECORD_LEN)),
             },
             spill_dir,
-            source: None,
+            source: Vec::new(),
             times: None,
             follow_masks: self.follow_masks,
             merge_threads: None,
@@ -150,7 +150,8 @@ pub struct IndexWriter {
     sorter: ExternalSorter,
     spill_dir: PathBuf,
     tables: Tables,
-    source: Option<Vec<u8>>,
+    /// The `source` section, in parts (none: no section).
+    source: Vec<Spool>,
     /// The `times` section (`blocks::time_ranges`), if any.
     times: Option<Vec<u8>>,
     follow_masks: bool,
@@ -181,7 +182,13 @@ impl IndexWriter {
     /// section: opaque to the index, e.g. a huge file's identity; see
     /// [`crate::index::blocks`]).
     pub(crate) fn set_source(&mut self, bytes: Vec<u8>) {
-        self.source = Some(bytes);
+        self.source = vec![Spool::holding(bytes)];
+    }
+
+    /// [`IndexWriter::set_source`] of the parts' bytes, one after another,
+    /// copied from their spools when the index is written.
+    pub(crate) fn set_source_parts(&mut self, parts: Vec<Spool>) {
+        self.source = parts;
     }
 
     /// Records the times of the documents' lines (the `times` section).
@@ -384,12 +391,17 @@ impl IndexWriter {
             spool.copy_to(&mut fw)?;
             fw.end_section();
         }
-        for (name, bytes) in [("source", &source), ("times", &times)] {
-            if let Some(bytes) = bytes {
-                fw.begin_section(name);
-                fw.write_all(bytes)?;
-                fw.end_section();
+        if !source.is_empty() {
+            fw.begin_section("source");
+            for part in source {
+                part.copy_to(&mut fw)?;
             }
+            fw.end_section();
+        }
+        if let Some(bytes) = &times {
+            fw.begin_section("times");
+            fw.write_all(bytes)?;
+            fw.end_section();
         }
 
         let (buffered, bytes) = fw.finish()?;
