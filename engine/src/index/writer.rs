@@ -113,7 +113,7 @@ impl IndexWriterBuilder {
             },
             spill_dir,
             source: Vec::new(),
-            times: None,
+            times: Vec::new(),
             follow_masks: self.follow_masks,
             merge_threads: None,
             kept: None,
@@ -152,8 +152,8 @@ pub struct IndexWriter {
     tables: Tables,
     /// The `source` section, in parts (none: no section).
     source: Vec<Spool>,
-    /// The `times` section (`blocks::time_ranges`), if any.
-    times: Option<Vec<u8>>,
+    /// The `times` section (`blocks::time_ranges`), in parts (none: no section).
+    times: Vec<Spool>,
     follow_masks: bool,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
@@ -191,9 +191,11 @@ impl IndexWriter {
         self.source = parts;
     }
 
-    /// Records the times of the documents' lines (the `times` section).
-    pub(crate) fn set_times(&mut self, bytes: Vec<u8>) {
-        self.times = Some(bytes);
+    /// Records the times of the documents' lines (the `times` section):
+    /// the parts' bytes, one after another, copied from their spools when
+    /// the index is written.
+    pub(crate) fn set_times(&mut self, parts: Vec<Spool>) {
+        self.times = parts;
     }
 
     /// Adds a file and returns its id (ids count up from 0). Fails when
@@ -391,17 +393,14 @@ impl IndexWriter {
             spool.copy_to(&mut fw)?;
             fw.end_section();
         }
-        if !source.is_empty() {
-            fw.begin_section("source");
-            for part in source {
-                part.copy_to(&mut fw)?;
+        for (name, parts) in [("source", source), ("times", times)] {
+            if !parts.is_empty() {
+                fw.begin_section(name);
+                for part in parts {
+                    part.copy_to(&mut fw)?;
+                }
+                fw.end_section();
             }
-            fw.end_section();
-        }
-        if let Some(bytes) = &times {
-            fw.begin_section("times");
-            fw.write_all(bytes)?;
-            fw.end_section();
         }
 
         let (buffered, bytes) = fw.finish()?;

@@ -8,7 +8,7 @@
 
 use std::io::Write;
 use std::num::NonZeroU64;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rapidgzip_core::{
@@ -86,7 +86,7 @@ pub fn build(
     })?;
     let modified_ms = crate::sys::modified_ns(&md).div_euclid(1_000_000);
     let mut cutter = Cutter { block_size, offset: 0, lines: 0, blocks: 0, has_nul: false };
-    let mut times = Times { modified_ms, builder: None };
+    let mut times = Times { modified_ms, dir: out.clone(), builder: None };
     let mut pending: Vec<u8> = Vec::with_capacity(batch + (1 << 20));
     let mut points = Points::new(&out);
     let (handle, mut reported) = (text.handle(), 0);
@@ -135,7 +135,7 @@ pub fn build(
     let header = GzRecord::header(&gz, &text, spacing, points.count);
     writer.set_source_parts(vec![Spool::holding(header), points.table, points.windows]);
     if let Some(Some(times)) = times.builder {
-        writer.set_times(times.encode());
+        writer.set_times(times.into_parts());
     }
     progress.advance(md.len() - reported);
     let summary = publish(
@@ -158,6 +158,8 @@ pub fn build(
 /// first batch (`None` until then; `Some(None)`: the text has none).
 struct Times {
     modified_ms: i64,
+    /// Where its ranges are spooled.
+    dir: PathBuf,
     builder: Option<Option<Builder>>,
 }
 
@@ -187,8 +189,9 @@ impl Cutter {
         if !last {
             blocks.pop();
         }
-        let (head, modified) = (&text[..text.len().min(SAMPLE)], times.modified_ms);
-        let builder = times.builder.get_or_insert_with(|| Builder::for_text(head, modified));
+        let (head, modified, dir) =
+            (&text[..text.len().min(SAMPLE)], times.modified_ms, &times.dir);
+        let builder = times.builder.get_or_insert_with(|| Builder::for_text(head, modified, dir));
         let at = self.offset;
         let extracted: Vec<(Vec<_>, u64, bool, Option<Scan>)> = blocks
             .par_iter()
@@ -208,7 +211,7 @@ impl Cutter {
             self.lines += newlines;
             self.has_nul |= nul;
             if let (Some(b), Some(scan)) = (builder.as_mut(), scan) {
-                b.push(*scan);
+                b.push(*scan)?;
             }
         }
         let used = blocks.last().map_or(0, |&(off, len)| off + len);
