@@ -31,17 +31,18 @@ use crate::logline::time::SAMPLE;
 use crate::readfull::read_full;
 use crate::stats::MemorySampler;
 
-/// The decoder's chunks of text held at once: its in-flight chunks (its
-/// thread and two), the one it fills and the one read from.
+/// The decoder's chunks of text held at once: those in flight (three: one
+/// for its thread and two more), the one it fills and the one read from.
 const DECODER_CHUNKS: usize = 5;
 
 /// Builds (or rebuilds) the index of the `.gz` file at `path` under the
 /// index base `base`: text blocks of about `block_size` bytes, access points
 /// about every `spacing` bytes of text, within `budget` bytes of private
-/// memory: the text held (a batch of a sixteenth of the budget and its
-/// trigram lists, the decoder's chunks) is taken from it and the writer
-/// gets the rest (its sort, the extraction threads' tables). A file that does not decompress
-/// (damaged, truncated, not gzip) is an error and gets no index.
+/// memory: what the build holds of the text (a batch of a sixteenth of the
+/// budget and its trigram lists, the decoder's chunks) is taken from it,
+/// and the writer gets the rest (its sort, the extraction threads'
+/// tables). A file that does not decompress (damaged, truncated, not gzip)
+/// is an error and gets no index.
 pub fn build(
     path: &Path,
     base: &Path,
