@@ -12,6 +12,11 @@
 //! deep: 38 MB of paths) is indexed by `tg index` under 40M on two
 //! threads while its private memory (RssAnon) is sampled from `/proc`
 //! every 2 ms; queries answered from the index then print rg's output.
+//!
+//! So does the index of a `.gz` file's text, whatever its access points:
+//! 6 MiB of log text flushed every 4 KiB (a deflate block boundary each
+//! time) and indexed with points 4 KiB apart has 1,500 points, whose
+//! 32 KiB windows (48 MiB) must not stay in memory until the publish.
 
 mod util;
 
@@ -159,5 +164,79 @@ fn issue_0038_a_tree_build_keeps_to_its_budget_whatever_its_listing() {
     let stats = util::tg_command(&t, t.path("repo")).args(["--stats", "-l", "needle"]).output();
     let stats = String::from_utf8_lossy(&stats.expect("run tg").stderr).into_owned();
     assert!(stats.contains("candidate documents"), "{stats}");
+    report.finish();
+}
+
+/// A log of `len` bytes or a little more, with a rare needle.
+fn gz_text(len: usize) -> Vec<u8> {
+    let words = ["sshd[7]: Accepted key", "kernel: usb 1-1: reset", "cron[9]: job done"];
+    let mut out = Vec::with_capacity(len + 100);
+    let mut i: u64 = 0;
+    while out.len() < len {
+        let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+        let word = words[(i * 7 % 3) as usize];
+        let id = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 34;
+        out.extend_from_slice(
+            format!("Feb  1 {h:02}:{m:02}:{s:02} h{} {word} {id}\n", i % 7).as_bytes(),
+        );
+        if i.is_multiple_of(20_011) {
+            out.extend_from_slice(b"kernel: Oops: RAREMARK in module zz\n");
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn a_gz_index_build_keeps_to_its_budget_whatever_its_access_points() {
+    use std::io::Write;
+    if !cfg!(target_os = "linux") {
+        eprintln!("skipped: samples /proc/PID/status");
+        return;
+    }
+    const BUDGET: u64 = 40 << 20;
+    let t = util::Tree::new("index-memory-gz");
+    let text = gz_text(6 << 20);
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    for piece in text.chunks(4 << 10) {
+        z.write_all(piece).unwrap();
+        z.flush().unwrap();
+    }
+    t.write("app.log.gz", z.finish().unwrap());
+    let mut cmd = util::tg_command(&t, t.root());
+    cmd.args(["index", "--index-memory", "40M", "-j", "2", "--access-spacing", "4K"]);
+    let mut child = cmd
+        .arg("app.log.gz")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn tg index");
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        peak = peak.max(util::private_bytes(child.id()).unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tg index failed: {stderr}");
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    eprintln!("peak RssAnon {:.1} MiB under a 40 MiB budget\n{stderr}", mib(peak));
+    assert!(peak > 0, "the build was sampled");
+    assert!(peak <= BUDGET, "peak private memory {:.1} MiB over the 40 MiB budget", mib(peak));
+
+    // Searched through the index, the text prints what rg -z prints.
+    let mut report = util::Report::new("index_memory_gz");
+    for (name, q) in [
+        ("needle", &["-z", "-n", "RAREMARK", "app.log.gz"][..]),
+        ("count", &["-z", "-c", "h3 cron", "app.log.gz"]),
+        ("regex", &["-z", "-n", "-b", "^Feb  1 0[0-2]:1\\d:0\\d h5 kernel", "app.log.gz"]),
+        ("none", &["-z", "XYZZY", "app.log.gz"]),
+    ] {
+        report.check(&t, &util::Case::new(format!("gz/{name}"), q));
+    }
+    let mut stats = util::tg_command(&t, t.root());
+    let stats = stats.args(["-z", "--stats", "-q", "RAREMARK", "app.log.gz"]).output();
+    let stats = String::from_utf8_lossy(&stats.expect("run tg").stderr).into_owned();
+    assert!(stats.contains("block indexes used: 1"), "{stats}");
     report.finish();
 }

@@ -32,6 +32,13 @@ impl Spool {
         Spool { dir: dir.to_path_buf(), buf: Vec::new(), file: None, len: 0 }
     }
 
+    /// A spool holding `bytes`, all in memory: a part made whole (a
+    /// section's head), copied out as it is and never appended to.
+    pub(crate) fn holding(bytes: Vec<u8>) -> Spool {
+        let len = bytes.len() as u64;
+        Spool { dir: PathBuf::new(), buf: bytes, file: None, len }
+    }
+
     /// Appends `bytes`.
     pub(crate) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.buf.len() + bytes.len() > SPOOL_MEMORY {

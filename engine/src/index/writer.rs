@@ -112,8 +112,8 @@ impl IndexWriterBuilder {
                 rec: Vec::with_capacity(table::FILE_RECORD_LEN.max(table::DOC_RECORD_LEN)),
             },
             spill_dir,
-            source: None,
-            times: None,
+            source: Vec::new(),
+            times: Vec::new(),
             follow_masks: self.follow_masks,
             merge_threads: None,
             kept: None,
@@ -150,9 +150,10 @@ pub struct IndexWriter {
     sorter: ExternalSorter,
     spill_dir: PathBuf,
     tables: Tables,
-    source: Option<Vec<u8>>,
-    /// The `times` section (`blocks::time_ranges`), if any.
-    times: Option<Vec<u8>>,
+    /// The `source` section, in parts (none: no section).
+    source: Vec<Spool>,
+    /// The `times` section (`blocks::time_ranges`), in parts (none: no section).
+    times: Vec<Spool>,
     follow_masks: bool,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
@@ -181,12 +182,20 @@ impl IndexWriter {
     /// section: opaque to the index, e.g. a huge file's identity; see
     /// [`crate::index::blocks`]).
     pub(crate) fn set_source(&mut self, bytes: Vec<u8>) {
-        self.source = Some(bytes);
+        self.source = vec![Spool::holding(bytes)];
     }
 
-    /// Records the times of the documents' lines (the `times` section).
-    pub(crate) fn set_times(&mut self, bytes: Vec<u8>) {
-        self.times = Some(bytes);
+    /// [`IndexWriter::set_source`] of the parts' bytes, one after another,
+    /// copied from their spools when the index is written.
+    pub(crate) fn set_source_parts(&mut self, parts: Vec<Spool>) {
+        self.source = parts;
+    }
+
+    /// Records the times of the documents' lines (the `times` section):
+    /// the parts' bytes, one after another, copied from their spools when
+    /// the index is written.
+    pub(crate) fn set_times(&mut self, parts: Vec<Spool>) {
+        self.times = parts;
     }
 
     /// Adds a file and returns its id (ids count up from 0). Fails when
@@ -384,10 +393,12 @@ impl IndexWriter {
             spool.copy_to(&mut fw)?;
             fw.end_section();
         }
-        for (name, bytes) in [("source", &source), ("times", &times)] {
-            if let Some(bytes) = bytes {
+        for (name, parts) in [("source", source), ("times", times)] {
+            if !parts.is_empty() {
                 fw.begin_section(name);
-                fw.write_all(bytes)?;
+                for part in parts {
+                    part.copy_to(&mut fw)?;
+                }
                 fw.end_section();
             }
         }

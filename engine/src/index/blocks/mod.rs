@@ -164,11 +164,12 @@ pub(crate) fn index_text(
     };
     let id = writer.add_file(meta)?;
     let modified_ms = crate::sys::modified_ns(md).div_euclid(1_000_000);
-    let mut times = time_ranges::Builder::for_text(&data[..data.len().min(SAMPLE)], modified_ms);
+    let head = &data[..data.len().min(SAMPLE)];
+    let mut times = time_ranges::Builder::for_text(head, modified_ms, spill);
     let into = (&mut writer, id, &mut times);
     let (lines, has_nul) = add_blocks(into, data, blocks, budget, progress, then)?;
     if let Some(times) = times {
-        writer.set_times(times.encode());
+        writer.set_times(times.into_parts());
     }
     let head_len = data.len().min(HEAD_LEN as usize);
     let tail_offset = blocks.last().map_or(0, |b| b.0);
@@ -227,7 +228,7 @@ fn add_blocks(
             lines += e.newlines;
             has_nul |= e.nul;
             if let (Some(t), Some(scan)) = (times.as_mut(), e.times) {
-                t.push(scan);
+                t.push(scan)?;
             }
         }
         then(range)?;

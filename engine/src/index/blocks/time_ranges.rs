@@ -18,7 +18,11 @@
 //! | blocks u64 | blocks × (min i64, max i64)   (none: i64::MAX, i64::MIN)
 //! ```
 
+use std::io;
+use std::path::Path;
+
 use crate::index::reader::IndexReader;
+use crate::index::spool::Spool;
 use crate::logline::time::{self, Format};
 
 /// The section's first bytes.
@@ -72,45 +76,80 @@ fn scan(format: Format, bytes: &[u8]) -> Scan {
     s
 }
 
-/// The recorded times of a text's blocks, built in text order.
+/// The recorded times of a text's blocks, built in text order: each
+/// block's range encoded as it comes and spooled, so that a text of any
+/// length costs the same memory.
 #[derive(Debug)]
 pub(crate) struct Builder {
     /// The time carried out of the blocks pushed so far.
     carried: Option<i64>,
-    times: BlockTimes,
+    format: Format,
+    /// Blocks pushed.
+    blocks: u64,
+    /// Their ranges, encoded.
+    ranges: Spool,
 }
 
 impl Builder {
     /// A builder for a text starting with `head` (at least its first
     /// [`time::SAMPLE`] bytes, when it is that long) of a file last
     /// modified at `modified_ms`; `None` when no line of the sample has
-    /// a time.
-    pub(crate) fn for_text(head: &[u8], modified_ms: i64) -> Option<Builder> {
+    /// a time. Its ranges past a few hundred KiB go to a temporary file
+    /// in `dir`.
+    pub(crate) fn for_text(head: &[u8], modified_ms: i64, dir: &Path) -> Option<Builder> {
         let head = without_mark(head, 0);
         let format = time::detect(&head[..head.len().min(time::SAMPLE)], modified_ms)?;
-        Some(Builder { carried: None, times: BlockTimes { format, ranges: Vec::new() } })
+        Some(Builder { carried: None, format, blocks: 0, ranges: Spool::new(dir) })
     }
 
     /// [`scan`] of the block at `offset` of the text, `bytes`, in the
     /// builder's format (the text's UTF-8 byte-order mark left out).
     pub(crate) fn scan(&self, offset: u64, bytes: &[u8]) -> Scan {
-        scan(self.times.format, without_mark(bytes, offset))
+        scan(self.format, without_mark(bytes, offset))
     }
 
-    /// Adds the next block, as [`Builder::scan`] found it.
-    pub(crate) fn push(&mut self, s: Scan) {
+    /// Adds the next block, as [`Builder::scan`] found it (fails when
+    /// its range cannot be spooled).
+    pub(crate) fn push(&mut self, s: Scan) -> io::Result<()> {
         let mut range = s.own;
         if let (true, Some(t)) = (s.leading, self.carried) {
             range = Some(range.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
         }
         self.carried = s.last.or(self.carried);
-        self.times.ranges.push(range);
+        let mut entry = Vec::with_capacity(16);
+        put_range(&mut entry, range);
+        self.blocks += 1;
+        self.ranges.push(&entry)
     }
 
-    /// The section's bytes.
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        self.times.encode()
+    /// The section's bytes, in parts: its head, then the spooled ranges.
+    pub(crate) fn into_parts(self) -> Vec<Spool> {
+        vec![Spool::holding(head(self.format, self.blocks)), self.ranges]
     }
+}
+
+/// The section's first [`HEAD`] bytes: of `blocks` ranges in `format`.
+fn head(format: Format, blocks: u64) -> Vec<u8> {
+    let (kind, year, month) = match format {
+        Format::Iso => (0u32, 0i32, 0u32),
+        Format::Syslog { year, month } => (1, year, month),
+        Format::Access => (2, 0, 0),
+        Format::Json => (3, 0, 0),
+    };
+    let mut out = Vec::with_capacity(HEAD);
+    out.extend_from_slice(MAGIC);
+    for v in [VERSION, kind, year as u32, month] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&blocks.to_le_bytes());
+    out
+}
+
+/// Appends the 16 bytes of one block's range.
+fn put_range(out: &mut Vec<u8>, range: Option<(i64, i64)>) {
+    let (lo, hi) = range.unwrap_or((i64::MAX, i64::MIN));
+    out.extend_from_slice(&lo.to_le_bytes());
+    out.extend_from_slice(&hi.to_le_bytes());
 }
 
 /// `bytes` without the UTF-8 byte-order mark they start with when they
@@ -125,22 +164,10 @@ fn without_mark(bytes: &[u8], offset: u64) -> &[u8] {
 impl BlockTimes {
     /// The `times` section holding these ranges.
     pub fn encode(&self) -> Vec<u8> {
-        let (kind, year, month) = match self.format {
-            Format::Iso => (0u32, 0i32, 0u32),
-            Format::Syslog { year, month } => (1, year, month),
-            Format::Access => (2, 0, 0),
-            Format::Json => (3, 0, 0),
-        };
-        let mut out = Vec::with_capacity(HEAD + 16 * self.ranges.len());
-        out.extend_from_slice(MAGIC);
-        for v in [VERSION, kind, year as u32, month] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(self.ranges.len() as u64).to_le_bytes());
-        for r in &self.ranges {
-            let (lo, hi) = r.unwrap_or((i64::MAX, i64::MIN));
-            out.extend_from_slice(&lo.to_le_bytes());
-            out.extend_from_slice(&hi.to_le_bytes());
+        let mut out = head(self.format, self.ranges.len() as u64);
+        out.reserve(16 * self.ranges.len());
+        for &r in &self.ranges {
+            put_range(&mut out, r);
         }
         out
     }
@@ -195,13 +222,37 @@ mod tests {
 
     /// The ranges of `text` cut into `blocks` (lengths).
     fn ranges(text: &[u8], blocks: &[usize]) -> Vec<Option<(i64, i64)>> {
-        let mut b = Builder::for_text(text, 0).unwrap();
+        let mut b = Builder::for_text(text, 0, &std::env::temp_dir()).unwrap();
         let mut at = 0;
         for &len in blocks {
-            b.push(b.scan(at as u64, &text[at..at + len]));
+            b.push(b.scan(at as u64, &text[at..at + len])).unwrap();
             at += len;
         }
-        BlockTimes::decode(&b.encode(), blocks.len() as u64).unwrap().ranges
+        BlockTimes::decode(&section(b), blocks.len() as u64).unwrap().ranges
+    }
+
+    /// The section a builder wrote.
+    fn section(b: Builder) -> Vec<u8> {
+        let mut out = Vec::new();
+        for part in b.into_parts() {
+            part.copy_to(&mut out).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn a_long_texts_ranges_are_spooled_and_read_back_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = b"2026-01-03 10:00:00 a\n";
+        let mut b = Builder::for_text(line, 0, dir.path()).unwrap();
+        let mut want = Vec::new();
+        for i in 0..40_000i64 {
+            let own = (i % 5 != 0).then_some((T + i, T + 2 * i));
+            b.push(Scan { leading: false, own, last: own.map(|r| r.1) }).unwrap();
+            want.push(own);
+        }
+        let whole = BlockTimes { format: Format::Iso, ranges: want }.encode();
+        assert_eq!(section(b), whole, "640,000 bytes of ranges, past a spool's memory");
     }
 
     #[test]
@@ -225,9 +276,9 @@ mod tests {
 
     #[test]
     fn a_section_of_another_shape_is_not_read() {
-        let mut b = Builder::for_text(b"Jan  3 10:00:00 h x\n", T).unwrap();
-        b.push(b.scan(0, b"Jan  3 10:00:00 h x\n"));
-        let bytes = b.encode();
+        let mut b = Builder::for_text(b"Jan  3 10:00:00 h x\n", T, &std::env::temp_dir()).unwrap();
+        b.push(b.scan(0, b"Jan  3 10:00:00 h x\n")).unwrap();
+        let bytes = section(b);
         let read = BlockTimes::decode(&bytes, 1).unwrap();
         assert_eq!(read.format, Format::Syslog { year: 2026, month: 1 });
         assert_eq!(read.ranges, [Some((T, T))]);

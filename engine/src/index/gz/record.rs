@@ -120,31 +120,46 @@ impl GzRecord {
         spacing: u64,
         points: &[(AccessPoint, Vec<u8>)],
     ) -> Vec<u8> {
-        let capacity = HEADER_LEN + points.len() * POINT_LEN;
-        let mut b = encoding::start(&MAGIC, VERSION, text.flags(), capacity);
-        for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64] {
-            b.put_le(v);
-        }
-        text.put(&mut b);
-        b.put_le(spacing).put_le(points.len() as u64);
-        for v in [file.head_len, file.head_crc, file.tail_len, file.tail_crc] {
-            b.put_le(v);
-        }
+        let mut b = GzRecord::header(file, text, spacing, points.len() as u64);
+        b.reserve(points.len() * POINT_LEN);
         for (p, window) in points {
-            let (kind, member) = match p.kind {
-                PointKind::MemberHeader => (0u32, NO_MEMBER),
-                PointKind::MemberData(at) => (1, at),
-                PointKind::Block => (2, NO_MEMBER),
-            };
-            for v in [p.bits, p.text_offset, member] {
-                b.put_le(v);
-            }
-            b.put_le(kind).put_le(window.len() as u32);
+            GzRecord::put_point(&mut b, p, window.len() as u32);
         }
         for (_, window) in points {
             b.put(window);
         }
         b
+    }
+
+    /// The record's first [`HEADER_LEN`] bytes: of the compressed `file`,
+    /// its `text`, with `points` access points every `spacing` bytes of it.
+    /// The point table and the windows follow ([`GzRecord::put_point`]).
+    pub(crate) fn header(file: &GzFile, text: &TextShape, spacing: u64, points: u64) -> Vec<u8> {
+        let mut b = encoding::start(&MAGIC, VERSION, text.flags(), HEADER_LEN);
+        for v in [file.dev, file.ino, file.gz_len, file.mtime_ns as u64] {
+            b.put_le(v);
+        }
+        text.put(&mut b);
+        b.put_le(spacing).put_le(points);
+        for v in [file.head_len, file.head_crc, file.tail_len, file.tail_crc] {
+            b.put_le(v);
+        }
+        b
+    }
+
+    /// Appends the [`POINT_LEN`] bytes of the point table's entry of `p`,
+    /// whose compressed window is `window_len` bytes long (its `window`
+    /// field is ignored).
+    pub(crate) fn put_point(b: &mut Vec<u8>, p: &AccessPoint, window_len: u32) {
+        let (kind, member) = match p.kind {
+            PointKind::MemberHeader => (0u32, NO_MEMBER),
+            PointKind::MemberData(at) => (1, at),
+            PointKind::Block => (2, NO_MEMBER),
+        };
+        for v in [p.bits, p.text_offset, member] {
+            b.put_le(v);
+        }
+        b.put_le(kind).put_le(window_len);
     }
 
     /// Reads a record: a wrong length, magic, kind, order or offset is
