@@ -28,6 +28,7 @@ use crate::index::table::flags;
 use crate::index::writer::{IndexSummary, IndexWriter, IndexWriterBuilder};
 use crate::stats::MemorySampler;
 use read::extract;
+use read_ahead::{Frontier, ask, read_ahead};
 use unchanged::Unchanged;
 use walk::{WalkError, walk};
 
@@ -36,6 +37,7 @@ mod listing;
 mod ordered;
 mod paged;
 pub mod read;
+mod read_ahead;
 mod unchanged;
 pub mod walk;
 
@@ -187,36 +189,46 @@ pub fn build_reading(
     let mut times = BuildTimes { walk: started.elapsed(), ..BuildTimes::default() };
     let (mut shown, mut unshown) = (0u64, 0u64);
     let extracting = Instant::now();
-    ordered::in_order(
-        files.len(),
-        |i| budget::item_cost(size(i), files.path(i).len()),
-        |e: &read::Extracted| budget::result_cost(e.trigrams.capacity(), e.meta.path.len()),
-        plan.window,
-        threads,
-        || (TrigramSet::new(true), Vec::new()),
-        |(set, buf), i| match kept(i) {
-            Some(k) => read::kept(files.path(i), files.seen(i), k),
-            None => extract(root, files.path(i), files.seen(i), set, buf),
-        },
-        |i, e| -> Result<(), IndexError> {
-            skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
-            (times.read, times.extract) = (times.read + e.read, times.extract + e.extract);
-            let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
-            let id = writer.add_file(e.meta)?;
-            if is_file {
-                let doc = writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
-                if let Some(old) = e.kept {
-                    writer.keep(old, doc);
+    let frontier = Frontier::default();
+    let (wanted, path) = (|i| kept(i).is_none(), |i| files.path(i));
+    std::thread::scope(|scope| {
+        scope.spawn(|| read_ahead(files.len(), size, wanted, &frontier, |i| ask(root, path(i))));
+        let extracted = ordered::in_order(
+            files.len(),
+            |i| budget::item_cost(size(i), files.path(i).len()),
+            |e: &read::Extracted| budget::result_cost(e.trigrams.capacity(), e.meta.path.len()),
+            plan.window,
+            threads,
+            || (TrigramSet::new(true), Vec::new()),
+            |(set, buf), i| {
+                frontier.reach(i);
+                match kept(i) {
+                    Some(k) => read::kept(files.path(i), files.seen(i), k),
+                    None => extract(root, files.path(i), files.seen(i), set, buf),
                 }
-            }
-            unshown += size(i);
-            if unshown >= 1 << 20 || i + 1 == files.len() {
-                progress.advance(unshown);
-                (shown, unshown) = (shown + unshown, 0);
-            }
-            Ok(())
-        },
-    )?;
+            },
+            |i, e| -> Result<(), IndexError> {
+                skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);
+                (times.read, times.extract) = (times.read + e.read, times.extract + e.extract);
+                let is_file = e.meta.flags & flags::NOT_A_FILE == 0;
+                let id = writer.add_file(e.meta)?;
+                if is_file {
+                    let doc = writer.add_document(id, 0, e.len, 1, &e.trigrams)?;
+                    if let Some(old) = e.kept {
+                        writer.keep(old, doc);
+                    }
+                }
+                unshown += size(i);
+                if unshown >= 1 << 20 || i + 1 == files.len() {
+                    progress.advance(unshown);
+                    (shown, unshown) = (shown + unshown, 0);
+                }
+                Ok(())
+            },
+        );
+        frontier.finish();
+        extracted
+    })?;
     debug_assert_eq!(shown, total);
     drop((files, unchanged));
     times.extracting = extracting.elapsed();
