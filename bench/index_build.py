@@ -9,7 +9,9 @@ sampled; bench/rssanon.py) and the index's size as a share of the tree's
 bytes (regular files outside `.git`, apparent size). Medians of --runs.
 Hot by default (the tree is read once before timing); with --cold the page
 cache is dropped before every build (root), and the drop verified by
-timing a re-read of the tree's first 256 MiB.
+timing a re-read of the tree's first 256 MiB; each cold round also times
+reading every file of the tree after a drop, 16 at once (the disk's
+floor the issue compares a cold build with).
 
     python3 bench/index_build.py --old /tmp/tg-old --new target/release/tg \\
         --tree linux=$HOME/.cache/trigrep-corpora/linux --runs 3 [--cold] \\
@@ -53,6 +55,19 @@ def read_all(root, limit=None):
         if limit and n >= limit:
             break
     return n, time.monotonic() - start
+
+
+def read_parallel(root, readers=16):
+    """Reads every file of the tree outside `.git` with `readers` `cat`s
+    at once (`find | xargs -P`: the disk's best with many requests in
+    flight); returns (bytes, seconds)."""
+    start = time.monotonic()
+    find = subprocess.Popen(["find", root, "-path", "*/.git", "-prune", "-o", "-type", "f",
+                             "-print0"], stdout=subprocess.PIPE)
+    subprocess.run(["xargs", "-0", f"-P{readers}", "-n", "64", "cat"], stdin=find.stdout,
+                   stdout=subprocess.DEVNULL, check=True)
+    find.wait()
+    return tree_bytes(root), time.monotonic() - start
 
 
 def drop_caches():
@@ -127,6 +142,12 @@ def main():
             read_all(root)
         for run in range(a.runs):
             for label, tg in (("old", a.old), ("new", a.new)):
+                if a.cold and label == "old":
+                    drop_caches()
+                    n, secs = read_parallel(root)
+                    rows.append({"tree": name, "binary": "read", "wall": secs})
+                    print(f"  {name}: every file read cold, 16 at once: {secs:.2f} s "
+                          f"({n / secs / 2**20:.0f} MiB/s)", flush=True)
                 if a.cold:
                     drop_caches()
                     n, secs = read_all(root, 256 << 20)
@@ -156,6 +177,9 @@ def main():
                   f"| {median(r['rss_anon_mib'] for r in rs):.0f} "
                   f"| {median(r['index_bytes'] for r in rs) / 1e6:.0f} "
                   f"| {median(r['index_bytes'] for r in rs) / size:.1%} |")
+        reads = [r["wall"] for r in rows if r["tree"] == name and r["binary"] == "read"]
+        if reads:
+            print(f"| {name} | every file read, 16 at once | {median(reads):.2f} | | | | | |")
     last = [r for r in rows if r["binary"] == "new"]
     if last and "time:" in last[-1]["stderr"]:
         print("\nnew, last run's --stats:\n" + last[-1]["stderr"].strip())
