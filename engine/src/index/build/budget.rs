@@ -12,8 +12,8 @@
 //!   ([`TrigramSet::bytes`]) and read buffer (a larger file is mapped);
 //! - the window of files handed out and not yet written, counted at what
 //!   their trigram lists can take (`item_cost`);
-//! - the external sort's three buffers (one filling, one being written,
-//!   the radix sort's scratch): the rest.
+//! - the external sort's buffers (one filling, one being written when the
+//!   sort has 64 MiB or more, the radix sort's scratch): the rest.
 //!
 //! The merge runs after the listing and the sort's buffers are gone:
 //! each merging thread holds one posting list (up to `DOC_BYTES` a
@@ -114,8 +114,8 @@ impl Plan {
     pub(super) fn new(budget: usize, threads: usize, listing: usize, entries: usize) -> Plan {
         let held = FIXED + listing + entries / 4 + threads.max(1) * thread_bytes();
         let free = budget.saturating_sub(held);
-        // A third of what is free, leaving the sort its least if it can.
-        let window = (free / 3).min(free.saturating_sub(SORT_MIN)) as u64;
+        // A quarter of what is free, leaving the sort its least if it can.
+        let window = (free / 4).min(free.saturating_sub(SORT_MIN)) as u64;
         let window = window.clamp(WINDOW.0, WINDOW.1);
         let left = free.saturating_sub(window as usize);
         // Below the floor the sort takes a quarter of the budget, as small

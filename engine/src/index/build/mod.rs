@@ -202,10 +202,12 @@ pub fn build_reading(
             || (TrigramSet::new(true), Vec::new()),
             |(set, buf), i| {
                 frontier.reach(i);
-                match kept(i) {
-                    Some(k) => read::kept(files.path(i), files.seen(i), k),
-                    None => extract(root, files.path(i), files.seen(i), set, buf),
-                }
+                let Some(k) = kept(i) else {
+                    let e = extract(root, files.path(i), files.seen(i), set, buf);
+                    frontier.read_took(e.len, e.read);
+                    return e;
+                };
+                read::kept(files.path(i), files.seen(i), k)
             },
             |i, e| -> Result<(), IndexError> {
                 skipped += u64::from(e.meta.flags & flags::SKIPPED_ANY != 0);

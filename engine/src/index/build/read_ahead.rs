@@ -8,7 +8,10 @@
 //! threads, a bounded distance ahead of the furthest file they reached,
 //! and asks for each file's bytes (`sys::advise_willneed`) without
 //! waiting for them: the pages land in the page cache (not the build's
-//! private memory) while the threads work on earlier files.
+//! private memory) while the threads work on earlier files. It starts
+//! only once the threads have met [`SLOW_READS`] reads slower than the
+//! page cache gives (`Frontier::read_took`): on a warm tree asking would
+//! only cost an open per file.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -22,15 +25,29 @@ const AHEAD_BYTES: u64 = 64 << 20;
 /// The most files asked for ahead of the threads and not yet reached.
 const AHEAD_FILES: usize = 256;
 
-/// Where the extraction threads are: the furthest item claimed, and
-/// whether they are done.
+/// Reads slower than the page cache gives after which reading ahead
+/// starts.
+const SLOW_READS: usize = 16;
+
+/// Where the extraction threads are: the furthest item claimed, how many
+/// of their reads were slow, and whether they are done.
 #[derive(Debug, Default)]
 pub(super) struct Frontier {
     reached: AtomicUsize,
+    slow: AtomicUsize,
     done: AtomicBool,
 }
 
 impl Frontier {
+    /// An extraction thread read `bytes` in `took`: slow when over 20 µs and
+    /// a microsecond per 2 KiB (the page cache is faster; this
+    /// machine's disk took about 150 µs a kernel file).
+    pub(super) fn read_took(&self, bytes: u64, took: Duration) {
+        if took.as_micros() as u64 > 20 + bytes / 2048 {
+            self.slow.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// An extraction thread took item `i`.
     pub(super) fn reach(&self, i: usize) {
         self.reached.fetch_max(i, Ordering::Relaxed);
@@ -42,11 +59,11 @@ impl Frontier {
     }
 }
 
-/// Asks for the bytes of items `0..n` in order (`ask(i)` asks for item
-/// `i`'s and says whether it could; `size(i)` is its bytes; it is
-/// skipped unless `wanted(i)`), staying within [`AHEAD_BYTES`] and
-/// [`AHEAD_FILES`] of the furthest item `frontier` reached, until the last
-/// item or [`Frontier::finish`].
+/// Once [`SLOW_READS`] reads were slow, asks for the bytes of items
+/// `0..n` in order (`ask(i)` asks for item `i`'s and says whether it
+/// could; `size(i)` is its bytes; it is skipped unless `wanted(i)`),
+/// staying within [`AHEAD_BYTES`] and [`AHEAD_FILES`] of the furthest item
+/// `frontier` reached, until the last item or [`Frontier::finish`].
 pub(super) fn read_ahead(
     n: usize,
     size: impl Fn(usize) -> u64,
@@ -54,6 +71,12 @@ pub(super) fn read_ahead(
     frontier: &Frontier,
     mut ask: impl FnMut(usize) -> bool,
 ) {
+    while frontier.slow.load(Ordering::Relaxed) < SLOW_READS {
+        if frontier.done.load(Ordering::Relaxed) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
     let mut asked: VecDeque<(usize, u64)> = VecDeque::new();
     let mut ahead = 0u64;
     let mut next = 0;
@@ -93,6 +116,9 @@ mod tests {
     #[test]
     fn it_asks_for_wanted_items_in_order_within_its_distance_and_stops() {
         let frontier = Frontier::default();
+        for _ in 0..SLOW_READS {
+            frontier.read_took(4096, Duration::from_millis(1));
+        }
         let asked = std::sync::Mutex::new(Vec::new());
         let n = 5_000;
         std::thread::scope(|scope| {
@@ -128,5 +154,33 @@ mod tests {
         }
         // It stopped with the threads, short of the last item.
         assert!(asked.last().unwrap().0 < n - 1);
+    }
+
+    #[test]
+    fn it_asks_for_nothing_while_reads_are_fast() {
+        let frontier = Frontier::default();
+        let asked = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                read_ahead(
+                    1000,
+                    |_| 4096,
+                    |_| true,
+                    &frontier,
+                    |_| {
+                        asked.fetch_add(1, Ordering::Relaxed);
+                        true
+                    },
+                )
+            });
+            for i in 0..1000 {
+                frontier.reach(i);
+                frontier.read_took(4096, Duration::from_micros(10));
+                frontier.read_took(1 << 20, Duration::from_micros(300));
+                std::thread::sleep(Duration::from_micros(20));
+            }
+            frontier.finish();
+        });
+        assert_eq!(asked.into_inner(), 0);
     }
 }
