@@ -3,8 +3,9 @@
 //! bucket (a second to a week) is the smallest that fits the screen's
 //! rows. `j`/`k` move over the bars, Enter goes to the first line of the
 //! chosen bucket (as `@TIME`), `q` or Esc closes it. Matching lines are
-//! found through the index (candidate blocks only); a line without a time
-//! counts in its continued line's bucket.
+//! found through the index (candidate blocks only, less those an earlier
+//! scan found no match in), on two threads, a time read per matching
+//! line; a line without a time counts in its continued line's bucket.
 
 use std::ops::Range;
 use std::sync::Arc;
