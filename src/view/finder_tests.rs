@@ -75,8 +75,11 @@ fn pieces_cross_at_line_ends() {
 
 /// A text whose index lists `ranges` as candidates, counting bytes read.
 pub(crate) struct Listed {
+    /// The text.
     pub text: Memory,
+    /// Its candidate ranges, whatever the pattern.
     pub ranges: Vec<Range<u64>>,
+    /// Bytes read so far.
     pub read: std::sync::atomic::AtomicU64,
 }
 
