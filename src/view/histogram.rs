@@ -117,8 +117,8 @@ fn halves(text: &dyn Text, mut ranges: Vec<Range<u64>>) -> (Vec<Range<u64>>, Vec
             continue;
         }
         let cut = nav::line_start(text, r.start + (half - sum)).max(r.start);
-        let theirs = ranges.split_off(i + 1);
-        let mut theirs = [vec![cut..r.end], theirs].concat();
+        let mut theirs = ranges.split_off(i + 1);
+        theirs.insert(0, cut..r.end);
         ranges[i].end = cut;
         ranges.retain(|r| !r.is_empty());
         theirs.retain(|r| !r.is_empty());
