@@ -19,6 +19,7 @@ use super::long_line::LongLine;
 use super::nav;
 use super::placed::Placed;
 use super::text::Text;
+use super::unmatched::Unmatched;
 
 /// How much of a text is searched at a time.
 const PIECE: usize = 1 << 20;
@@ -31,8 +32,9 @@ const FEW: usize = 64;
 enum Ranges {
     /// Everything (no index, or lines that do not match).
     All,
-    /// These ranges, in order (an index's candidates).
-    Listed(Vec<Range<u64>>),
+    /// These ranges, in order (an index's candidates), and those a
+    /// scan found no match in.
+    Listed(Vec<Range<u64>>, Unmatched),
     /// A merge's texts' candidate ranges, placed as they are reached.
     Placed(Placed),
 }
@@ -69,7 +71,10 @@ impl Finder {
         let ranges = match (invert, text.candidates_each(&opts)) {
             (true, _) => Ranges::All,
             (false, Some(each)) => Ranges::Placed(Placed::new(each)),
-            (false, None) => text.candidates(&opts).map_or(Ranges::All, Ranges::Listed),
+            (false, None) => text.candidates(&opts).map_or(Ranges::All, |r| {
+                let known = Unmatched::new(r.len());
+                Ranges::Listed(r, known)
+            }),
         };
         let trouble = Mutex::new(None);
         Ok(Finder { pattern: pattern.to_string(), matcher, invert, ranges, trouble })
@@ -87,7 +92,9 @@ impl Finder {
         std::iter::from_fn(move || {
             let r = match &self.ranges {
                 Ranges::All => Some(at..text.len()).filter(|r| !r.is_empty()),
-                Ranges::Listed(r) => r.get(r.partition_point(|r| r.end <= at)).cloned(),
+                Ranges::Listed(r, u) => {
+                    r.get(u.skip_forward(r.partition_point(|r| r.end <= at))).cloned()
+                }
                 Ranges::Placed(p) => p.next(text, at),
             }?;
             at = r.end;
@@ -105,7 +112,9 @@ impl Finder {
         std::iter::from_fn(move || {
             let r = match &self.ranges {
                 Ranges::All => Some(0..at).filter(|r| !r.is_empty()),
-                Ranges::Listed(r) => r[..r.partition_point(|r| r.start < at)].last().cloned(),
+                Ranges::Listed(r, u) => {
+                    u.skip_back(r.partition_point(|r| r.start < at)).map(|i| r[i].clone())
+                }
                 Ranges::Placed(p) => p.prev(text, at),
             }?;
             at = r.start;
@@ -118,7 +127,7 @@ impl Finder {
     pub fn few_ranges(&self, text: &dyn Text) -> Option<Vec<Range<u64>>> {
         match &self.ranges {
             Ranges::All => None,
-            Ranges::Listed(r) => Some(r.clone()),
+            Ranges::Listed(r, _) => Some(r.clone()),
             Ranges::Placed(p) if p.count() <= FEW => Some(self.ranges(text, 0).collect()),
             Ranges::Placed(_) => None,
         }
@@ -130,7 +139,7 @@ impl Finder {
     pub fn candidate_bytes(&self) -> Option<u64> {
         match &self.ranges {
             Ranges::All => None,
-            Ranges::Listed(r) => Some(r.iter().map(|r| r.end - r.start).sum()),
+            Ranges::Listed(r, _) => Some(r.iter().map(|r| r.end - r.start).sum()),
             Ranges::Placed(p) => Some(p.bytes()),
         }
     }
@@ -183,12 +192,14 @@ impl Finder {
                 }
                 progress(piece.len() as u64)
             });
-            if let Err(e) = read {
-                self.failed(e);
-                return None;
-            }
-            if found.is_some() {
-                return found;
+            match read {
+                Err(e) => {
+                    self.failed(e);
+                    return None;
+                }
+                Ok(_) if found.is_some() => return found,
+                Ok(whole) if whole && start == r.start => self.unmatched(&r),
+                Ok(_) => {}
             }
             if !progress(0) {
                 return None;
@@ -240,16 +251,28 @@ impl Finder {
         hit: &mut dyn FnMut(u64),
         go_on: &mut dyn FnMut() -> bool,
     ) {
-        let read = pieces(text, range, &mut |at, piece| {
+        let mut hits = 0;
+        let read = pieces(text, range.clone(), &mut |at, piece| {
             let mut pos = 0;
             while let Some(m) = self.first_in(piece, pos) {
                 hit(at + m as u64);
+                hits += 1;
                 pos = memchr::memchr(b'\n', &piece[m..]).map_or(piece.len(), |i| m + i + 1);
             }
             go_on()
         });
-        if let Err(e) = read {
-            self.failed(e);
+        match read {
+            Err(e) => self.failed(e),
+            Ok(true) if hits == 0 => self.unmatched(&range),
+            Ok(_) => {}
+        }
+    }
+
+    /// Notes that `r`, read whole, holds no matching line (when it is
+    /// one of the candidate ranges: later scans skip it).
+    fn unmatched(&self, r: &Range<u64>) {
+        if let Ranges::Listed(ranges, known) = &self.ranges {
+            known.mark(ranges, r);
         }
     }
 
@@ -291,22 +314,44 @@ fn start_of(text: &dyn Text, at: u64, piece: &[u8], m: usize) -> u64 {
 }
 
 /// Reads `range` in pieces of about [`PIECE`] bytes, each cut after its
-/// last newline, while `f` says go on. A line longer than a piece is
-/// searched whole, as rg's line buffer holds it (a match is never cut in
-/// two, and `^` never matches in a line's middle), but mapped, not read
-/// into memory: an error says why it could not be.
+/// last newline, while `f` says go on; whether it read to the range's
+/// end (not stopped, no read refused or short). A line longer than a
+/// piece is searched whole, as rg's line buffer holds it (a match is
+/// never cut in two, and `^` never matches in a line's middle), but
+/// mapped, not read into memory: an error says why it could not be.
 fn pieces(
     text: &dyn Text,
     range: Range<u64>,
     f: &mut dyn FnMut(u64, &[u8]) -> bool,
-) -> Result<(), String> {
-    let mut buf = vec![0; range.end.saturating_sub(range.start).min(PIECE as u64) as usize];
+) -> Result<bool, String> {
+    thread_local! {
+        /// The piece buffer, kept: a scan of many small ranges allocates
+        /// and zeroes none.
+        static BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut buf = BUF.take();
+    let size = range.end.saturating_sub(range.start).min(PIECE as u64) as usize;
+    if buf.len() < size {
+        buf.resize(size, 0);
+    }
+    let whole = read_pieces(text, range, &mut buf, f);
+    BUF.set(buf);
+    whole
+}
+
+/// [`pieces`] with a buffer of at least a piece or the range's length.
+fn read_pieces(
+    text: &dyn Text,
+    range: Range<u64>,
+    buf: &mut [u8],
+    f: &mut dyn FnMut(u64, &[u8]) -> bool,
+) -> Result<bool, String> {
     let mut at = range.start;
     while at < range.end {
         let want = PIECE.min((range.end - at) as usize);
         let n = nav::read_full(text, at, &mut buf[..want]);
         if n == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let go_on = if at + (n as u64) >= range.end || n < want {
             at += n as u64;
@@ -320,10 +365,10 @@ fn pieces(
             f(at - line.len() as u64, &line)
         };
         if !go_on {
-            return Ok(());
+            return Ok(false);
         }
     }
-    Ok(())
+    Ok(at >= range.end)
 }
 
 /// A piece a backward scan searches: read, or a long line mapped.
@@ -367,76 +412,5 @@ fn piece_before(text: &dyn Text, floor: u64, end: u64) -> Result<(u64, Piece), S
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::view::text::Memory;
-
-    #[test]
-    fn next_and_previous_matching_lines() {
-        let t = Memory(b"alpha\nbeta err\ngamma\nerr delta\nepsilon\n".to_vec());
-        let f = Finder::new(&t, "err", Case::Sensitive).unwrap();
-        let go = &mut |_| true;
-        assert_eq!(f.next_line(&t, 0, go), Some(6));
-        assert_eq!(f.next_line(&t, 15, go), Some(21));
-        assert_eq!(f.next_line(&t, 31, go), None);
-        assert_eq!(f.prev_line(&t, 31, go), Some(21));
-        assert_eq!(f.prev_line(&t, 21, go), Some(6));
-        assert_eq!(f.prev_line(&t, 6, go), None);
-        assert_eq!(f.matches_in(b"err x err"), vec![0..3, 6..9]);
-        let i = Finder::new(&t, "ERR", Case::Insensitive).unwrap();
-        assert_eq!(i.next_line(&t, 0, go), Some(6));
-        assert!(Finder::new(&t, "(", Case::Sensitive).is_err());
-        // `!`: the lines that do not match, none marked.
-        let v = Finder::new(&t, "!err", Case::Sensitive).unwrap();
-        assert_eq!(v.next_line(&t, 0, go), Some(0));
-        assert_eq!(v.next_line(&t, 6, go), Some(15));
-        assert_eq!(v.prev_line(&t, t.len(), go), Some(31));
-        assert_eq!(v.prev_line(&t, 31, go), Some(15));
-        assert!(v.matches_in(b"err").is_empty());
-        let (mut hits, mut go_on) = (Vec::new(), || true);
-        v.each_line(&t, 0..t.len(), &mut |at| hits.push(at), &mut go_on);
-        assert_eq!(hits, vec![0, 15, 31]);
-    }
-
-    #[test]
-    fn a_line_longer_than_a_piece_is_searched_whole() {
-        // A match across the first piece's end, and text that `^` must
-        // not take for a line start.
-        let mut data = b"short line\n".to_vec();
-        data.extend(std::iter::repeat_n(b'x', PIECE - 4));
-        data.extend_from_slice(b"NEEDLE");
-        data.extend(std::iter::repeat_n(b'y', 2 * PIECE));
-        data.extend_from_slice(b"\nlast\n");
-        let t = Memory(data.clone());
-        let go = &mut |_| true;
-        let f = Finder::new(&t, "NEEDLE", Case::Sensitive).unwrap();
-        assert_eq!(f.next_line(&t, 0, go), Some(11));
-        assert_eq!(f.prev_line(&t, t.len(), go), Some(11));
-        let (mut hits, mut none) = (Vec::new(), 0);
-        f.each_line(&t, 0..t.len(), &mut |at| hits.push(at), &mut || true);
-        assert_eq!(hits, vec![11 + PIECE as u64 - 4], "the match, once");
-        let anchored = Finder::new(&t, "^y", Case::Sensitive).unwrap();
-        assert_eq!(anchored.next_line(&t, 0, go), None);
-        assert_eq!(anchored.prev_line(&t, t.len(), go), None);
-        anchored.each_line(&t, 0..t.len(), &mut |_| none += 1, &mut || true);
-        assert_eq!(none, 0);
-    }
-
-    #[test]
-    fn pieces_cross_at_line_ends() {
-        let mut data = Vec::new();
-        for i in 0..300_000 {
-            data.extend_from_slice(format!("line {i}\n").as_bytes());
-        }
-        let t = Memory(data.clone());
-        let f = Finder::new(&t, "^line 2999[0-9]{2}$", Case::Sensitive).unwrap();
-        let go = &mut |_| true;
-        let at = f.next_line(&t, 0, go).unwrap();
-        assert!(data[at as usize..].starts_with(b"line 299900\n"));
-        let back = f.prev_line(&t, t.len(), go).unwrap();
-        assert!(data[back as usize..].starts_with(b"line 299999\n"));
-        let mut n = 0;
-        f.each_line(&t, 0..t.len(), &mut |_| n += 1, &mut || true);
-        assert_eq!(n, 100);
-    }
-}
+#[path = "finder_tests.rs"]
+pub(crate) mod tests;

@@ -3,10 +3,13 @@
 //! bucket (a second to a week) is the smallest that fits the screen's
 //! rows. `j`/`k` move over the bars, Enter goes to the first line of the
 //! chosen bucket (as `@TIME`), `q` or Esc closes it. Matching lines are
-//! found through the index (candidate blocks only); a line without a time
-//! counts in its continued line's bucket.
+//! found through the index (candidate blocks only, less those an earlier
+//! scan found no match in), on two threads, a time read per matching
+//! line; a line without a time counts in its continued line's bucket.
 
+use std::ops::Range;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use trigrep::logline::time::Format;
 use trigrep::options::Case;
@@ -54,33 +57,74 @@ fn buckets(first: i64, last: i64, rows: usize) -> (i64, i64, Vec<u64>) {
     (start, width, vec![0u64; bucket(start, width, last) + 1])
 }
 
-/// Calls `add` with the time of each line of `finder` (all lines:
-/// `None`) of `text` that has one (its own or its continued line's).
+/// Adds to `counts` (bucket `at(t)` for time `t`) the time of each line
+/// of `finder` (all lines: `None`) of `text` that has one (its own or its
+/// continued line's). A finder's ranges are searched on two threads, a
+/// time read only for a matching line.
 fn each_time(
     text: &dyn Text,
     format: Format,
     finder: Option<&Finder>,
     progress: Progress<'_>,
-    add: &mut dyn FnMut(i64),
+    at: &(dyn Fn(i64) -> usize + Sync),
+    counts: &mut [u64],
 ) {
     let Some(f) = finder else {
-        return times::each_line_time(text, format, progress, add);
+        return times::each_line_time(text, format, progress, &mut |t| counts[at(t)] += 1);
     };
-    for r in f.ranges(text, 0) {
-        let mut go_on = || progress(0);
-        f.each_line(
-            text,
-            r,
-            &mut |at| {
-                // `at` is where the match starts: its line's time.
-                let line = nav::line_start(text, at);
-                if let Some(t) = times::time_at(text, format, line) {
-                    add(t);
+    let (mine, theirs) = halves(text, f.ranges(text, 0).collect());
+    let (stop, n) = (AtomicBool::new(false), counts.len());
+    let count = |ranges: Vec<Range<u64>>, go_on: &mut dyn FnMut() -> bool| {
+        let mut counts = vec![0u64; n];
+        for r in ranges {
+            let mut hit = |m| {
+                // `m` is where the match starts: its line's time.
+                if let Some(t) = times::time_at(text, format, nav::line_start(text, m)) {
+                    counts[at(t)] += 1;
                 }
-            },
-            &mut go_on,
-        );
+            };
+            f.each_line(text, r, &mut hit, go_on);
+            if !go_on() {
+                break;
+            }
+        }
+        counts
+    };
+    let other = std::thread::scope(|s| {
+        let other = s.spawn(|| count(theirs, &mut || !stop.load(Ordering::Relaxed)));
+        let own = count(mine, &mut || {
+            let go = progress(0) && !stop.load(Ordering::Relaxed);
+            stop.fetch_or(!go, Ordering::Relaxed);
+            go
+        });
+        let other = other.join().unwrap_or_default();
+        own.into_iter().zip(other).map(|(a, b)| a + b).collect::<Vec<u64>>()
+    });
+    for (c, n) in counts.iter_mut().zip(other) {
+        *c += n;
     }
+}
+
+/// `ranges` cut in two of about as many bytes each, in order: a range
+/// holding more than half is cut at a line start.
+fn halves(text: &dyn Text, mut ranges: Vec<Range<u64>>) -> (Vec<Range<u64>>, Vec<Range<u64>>) {
+    let half = ranges.iter().map(|r| r.end - r.start).sum::<u64>() / 2;
+    let mut sum = 0;
+    for i in 0..ranges.len() {
+        let r = ranges[i].clone();
+        if sum + (r.end - r.start) <= half {
+            sum += r.end - r.start;
+            continue;
+        }
+        let cut = nav::line_start(text, r.start + (half - sum)).max(r.start);
+        let mut theirs = ranges.split_off(i + 1);
+        theirs.insert(0, cut..r.end);
+        ranges[i].end = cut;
+        ranges.retain(|r| !r.is_empty());
+        theirs.retain(|r| !r.is_empty());
+        return (ranges, theirs);
+    }
+    (ranges, Vec::new())
 }
 
 /// Counts the lines of `finder` (all lines: `None`) of `text` per bucket,
@@ -96,9 +140,8 @@ fn count(
     let last = times::last_time(text, format, progress)?;
     let (start, width, mut counts) = buckets(first, last, rows);
     let last = counts.len() - 1;
-    each_time(text, format, finder, progress, &mut |t| {
-        counts[bucket(start, width, t).min(last)] += 1;
-    });
+    let at = |t| bucket(start, width, t).min(last);
+    each_time(text, format, finder, progress, &at, &mut counts);
     Some((start, width, counts))
 }
 
@@ -114,11 +157,10 @@ fn count_merged(
     let (first, last) = merge.span();
     let (start, width, mut counts) = buckets(first, last, rows);
     let top = counts.len() - 1;
+    let at = |t| bucket(start, width, t).min(top);
     for s in merge.sources() {
         let own = finder.and_then(|f| Finder::new(&*s.text, &f.pattern, case).ok());
-        each_time(&*s.text, s.format, own.as_ref(), progress, &mut |t| {
-            counts[bucket(start, width, t).min(top)] += 1;
-        });
+        each_time(&*s.text, s.format, own.as_ref(), progress, &at, &mut counts);
     }
     (start, width, counts)
 }
@@ -182,5 +224,71 @@ impl App {
         };
         self.histogram = Some(Arc::new(Histogram { selected: moved, ..(*h).clone() }));
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::finder::tests::Listed;
+    use crate::view::text::Memory;
+
+    /// A log whose times go back and forth, with continuation lines (some
+    /// the first lines of a block, some matching), cut into blocks of 37
+    /// lines, every block a candidate; each line's time key.
+    fn log() -> (Listed, Vec<i64>) {
+        let (mut data, mut keys, mut starts) = (Vec::new(), Vec::new(), vec![0u64]);
+        let base = 1_767_434_400_000; // 2026-01-03 10:00:00
+        for i in 0..1200i64 {
+            let secs = (i * 7919) % 3600;
+            let line =
+                format!("2026-01-03 10:{:02}:{:02}.000 INFO req {i}\n", secs / 60, secs % 60);
+            for (k, line) in [line, format!("    at frame {i} needle\n")].into_iter().enumerate() {
+                if k == 1 && i % 3 != 0 {
+                    continue;
+                }
+                let needle = if i % 5 == 0 { " needle\n" } else { "\n" };
+                data.extend_from_slice(line.replace('\n', needle).as_bytes());
+                keys.push(base + secs * 1000);
+                if keys.len() % 37 == 0 {
+                    starts.push(data.len() as u64);
+                }
+            }
+        }
+        starts.push(data.len() as u64);
+        let ranges = starts.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty()).collect();
+        (Listed { text: Memory(data), ranges, read: Default::default() }, keys)
+    }
+
+    #[test]
+    fn counts_per_bucket_equal_the_lines_times_through_both_halves() {
+        let (t, keys) = log();
+        let format = trigrep::logline::time::detect(&t.text.0, 0).unwrap();
+        let lines: Vec<&[u8]> = t.text.0.split(|&b| b == b'\n').collect();
+        for pattern in ["needle", "req 1195 needle"] {
+            let f = Finder::new(&t, pattern, Case::Sensitive).unwrap();
+            let m = |l: &[u8]| l.windows(pattern.len()).any(|w| w == pattern.as_bytes());
+            for searched_first in [false, true] {
+                if searched_first {
+                    // Ranges a search read whole and found nothing in are
+                    // skipped by the count.
+                    f.next_line(&t, t.text.0.len() as u64 / 2, &mut |_| true);
+                }
+                let got = count(&t, format, Some(&f), 20, &mut |_| true).unwrap();
+                let (start, width, ref counts) = got;
+                let mut want = vec![0u64; counts.len()];
+                for (_, k) in lines.iter().zip(&keys).filter(|(l, _)| m(l)) {
+                    want[bucket(start, width, *k).min(counts.len() - 1)] += 1;
+                }
+                assert_eq!(counts, &want, "{pattern}, searched first: {searched_first}");
+                assert!(want.iter().sum::<u64>() > 0, "{pattern}");
+            }
+        }
+        // Without an index: the whole text in two halves.
+        let plain = Memory(t.text.0.clone());
+        let f = Finder::new(&plain, "needle", Case::Sensitive).unwrap();
+        let all = count(&plain, format, Some(&f), 20, &mut |_| true).unwrap();
+        let indexed = Finder::new(&t, "needle", Case::Sensitive).unwrap();
+        assert_eq!(all, count(&t, format, Some(&indexed), 20, &mut |_| true).unwrap());
     }
 }

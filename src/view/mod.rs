@@ -56,6 +56,7 @@ pub mod terminal;
 pub mod text;
 pub mod timeline;
 pub mod times;
+pub mod unmatched;
 pub mod work;
 pub mod wrap;
 

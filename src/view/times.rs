@@ -102,21 +102,22 @@ pub fn first_stamped(
 }
 
 /// The time of the line starting at `at`: its own, or that of the last
-/// line before it with one (within [`BACK`] bytes).
+/// line before it with one (within [`BACK`] bytes), read a line at a
+/// time going back (a continuation is most often a few lines below).
 pub fn time_at(text: &dyn Text, format: Format, at: u64) -> Option<i64> {
-    let mut head = vec![0; HEAD];
-    let n = nav::read_full(text, at, &mut head);
-    head.truncate(memchr::memchr(b'\n', &head[..n]).unwrap_or(n));
-    if let Some(t) = time::parse(format, &head) {
-        return Some(t);
+    let (mut head, mut line) = (vec![0; HEAD], at);
+    loop {
+        let n = nav::read_full(text, line, &mut head);
+        let end = memchr::memchr(b'\n', &head[..n]).unwrap_or(n);
+        if let Some(t) = time::parse(format, &head[..end]) {
+            return Some(t);
+        }
+        // The line before ends at `line`: within `BACK` if that is past `at - BACK`.
+        if line == 0 || line + BACK <= at {
+            return None;
+        }
+        line = nav::line_start(text, line - 1);
     }
-    let from = nav::line_start(text, at.saturating_sub(BACK));
-    let mut last = None;
-    stamped(text, format, from..at, &mut |_| true, &mut |_, t| {
-        last = Some(t);
-        true
-    });
-    last
 }
 
 /// The time of the text's first line with one.
