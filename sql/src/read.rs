@@ -35,6 +35,9 @@ use crate::text::{self, Bom, Compression, Kind, Opened};
 use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
 
+/// A regex no line matches (a class of no character).
+const NOTHING: &str = r"[^\s\S]";
+
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;
 
@@ -126,8 +129,9 @@ impl<'a> UnitReader<'a> {
         notes: Option<&'a Notes>,
         emit: Emit<'a>,
     ) -> UnitReader<'a> {
-        // The empty regex matches every line exactly as `rg ''` does.
-        let matcher = RegexMatcher::new("").expect("the empty regex compiles");
+        // A class of no byte: inverted, it keeps every line exactly as
+        // `rg ''` does.
+        let matcher = RegexMatcher::new(NOTHING).expect("the regex of nothing compiles");
         let test = pred.and_then(LineFilter::of);
         let out = RowSink { rows, emit, test, gone: false };
         UnitReader { pred, times, base, texts, notes, out, matcher, buf: Vec::new() }
@@ -159,13 +163,13 @@ impl<'a> UnitReader<'a> {
     }
 
     /// The timestamp format of a text whose first bytes `sample` gives,
-    /// of `file`, when the `time` column is projected.
+    /// of `file`, when the `time` or the `host` column is projected.
     fn format(
         &self,
         file: &FileInfo,
         sample: impl FnOnce() -> std::io::Result<Vec<u8>>,
     ) -> std::io::Result<Option<Format>> {
-        if !self.out.rows.wants_time() {
+        if !self.out.rows.wants_time() && !self.out.rows.wants_host() {
             return Ok(None);
         }
         Ok(stamps::format_of(&sample()?, file.modified_ms()))
@@ -206,9 +210,13 @@ impl<'a> UnitReader<'a> {
     fn read_walked(&mut self, unit: &Unit, how: Walked) -> Result<()> {
         let path = &unit.path;
         let file = unit.info();
+        // Every line is a row: the lines not matching a regex that
+        // matches nothing, which the searcher sends without searching
+        // each line as it must for a regex that matches every line.
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\0'))
-            .line_number(true)
+            .line_number(self.out.rows.wants_line_numbers())
+            .invert_match(true)
             .build();
         let matcher = self.matcher.clone();
         let (reader, format): (Option<Box<dyn Read>>, _) = match how {
@@ -367,7 +375,8 @@ impl Read for Prefixed {
 struct LineSink<'r, 'a> {
     out: &'r mut RowSink<'a>,
     file: &'r FileInfo,
-    /// The text's timestamp format, when the `time` column is projected.
+    /// The text's timestamp format, when the `time` or `host` column is
+    /// projected.
     format: Option<Format>,
     /// The time of the last line with one.
     last: Option<i64>,
@@ -387,19 +396,23 @@ impl Sink for LineSink<'_, '_> {
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
         let bytes = mat.bytes();
         let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let out = &mut *self.out;
         // Every line's time counts, kept or not: a later line may carry it.
-        if let Some(format) = self.format {
+        if let Some(format) = self.format.filter(|_| out.rows.wants_time()) {
             self.last = stamps::own_time(format, bytes).or(self.last);
         }
-        let line = String::from_utf8_lossy(bytes);
-        let out = &mut *self.out;
-        if out.test.as_ref().is_some_and(|t| !t.matches(&line)) {
+        let line = out.test.as_ref().map(|t| (t, String::from_utf8_lossy(bytes)));
+        if line.as_ref().is_some_and(|(t, line)| !t.matches(line)) {
             return Ok(true);
         }
         if out.rows.wants_lines() {
             let at = (mat.line_number().unwrap_or(0), mat.absolute_byte_offset());
-            let facts = Facts { time: self.last, level: out.level(bytes) };
-            out.rows.push_decoded(self.file, at, &line, facts);
+            let host = out.host(self.format, bytes);
+            let facts = Facts { time: self.last, level: out.level(bytes), host };
+            match line {
+                Some((_, line)) => out.rows.push_decoded(self.file, at, &line, facts),
+                None => out.rows.push(self.file, at, bytes, facts),
+            }
         } else {
             out.rows.push_count(1);
         }

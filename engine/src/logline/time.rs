@@ -241,10 +241,17 @@ fn month(b: &[u8]) -> Option<u32> {
 /// A syslog time (`Jan  3 10:00:00`) at the start of `line` (after a
 /// `<PRI>`): in `year`, or the year before when its month is after `newest`.
 fn syslog(line: &[u8], year: i32, newest: u32) -> Option<i64> {
+    syslog_stamp(line, year, newest).map(|(t, _)| t)
+}
+
+/// A BSD syslog time at the start of `line` (after a `<PRI>`): the time
+/// and where its stamp ends in `line`.
+pub(crate) fn syslog_stamp(line: &[u8], year: i32, newest: u32) -> Option<(i64, usize)> {
     let b = match line.strip_prefix(b"<") {
         Some(rest) => &rest[memchr::memchr(b'>', &rest[..rest.len().min(5)])? + 1..],
         None => line,
     };
+    let skipped = line.len() - b.len();
     let m = month(b)?;
     let day = b.get(4..6)?;
     let d = match day {
@@ -254,9 +261,9 @@ fn syslog(line: &[u8], year: i32, newest: u32) -> Option<i64> {
     if b[3] != b' ' || b.get(6) != Some(&b' ') || !valid(m, d) {
         return None;
     }
-    let (t, _) = clock(&b[7..])?;
+    let (t, n) = clock(&b[7..])?;
     let y = i64::from(year) - i64::from(m > newest);
-    Some(days_from_civil(y, m, d) * DAY + t)
+    Some((days_from_civil(y, m, d) * DAY + t, skipped + 7 + n))
 }
 
 /// An access-log time (`03/Jan/2026:10:00:00 +0000`) at the start of `b`.
