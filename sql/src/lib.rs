@@ -3,7 +3,7 @@
 //!
 //! A [`provider::LinesTable`] has one row per line of every file under its
 //! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`,
-//! `time`, `level`), read
+//! `time`, `level`, `host`), read
 //! as `tg` and `rg` read them. Conditions on `line` ([`pushdown`]) become a
 //! trigram plan made by trigrep's own planner, and only the files, blocks
 //! and frames that can match are read (a regex planned as [`lossy`] says,
@@ -21,8 +21,8 @@
 //!   ([`time_filter`], [`time_prune`]);
 //! - [`read`] turns a unit into rows ([`span_rows`], [`rows`]), in
 //!   [`exec::LinesExec`]'s partitions (their units are the rows of an
-//!   in-memory input, which Ballista deals to its tasks); a line's `time`
-//!   and `level`, when projected, are read as `tg view` reads them
+//!   in-memory input, which Ballista deals to its tasks); a line's `time`,
+//!   `level` and `host`, when projected, are read as `tg view` reads them
 //!   ([`stamps`]; a continuation line's time carried from before its
 //!   span: [`look_back`]);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler

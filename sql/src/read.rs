@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
-use grep_regex::RegexMatcher;
+use grep_matcher::{LineTerminator, Match, Matcher, NoCaptures, NoError};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use serde::{Deserialize, Serialize};
 use trigrep::logline::time::Format;
@@ -34,9 +34,6 @@ use crate::stamps;
 use crate::text::{self, Bom, Compression, Kind, Opened};
 use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
-
-/// A regex no line matches (a class of no character).
-const NOTHING: &str = r"[^\s\S]";
 
 /// The largest walked file read whole into memory as one span.
 const PLAIN_MAX: u64 = 16 << 20;
@@ -114,7 +111,6 @@ pub struct UnitReader<'a> {
     notes: Option<&'a Notes>,
     /// Where the rows go.
     out: RowSink<'a>,
-    matcher: RegexMatcher,
     buf: Vec<u8>,
 }
 
@@ -129,12 +125,9 @@ impl<'a> UnitReader<'a> {
         notes: Option<&'a Notes>,
         emit: Emit<'a>,
     ) -> UnitReader<'a> {
-        // A class of no byte: inverted, it keeps every line exactly as
-        // `rg ''` does.
-        let matcher = RegexMatcher::new(NOTHING).expect("the regex of nothing compiles");
         let test = pred.and_then(LineFilter::of);
         let out = RowSink { rows, emit, test, gone: false };
-        UnitReader { pred, times, base, texts, notes, out, matcher, buf: Vec::new() }
+        UnitReader { pred, times, base, texts, notes, out, buf: Vec::new() }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
@@ -210,15 +203,14 @@ impl<'a> UnitReader<'a> {
     fn read_walked(&mut self, unit: &Unit, how: Walked) -> Result<()> {
         let path = &unit.path;
         let file = unit.info();
-        // Every line is a row: the lines not matching a regex that
-        // matches nothing, which the searcher sends without searching
-        // each line as it must for a regex that matches every line.
+        // Every line is a row, as `rg ''` gives it: the lines not matching
+        // [`Nothing`], which the searcher sends without a search of each
+        // line (as it must make for a regex matching every line).
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\0'))
             .line_number(self.out.rows.wants_line_numbers())
             .invert_match(true)
             .build();
-        let matcher = self.matcher.clone();
         let (reader, format): (Option<Box<dyn Read>>, _) = match how {
             Walked::Path => (None, self.format(&file, || head_of(&mut File::open(path)?))),
             Walked::Text(t) => {
@@ -240,8 +232,8 @@ impl<'a> UnitReader<'a> {
         let mut sink =
             LineSink { out, file: &file, format, last: None, failed: None, binary: None };
         let done = match reader {
-            None => searcher.search_path(&matcher, path, &mut sink),
-            Some(r) => searcher.search_reader(&matcher, r, &mut sink),
+            None => searcher.search_path(Nothing, path, &mut sink),
+            Some(r) => searcher.search_reader(Nothing, r, &mut sink),
         };
         if let Some(e) = sink.failed {
             return Err(e);
@@ -325,6 +317,28 @@ fn head_of(r: &mut dyn Read) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(SAMPLE);
     r.take(SAMPLE as u64).read_to_end(&mut head)?;
     Ok(head)
+}
+
+/// A matcher of no line, which the searcher (inverted) answers for a
+/// whole buffer at once.
+#[derive(Clone, Copy, Debug)]
+struct Nothing;
+
+impl Matcher for Nothing {
+    type Captures = NoCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, _: &[u8], _: usize) -> std::result::Result<Option<Match>, NoError> {
+        Ok(None)
+    }
+
+    fn new_captures(&self) -> std::result::Result<NoCaptures, NoError> {
+        Ok(NoCaptures::new())
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        Some(LineTerminator::byte(b'\n'))
+    }
 }
 
 /// What a walked read reads.

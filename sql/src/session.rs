@@ -83,8 +83,7 @@ pub async fn context(opts: &SessionOptions) -> Result<SessionContext> {
 /// found Utf8`). The values print alike; embedded, nothing changes.
 pub fn sendable(df: DataFrame, opts: &SessionOptions) -> Result<DataFrame> {
     let dictionary = |t: &DataType| matches!(t, DataType::Dictionary(..));
-    if opts.scheduler.is_none() || !df.schema().fields().iter().any(|f| dictionary(f.data_type()))
-    {
+    if opts.scheduler.is_none() || !df.schema().fields().iter().any(|f| dictionary(f.data_type())) {
         return Ok(df);
     }
     let exprs: Vec<Expr> = df
