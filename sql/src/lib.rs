@@ -19,7 +19,7 @@
 //!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
 //!   a table whose times go up skips blocks outside a `time` range
 //!   ([`time_filter`], [`time_prune`]);
-//! - [`read`] turns a unit into rows ([`span_rows`], [`rows`]), in
+//! - [`read`] turns a unit into rows ([`span_rows`], [`rows`], [`hosts`]), in
 //!   [`exec::LinesExec`]'s partitions (their units are the rows of an
 //!   in-memory input, which Ballista deals to its tasks); a line's `time`,
 //!   `level` and `host`, when projected, are read as `tg view` reads them
@@ -54,6 +54,7 @@ pub mod codec;
 pub mod errors;
 pub mod exec;
 pub mod headers;
+pub mod hosts;
 pub mod line_filter;
 pub mod look_back;
 pub mod lossy;

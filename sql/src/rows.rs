@@ -6,11 +6,13 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder, StringDictionaryBuilder,
-    TimestampMillisecondBuilder, TimestampNanosecondBuilder, UInt64Builder,
+    ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder, TimestampMillisecondBuilder,
+    TimestampNanosecondBuilder, UInt64Builder,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::error::Result;
+
+use crate::hosts::HostBuilder;
 
 /// How many rows a batch holds at most.
 pub const BATCH_ROWS: usize = 8192;
@@ -62,7 +64,7 @@ enum Column {
     Modified(TimestampNanosecondBuilder),
     Time(TimestampMillisecondBuilder),
     Level(StringBuilder),
-    Host(StringDictionaryBuilder<Int32Type>),
+    Host(HostBuilder),
 }
 
 /// The file the rows being added come from.
@@ -123,7 +125,7 @@ impl RowBuilder {
                 4 => Column::Modified(TimestampNanosecondBuilder::new()),
                 5 => Column::Time(TimestampMillisecondBuilder::new().with_timezone(UTC)),
                 6 => Column::Level(StringBuilder::new()),
-                _ => Column::Host(StringDictionaryBuilder::new()),
+                _ => Column::Host(HostBuilder::default()),
             })
             .collect();
         let line = columns.iter().any(|c| matches!(c, Column::Line(_)));
@@ -180,12 +182,7 @@ impl RowBuilder {
                 Column::Modified(b) => b.append_option(file.modified),
                 Column::Time(b) => b.append_option(facts.time),
                 Column::Level(b) => b.append_option(facts.level),
-                Column::Host(b) => match facts.host {
-                    Some(h) => {
-                        b.append_value(String::from_utf8_lossy(h));
-                    }
-                    None => b.append_null(),
-                },
+                Column::Host(b) => b.append(facts.host),
             }
         }
         self.rows += 1;

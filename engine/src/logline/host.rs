@@ -13,7 +13,7 @@
 //! assert_eq!(detect(Format::Iso, b"2026-01-03 10:00:00 web-1 x"), None);
 //! ```
 
-use super::time::{Format, syslog_stamp};
+use super::time::{Format, syslog_end};
 
 /// The host `line` (without its `\n`) names in `format`: in a syslog
 /// line (one whose start is a syslog time, after a `<PRI>`), the bytes
@@ -22,8 +22,8 @@ use super::time::{Format, syslog_stamp};
 /// space (nothing is written after it), or when it ends with `:` (then
 /// it is the program's tag: the line names no host).
 pub fn detect(format: Format, line: &[u8]) -> Option<&[u8]> {
-    let Format::Syslog { year, month } = format else { return None };
-    let (_, end) = syslog_stamp(line, year, month)?;
+    let Format::Syslog { .. } = format else { return None };
+    let end = syslog_end(line)?;
     let rest = line[end..].strip_prefix(b" ")?;
     let word = &rest[..memchr::memchr(b' ', rest)?];
     (!word.is_empty() && !word.ends_with(b":")).then_some(word)

@@ -241,12 +241,20 @@ fn month(b: &[u8]) -> Option<u32> {
 /// A syslog time (`Jan  3 10:00:00`) at the start of `line` (after a
 /// `<PRI>`): in `year`, or the year before when its month is after `newest`.
 fn syslog(line: &[u8], year: i32, newest: u32) -> Option<i64> {
-    syslog_stamp(line, year, newest).map(|(t, _)| t)
+    let (m, d, t, _) = syslog_fields(line)?;
+    let y = i64::from(year) - i64::from(m > newest);
+    Some(days_from_civil(y, m, d) * DAY + t)
 }
 
-/// A BSD syslog time at the start of `line` (after a `<PRI>`): the time
-/// and where its stamp ends in `line`.
-pub(crate) fn syslog_stamp(line: &[u8], year: i32, newest: u32) -> Option<(i64, usize)> {
+/// Where the BSD syslog time at the start of `line` ends (the date not
+/// made a day: the host reader needs only this).
+pub(crate) fn syslog_end(line: &[u8]) -> Option<usize> {
+    syslog_fields(line).map(|(.., end)| end)
+}
+
+/// The month, day, time of day (ms) and end in `line` of the BSD syslog
+/// time at its start (after a `<PRI>`).
+fn syslog_fields(line: &[u8]) -> Option<(u32, u32, i64, usize)> {
     let b = match line.strip_prefix(b"<") {
         Some(rest) => &rest[memchr::memchr(b'>', &rest[..rest.len().min(5)])? + 1..],
         None => line,
@@ -262,8 +270,7 @@ pub(crate) fn syslog_stamp(line: &[u8], year: i32, newest: u32) -> Option<(i64, 
         return None;
     }
     let (t, n) = clock(&b[7..])?;
-    let y = i64::from(year) - i64::from(m > newest);
-    Some((days_from_civil(y, m, d) * DAY + t, skipped + 7 + n))
+    Some((m, d, t, skipped + 7 + n))
 }
 
 /// An access-log time (`03/Jan/2026:10:00:00 +0000`) at the start of `b`.
