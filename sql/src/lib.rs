@@ -62,6 +62,7 @@ pub mod nested;
 pub mod notes;
 pub mod opened;
 pub mod paths;
+pub mod plain_parts;
 pub mod printing;
 pub mod provider;
 pub mod pushdown;

@@ -11,6 +11,7 @@
 //! read as its text ([`text::kind`]); a file whose lines stop at a NUL is
 //! named in the query's [`Notes`].
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,12 +27,13 @@ use crate::line_filter::LineFilter;
 use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
+use crate::plain_parts;
 use crate::pushdown::Pred;
 use crate::remote::{self, Object};
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps;
-use crate::text::{self, Bom, Compression, Kind, Opened};
+use crate::text::{self, Bom, Compression, Kind, Opened, Prefixed};
 use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
 
@@ -223,7 +225,7 @@ impl<'a> UnitReader<'a> {
                     head = head_of(&mut r)?;
                     Ok(head.clone())
                 });
-                let r = Prefixed { head, at: 0, rest: r, failed: None };
+                let r = Prefixed::new(head, r);
                 (Some(Box::new(r)), format)
             }
         };
@@ -256,21 +258,10 @@ impl<'a> UnitReader<'a> {
         let Some(prepared) =
             self.texts.get(at, self.base, unit.compression, (self.pred, self.times))?
         else {
-            return match part {
-                0 => self.read_whole(unit),
-                _ => Ok(()),
-            };
+            return self.read_cut(unit, Part { part, parts });
         };
         let text = &*prepared.text;
-        // Dealt in turn, so that the parts share the candidates evenly
-        // however they cluster in the text.
-        let spans: Vec<&Block> = prepared
-            .spans
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i as u64 % u64::from(parts) == u64::from(part))
-            .map(|(_, s)| s)
-            .collect();
+        let spans = dealt(&prepared.spans, Part { part, parts });
         log::info!(
             "{}: part {part}/{parts}: reading {} of {} blocks ({}) at text offsets {:?}",
             path.display(),
@@ -279,16 +270,52 @@ impl<'a> UnitReader<'a> {
             text.kind(),
             spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
         );
+        let read_at = |at: u64, buf: &mut [u8]| text.read_at(at, buf);
+        self.read_spans(unit, &spans, prepared.bom, (&read_at, &|| text.head(SAMPLE)))
+    }
+
+    /// Reads part `part` of a huge plain file without a block index: its
+    /// share of the file's spans ([`plain_parts`]), or (part 0) the whole
+    /// file when it is not cut (a NUL, a UTF-16 mark; any other text).
+    fn read_cut(&mut self, unit: &Unit, part: Part) -> Result<()> {
+        let (path, compression) = (&unit.path, unit.compression);
+        let plain =
+            part.parts > 1 && unit.object.is_none() && text::kind(path, compression) == Kind::Plain;
+        let Some(cut) = (if plain { self.texts.plain.get(path)? } else { None }) else {
+            return if part.part == 0 { self.read_whole(unit) } else { Ok(()) };
+        };
+        let file = RefCell::new(File::open(path).map_err(|e| text::error(path, e))?);
+        let read_at =
+            |at: u64, buf: &mut [u8]| plain_parts::read_at(&mut file.borrow_mut(), at, buf);
+        let head = || {
+            let mut head = vec![0; cut.len.min(SAMPLE as u64) as usize];
+            read_at(0, &mut head).map(|()| head)
+        };
+        let spans = dealt(&cut.spans, part);
+        self.read_spans(unit, &spans, cut.bom, (&read_at, &head))
+    }
+
+    /// Reads `spans` of the text of `unit` that `read_at` reads (`head`:
+    /// its first [`SAMPLE`] bytes), which starts with `bom`.
+    fn read_spans(
+        &mut self,
+        unit: &Unit,
+        spans: &[&Block],
+        bom: Bom,
+        (read_at, head): (ReadAt<'_>, &dyn Fn() -> std::io::Result<Vec<u8>>),
+    ) -> Result<()> {
+        let path = &unit.path;
         let file = unit.info();
-        let dropped = prepared.bom.dropped();
-        let format = self.format(&file, || text.head(SAMPLE)).map_err(|e| text::error(path, e))?;
+        let dropped = bom.dropped();
+        let format = self.format(&file, head).map_err(|e| text::error(path, e))?;
         let mut buf = std::mem::take(&mut self.buf);
-        for block in spans {
-            text::read(text, block, &mut buf).map_err(|e| text::error(path, e))?;
-            let span = Span { block: *block, bytes: &buf, dropped, format };
+        for &&block in spans {
+            buf.resize(block.len as usize, 0);
+            read_at(block.offset, &mut buf).map_err(|e| text::error(path, e))?;
+            let span = Span { block, bytes: &buf, dropped, format };
             let at = (block.offset).max(dropped);
             let before = Box::new(move || match format {
-                Some(f) => look_back::time_before(text, f, dropped, at),
+                Some(f) => look_back::time_before(read_at, f, dropped, at),
                 None => Ok(None),
             });
             self.out.push_span(&file, &span, before)?;
@@ -317,6 +344,17 @@ fn head_of(r: &mut dyn Read) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(SAMPLE);
     r.take(SAMPLE as u64).read_to_end(&mut head)?;
     Ok(head)
+}
+
+/// What reads a text: `read_at(offset, buf)` fills `buf` from `offset`.
+type ReadAt<'a> = &'a dyn Fn(u64, &mut [u8]) -> std::io::Result<()>;
+
+/// Of `spans` in text order, those of part `part`: the `part`-th and
+/// every `parts`-th after it, so that the parts share them evenly however
+/// they cluster in the text.
+fn dealt(spans: &[Block], Part { part, parts }: Part) -> Vec<&Block> {
+    let mine = |i: usize| i as u64 % u64::from(parts) == u64::from(part);
+    spans.iter().enumerate().filter(|&(i, _)| mine(i)).map(|(_, s)| s).collect()
 }
 
 /// A matcher of no line, which the searcher (inverted) answers for a
@@ -349,39 +387,6 @@ enum Walked {
     Text(Box<dyn BlockText>),
     /// A stream decoded from it.
     Stream(Box<dyn Read>),
-}
-
-/// A stream whose first bytes were read already (to detect its timestamp
-/// format): they come first. A read fills as much of its buffer as the
-/// stream alone would, so that the searcher's buffers are unchanged.
-struct Prefixed {
-    head: Vec<u8>,
-    at: usize,
-    rest: Box<dyn Read>,
-    /// An error of the stream after bytes of the head, for the next read.
-    failed: Option<std::io::Error>,
-}
-
-impl Read for Prefixed {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(e) = self.failed.take() {
-            return Err(e);
-        }
-        let n = (self.head.len() - self.at).min(out.len());
-        out[..n].copy_from_slice(&self.head[self.at..self.at + n]);
-        self.at += n;
-        if n == out.len() {
-            return Ok(n);
-        }
-        match self.rest.read(&mut out[n..]) {
-            Ok(m) => Ok(n + m),
-            Err(e) if n > 0 => {
-                self.failed = Some(e);
-                Ok(n)
-            }
-            Err(e) => Err(e),
-        }
-    }
 }
 
 /// The searcher's lines into rows, each line's time carried from the

@@ -254,6 +254,46 @@ impl Read for TextStream {
     }
 }
 
+/// A stream whose first bytes were read already (to detect its timestamp
+/// format): they come first. A read fills as much of its buffer as the
+/// stream alone would, so that the searcher's buffers are unchanged.
+pub struct Prefixed {
+    head: Vec<u8>,
+    at: usize,
+    rest: Box<dyn Read>,
+    /// An error of the stream after bytes of the head, for the next read.
+    failed: Option<std::io::Error>,
+}
+
+impl Prefixed {
+    /// `rest` after its first bytes, `head`.
+    pub fn new(head: Vec<u8>, rest: Box<dyn Read>) -> Prefixed {
+        Prefixed { head, at: 0, rest, failed: None }
+    }
+}
+
+impl Read for Prefixed {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let n = (self.head.len() - self.at).min(out.len());
+        out[..n].copy_from_slice(&self.head[self.at..self.at + n]);
+        self.at += n;
+        if n == out.len() {
+            return Ok(n);
+        }
+        match self.rest.read(&mut out[n..]) {
+            Ok(m) => Ok(n + m),
+            Err(e) if n > 0 => {
+                self.failed = Some(e);
+                Ok(n)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
