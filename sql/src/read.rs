@@ -292,6 +292,13 @@ impl<'a> UnitReader<'a> {
             read_at(0, &mut head).map(|()| head)
         };
         let spans = dealt(&cut.spans, part);
+        let (n, all) = (spans.len(), cut.spans.len());
+        log::info!(
+            "{}: part {}/{}: reading {n} of {all} spans",
+            path.display(),
+            part.part,
+            part.parts
+        );
         self.read_spans(unit, &spans, cut.bom, (&read_at, &head))
     }
 
