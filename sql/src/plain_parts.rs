@@ -48,10 +48,14 @@ pub struct Cut {
     pub len: u64,
 }
 
+/// What cutting a file found (`None`: it is read whole), or the error
+/// every part reports.
+type Found = SharedResult<Option<Arc<Cut>>>;
+
 /// The cuts of the plain files of one scan, each made once.
 #[derive(Debug, Default)]
 pub struct PlainCuts {
-    cuts: Mutex<HashMap<PathBuf, Arc<OnceLock<SharedResult<Option<Arc<Cut>>>>>>>,
+    cuts: Mutex<HashMap<PathBuf, Arc<OnceLock<Found>>>>,
 }
 
 impl PlainCuts {

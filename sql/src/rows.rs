@@ -64,7 +64,7 @@ enum Column {
     Modified(TimestampNanosecondBuilder),
     Time(TimestampMillisecondBuilder),
     Level(StringBuilder),
-    Host(HostBuilder),
+    Host(Box<HostBuilder>),
 }
 
 /// The file the rows being added come from.
@@ -125,7 +125,7 @@ impl RowBuilder {
                 4 => Column::Modified(TimestampNanosecondBuilder::new()),
                 5 => Column::Time(TimestampMillisecondBuilder::new().with_timezone(UTC)),
                 6 => Column::Level(StringBuilder::new()),
-                _ => Column::Host(HostBuilder::default()),
+                _ => Column::Host(Box::default()),
             })
             .collect();
         let line = columns.iter().any(|c| matches!(c, Column::Line(_)));
