@@ -17,7 +17,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
-use grep_matcher::{LineTerminator, Match, Matcher, NoCaptures, NoError};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use serde::{Deserialize, Serialize};
 use trigrep::logline::time::Format;
@@ -33,7 +32,7 @@ use crate::remote::{self, Object};
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps;
-use crate::text::{self, Bom, Compression, Kind, Opened, Prefixed};
+use crate::text::{self, Bom, Compression, Kind, Nothing, Opened, Prefixed};
 use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
 
@@ -362,28 +361,6 @@ type ReadAt<'a> = &'a dyn Fn(u64, &mut [u8]) -> std::io::Result<()>;
 fn dealt(spans: &[Block], Part { part, parts }: Part) -> Vec<&Block> {
     let mine = |i: usize| i as u64 % u64::from(parts) == u64::from(part);
     spans.iter().enumerate().filter(|&(i, _)| mine(i)).map(|(_, s)| s).collect()
-}
-
-/// A matcher of no line, which the searcher (inverted) answers for a
-/// whole buffer at once.
-#[derive(Clone, Copy, Debug)]
-struct Nothing;
-
-impl Matcher for Nothing {
-    type Captures = NoCaptures;
-    type Error = NoError;
-
-    fn find_at(&self, _: &[u8], _: usize) -> std::result::Result<Option<Match>, NoError> {
-        Ok(None)
-    }
-
-    fn new_captures(&self) -> std::result::Result<NoCaptures, NoError> {
-        Ok(NoCaptures::new())
-    }
-
-    fn line_terminator(&self) -> Option<LineTerminator> {
-        Some(LineTerminator::byte(b'\n'))
-    }
 }
 
 /// What a walked read reads.

@@ -27,6 +27,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use grep_matcher::{LineTerminator, Match, Matcher, NoCaptures, NoError};
+
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 use trigrep::index::blocks::BlockIndex;
@@ -251,6 +253,28 @@ impl Read for TextStream {
         self.text.read_at(self.at, &mut out[..n])?;
         self.at += n as u64;
         Ok(n)
+    }
+}
+
+/// A matcher of no line, which the searcher (inverted) answers for a
+/// whole buffer at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Nothing;
+
+impl Matcher for Nothing {
+    type Captures = NoCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, _: &[u8], _: usize) -> std::result::Result<Option<Match>, NoError> {
+        Ok(None)
+    }
+
+    fn new_captures(&self) -> std::result::Result<NoCaptures, NoError> {
+        Ok(NoCaptures::new())
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        Some(LineTerminator::byte(b'\n'))
     }
 }
 
