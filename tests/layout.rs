@@ -970,7 +970,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("index", 322),
     ("kind", 14),
     ("", 14),
-    ("logline", 13),
+    ("logline", 15),
     ("matcher", 10),
     ("options", 62),
     ("pack", 54),

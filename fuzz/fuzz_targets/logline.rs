@@ -1,10 +1,11 @@
-//! A log line's time and level, from arbitrary bytes: every format's
-//! parser, the detector and the level reader answer, never panic; a time
-//! read formats and a level's place lies inside the line.
+//! A log line's time, level and host, from arbitrary bytes: every
+//! format's parser, the detector, the level and host readers answer,
+//! never panic; a time read formats, a level's place lies inside the
+//! line and a host is a word of it followed by a space.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trigrep::logline::level;
+use trigrep::logline::{host, level};
 use trigrep::logline::time::{self, Format};
 
 fuzz_target!(|data: &[u8]| {
@@ -14,6 +15,10 @@ fuzz_target!(|data: &[u8]| {
         for f in formats {
             if let Some(t) = time::parse(f, line) {
                 assert!(!time::format(t).is_empty());
+            }
+            if let Some(h) = host::detect(f, line) {
+                let at = h.as_ptr() as usize - line.as_ptr() as usize;
+                assert!(!h.is_empty() && at + h.len() < line.len() && line[at + h.len()] == b' ');
             }
         }
         if let Some((_, at)) = level::detect(line) {

@@ -3,7 +3,7 @@
 //!
 //! A [`provider::LinesTable`] has one row per line of every file under its
 //! paths (`path`, `line_number`, `byte_offset`, `line`, `modified`,
-//! `time`, `level`), read
+//! `time`, `level`, `host`), read
 //! as `tg` and `rg` read them. Conditions on `line` ([`pushdown`]) become a
 //! trigram plan made by trigrep's own planner, and only the files, blocks
 //! and frames that can match are read (a regex planned as [`lossy`] says,
@@ -19,10 +19,10 @@
 //!   `.gz`, a packed `.zst`), each trusted only while fresh, or whole;
 //!   a table whose times go up skips blocks outside a `time` range
 //!   ([`time_filter`], [`time_prune`]);
-//! - [`read`] turns a unit into rows ([`span_rows`], [`rows`]), in
+//! - [`read`] turns a unit into rows ([`span_rows`], [`rows`], [`hosts`]), in
 //!   [`exec::LinesExec`]'s partitions (their units are the rows of an
-//!   in-memory input, which Ballista deals to its tasks); a line's `time`
-//!   and `level`, when projected, are read as `tg view` reads them
+//!   in-memory input, which Ballista deals to its tasks); a line's `time`,
+//!   `level` and `host`, when projected, are read as `tg view` reads them
 //!   ([`stamps`]; a continuation line's time carried from before its
 //!   span: [`look_back`]);
 //! - [`codec`] ships tables and scans through Ballista, whose scheduler
@@ -54,6 +54,7 @@ pub mod codec;
 pub mod errors;
 pub mod exec;
 pub mod headers;
+pub mod hosts;
 pub mod line_filter;
 pub mod look_back;
 pub mod lossy;
@@ -61,6 +62,7 @@ pub mod nested;
 pub mod notes;
 pub mod opened;
 pub mod paths;
+pub mod plain_parts;
 pub mod printing;
 pub mod provider;
 pub mod pushdown;

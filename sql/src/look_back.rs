@@ -1,4 +1,4 @@
-//! The time a span of a block-indexed text starts with when its first
+//! The time a span of a text read by spans starts with when its first
 //! lines have none of their own: that of the last line before it that
 //! has one, found by reading the text backwards from the span, in
 //! windows that double, as far as it takes (to the text's start when no
@@ -7,18 +7,17 @@
 //! however the text was cut.
 
 use trigrep::logline::time::Format;
-use trigrep::text::BlockText;
 
 use crate::stamps::own_time;
 
 /// The first window read backwards.
 const WINDOW: u64 = 64 << 10;
 
-/// The time of the last line of `text` before `at` (a line start) that
-/// has one in `format`; its lines start at `start` (after a byte-order
+/// The time of the last line before `at` (a line start) of the text
+/// `text` reads (`text(offset, buf)` fills `buf`) that has one in `format`; its lines start at `start` (after a byte-order
 /// mark). `None`: no line before `at` has a time.
 pub fn time_before(
-    text: &dyn BlockText,
+    text: &dyn Fn(u64, &mut [u8]) -> std::io::Result<()>,
     format: Format,
     start: u64,
     at: u64,
@@ -29,7 +28,7 @@ pub fn time_before(
     while end > start {
         let from = end.saturating_sub(window).max(start);
         buf.resize((end - from) as usize, 0);
-        text.read_at(from, &mut buf)?;
+        text(from, &mut buf)?;
         // The lines wholly in the window: from after its first line end,
         // or from its start when that is the text's.
         let first = if from == start {

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use datafusion::error::{DataFusionError, Result, SharedResult};
 use trigrep::text::{Block, BlockText};
 
+use crate::plain_parts::PlainCuts;
 use crate::pushdown::Pred;
 use crate::remote::{self, Object};
 use crate::rows::FileInfo;
@@ -45,6 +46,8 @@ type Found = SharedResult<Option<Arc<Prepared>>>;
 #[derive(Default)]
 pub struct OpenTexts {
     texts: Mutex<HashMap<PathBuf, Arc<OnceLock<Found>>>>,
+    /// The huge plain files without an index, cut once.
+    pub plain: PlainCuts,
 }
 
 impl fmt::Debug for OpenTexts {

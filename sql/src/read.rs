@@ -11,12 +11,12 @@
 //! read as its text ([`text::kind`]); a file whose lines stop at a NUL is
 //! named in the query's [`Notes`].
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use datafusion::error::{DataFusionError, Result};
-use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use serde::{Deserialize, Serialize};
 use trigrep::logline::time::Format;
@@ -26,12 +26,13 @@ use crate::line_filter::LineFilter;
 use crate::look_back;
 use crate::notes::Notes;
 use crate::opened::OpenTexts;
+use crate::plain_parts;
 use crate::pushdown::Pred;
 use crate::remote::{self, Object};
 use crate::rows::{Facts, FileInfo, RowBuilder};
 use crate::span_rows::{Emit, RowSink, Span};
 use crate::stamps;
-use crate::text::{self, Bom, Compression, Kind, Opened};
+use crate::text::{self, Bom, Compression, Kind, Nothing, Opened, Prefixed};
 use crate::time_filter::TimeCut;
 use trigrep::logline::time::SAMPLE;
 
@@ -111,7 +112,6 @@ pub struct UnitReader<'a> {
     notes: Option<&'a Notes>,
     /// Where the rows go.
     out: RowSink<'a>,
-    matcher: RegexMatcher,
     buf: Vec<u8>,
 }
 
@@ -126,11 +126,9 @@ impl<'a> UnitReader<'a> {
         notes: Option<&'a Notes>,
         emit: Emit<'a>,
     ) -> UnitReader<'a> {
-        // The empty regex matches every line exactly as `rg ''` does.
-        let matcher = RegexMatcher::new("").expect("the empty regex compiles");
         let test = pred.and_then(LineFilter::of);
         let out = RowSink { rows, emit, test, gone: false };
-        UnitReader { pred, times, base, texts, notes, out, matcher, buf: Vec::new() }
+        UnitReader { pred, times, base, texts, notes, out, buf: Vec::new() }
     }
 
     /// Reads `unit`; `false` once the batches' reader went away.
@@ -159,13 +157,13 @@ impl<'a> UnitReader<'a> {
     }
 
     /// The timestamp format of a text whose first bytes `sample` gives,
-    /// of `file`, when the `time` column is projected.
+    /// of `file`, when the `time` or the `host` column is projected.
     fn format(
         &self,
         file: &FileInfo,
         sample: impl FnOnce() -> std::io::Result<Vec<u8>>,
     ) -> std::io::Result<Option<Format>> {
-        if !self.out.rows.wants_time() {
+        if !self.out.rows.wants_time() && !self.out.rows.wants_host() {
             return Ok(None);
         }
         Ok(stamps::format_of(&sample()?, file.modified_ms()))
@@ -206,11 +204,14 @@ impl<'a> UnitReader<'a> {
     fn read_walked(&mut self, unit: &Unit, how: Walked) -> Result<()> {
         let path = &unit.path;
         let file = unit.info();
+        // Every line is a row, as `rg ''` gives it: the lines not matching
+        // [`Nothing`], which the searcher sends without a search of each
+        // line (as it must make for a regex matching every line).
         let mut searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(b'\0'))
-            .line_number(true)
+            .line_number(self.out.rows.wants_line_numbers())
+            .invert_match(true)
             .build();
-        let matcher = self.matcher.clone();
         let (reader, format): (Option<Box<dyn Read>>, _) = match how {
             Walked::Path => (None, self.format(&file, || head_of(&mut File::open(path)?))),
             Walked::Text(t) => {
@@ -223,7 +224,7 @@ impl<'a> UnitReader<'a> {
                     head = head_of(&mut r)?;
                     Ok(head.clone())
                 });
-                let r = Prefixed { head, at: 0, rest: r, failed: None };
+                let r = Prefixed::new(head, r);
                 (Some(Box::new(r)), format)
             }
         };
@@ -232,8 +233,8 @@ impl<'a> UnitReader<'a> {
         let mut sink =
             LineSink { out, file: &file, format, last: None, failed: None, binary: None };
         let done = match reader {
-            None => searcher.search_path(&matcher, path, &mut sink),
-            Some(r) => searcher.search_reader(&matcher, r, &mut sink),
+            None => searcher.search_path(Nothing, path, &mut sink),
+            Some(r) => searcher.search_reader(Nothing, r, &mut sink),
         };
         if let Some(e) = sink.failed {
             return Err(e);
@@ -256,21 +257,10 @@ impl<'a> UnitReader<'a> {
         let Some(prepared) =
             self.texts.get(at, self.base, unit.compression, (self.pred, self.times))?
         else {
-            return match part {
-                0 => self.read_whole(unit),
-                _ => Ok(()),
-            };
+            return self.read_cut(unit, Part { part, parts });
         };
         let text = &*prepared.text;
-        // Dealt in turn, so that the parts share the candidates evenly
-        // however they cluster in the text.
-        let spans: Vec<&Block> = prepared
-            .spans
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i as u64 % u64::from(parts) == u64::from(part))
-            .map(|(_, s)| s)
-            .collect();
+        let spans = dealt(&prepared.spans, Part { part, parts });
         log::info!(
             "{}: part {part}/{parts}: reading {} of {} blocks ({}) at text offsets {:?}",
             path.display(),
@@ -279,16 +269,59 @@ impl<'a> UnitReader<'a> {
             text.kind(),
             spans.iter().map(|s| s.offset).collect::<Vec<_>>(),
         );
+        let read_at = |at: u64, buf: &mut [u8]| text.read_at(at, buf);
+        self.read_spans(unit, &spans, prepared.bom, (&read_at, &|| text.head(SAMPLE)))
+    }
+
+    /// Reads part `part` of a huge plain file without a block index: its
+    /// share of the file's spans ([`plain_parts`]), or (part 0) the whole
+    /// file when it is not cut (a NUL, a UTF-16 mark; any other text).
+    fn read_cut(&mut self, unit: &Unit, part: Part) -> Result<()> {
+        let (path, compression) = (&unit.path, unit.compression);
+        let plain =
+            part.parts > 1 && unit.object.is_none() && text::kind(path, compression) == Kind::Plain;
+        let Some(cut) = (if plain { self.texts.plain.get(path)? } else { None }) else {
+            return if part.part == 0 { self.read_whole(unit) } else { Ok(()) };
+        };
+        let file = RefCell::new(File::open(path).map_err(|e| text::error(path, e))?);
+        let read_at =
+            |at: u64, buf: &mut [u8]| plain_parts::read_at(&mut file.borrow_mut(), at, buf);
+        let head = || {
+            let mut head = vec![0; cut.len.min(SAMPLE as u64) as usize];
+            read_at(0, &mut head).map(|()| head)
+        };
+        let spans = dealt(&cut.spans, part);
+        let (n, all) = (spans.len(), cut.spans.len());
+        log::info!(
+            "{}: part {}/{}: reading {n} of {all} spans",
+            path.display(),
+            part.part,
+            part.parts
+        );
+        self.read_spans(unit, &spans, cut.bom, (&read_at, &head))
+    }
+
+    /// Reads `spans` of the text of `unit` that `read_at` reads (`head`:
+    /// its first [`SAMPLE`] bytes), which starts with `bom`.
+    fn read_spans(
+        &mut self,
+        unit: &Unit,
+        spans: &[&Block],
+        bom: Bom,
+        (read_at, head): (ReadAt<'_>, &dyn Fn() -> std::io::Result<Vec<u8>>),
+    ) -> Result<()> {
+        let path = &unit.path;
         let file = unit.info();
-        let dropped = prepared.bom.dropped();
-        let format = self.format(&file, || text.head(SAMPLE)).map_err(|e| text::error(path, e))?;
+        let dropped = bom.dropped();
+        let format = self.format(&file, head).map_err(|e| text::error(path, e))?;
         let mut buf = std::mem::take(&mut self.buf);
-        for block in spans {
-            text::read(text, block, &mut buf).map_err(|e| text::error(path, e))?;
-            let span = Span { block: *block, bytes: &buf, dropped, format };
+        for &&block in spans {
+            buf.resize(block.len as usize, 0);
+            read_at(block.offset, &mut buf).map_err(|e| text::error(path, e))?;
+            let span = Span { block, bytes: &buf, dropped, format };
             let at = (block.offset).max(dropped);
             let before = Box::new(move || match format {
-                Some(f) => look_back::time_before(text, f, dropped, at),
+                Some(f) => look_back::time_before(read_at, f, dropped, at),
                 None => Ok(None),
             });
             self.out.push_span(&file, &span, before)?;
@@ -319,6 +352,17 @@ fn head_of(r: &mut dyn Read) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
+/// What reads a text: `read_at(offset, buf)` fills `buf` from `offset`.
+type ReadAt<'a> = &'a dyn Fn(u64, &mut [u8]) -> std::io::Result<()>;
+
+/// Of `spans` in text order, those of part `part`: the `part`-th and
+/// every `parts`-th after it, so that the parts share them evenly however
+/// they cluster in the text.
+fn dealt(spans: &[Block], Part { part, parts }: Part) -> Vec<&Block> {
+    let mine = |i: usize| i as u64 % u64::from(parts) == u64::from(part);
+    spans.iter().enumerate().filter(|&(i, _)| mine(i)).map(|(_, s)| s).collect()
+}
+
 /// What a walked read reads.
 enum Walked {
     /// The file itself.
@@ -329,45 +373,13 @@ enum Walked {
     Stream(Box<dyn Read>),
 }
 
-/// A stream whose first bytes were read already (to detect its timestamp
-/// format): they come first. A read fills as much of its buffer as the
-/// stream alone would, so that the searcher's buffers are unchanged.
-struct Prefixed {
-    head: Vec<u8>,
-    at: usize,
-    rest: Box<dyn Read>,
-    /// An error of the stream after bytes of the head, for the next read.
-    failed: Option<std::io::Error>,
-}
-
-impl Read for Prefixed {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(e) = self.failed.take() {
-            return Err(e);
-        }
-        let n = (self.head.len() - self.at).min(out.len());
-        out[..n].copy_from_slice(&self.head[self.at..self.at + n]);
-        self.at += n;
-        if n == out.len() {
-            return Ok(n);
-        }
-        match self.rest.read(&mut out[n..]) {
-            Ok(m) => Ok(n + m),
-            Err(e) if n > 0 => {
-                self.failed = Some(e);
-                Ok(n)
-            }
-            Err(e) => Err(e),
-        }
-    }
-}
-
 /// The searcher's lines into rows, each line's time carried from the
 /// last before it with one (the whole text is read in order).
 struct LineSink<'r, 'a> {
     out: &'r mut RowSink<'a>,
     file: &'r FileInfo,
-    /// The text's timestamp format, when the `time` column is projected.
+    /// The text's timestamp format, when the `time` or `host` column is
+    /// projected.
     format: Option<Format>,
     /// The time of the last line with one.
     last: Option<i64>,
@@ -387,19 +399,23 @@ impl Sink for LineSink<'_, '_> {
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
         let bytes = mat.bytes();
         let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let out = &mut *self.out;
         // Every line's time counts, kept or not: a later line may carry it.
-        if let Some(format) = self.format {
+        if let Some(format) = self.format.filter(|_| out.rows.wants_time()) {
             self.last = stamps::own_time(format, bytes).or(self.last);
         }
-        let line = String::from_utf8_lossy(bytes);
-        let out = &mut *self.out;
-        if out.test.as_ref().is_some_and(|t| !t.matches(&line)) {
+        let line = out.test.as_ref().map(|t| (t, String::from_utf8_lossy(bytes)));
+        if line.as_ref().is_some_and(|(t, line)| !t.matches(line)) {
             return Ok(true);
         }
         if out.rows.wants_lines() {
             let at = (mat.line_number().unwrap_or(0), mat.absolute_byte_offset());
-            let facts = Facts { time: self.last, level: out.level(bytes) };
-            out.rows.push_decoded(self.file, at, &line, facts);
+            let host = out.host(self.format, bytes);
+            let facts = Facts { time: self.last, level: out.level(bytes), host };
+            match line {
+                Some((_, line)) => out.rows.push_decoded(self.file, at, &line, facts),
+                None => out.rows.push(self.file, at, bytes, facts),
+            }
         } else {
             out.rows.push_count(1);
         }

@@ -1,7 +1,7 @@
 //! Lines into Arrow rows: the table's schema, and a builder that fills
 //! only the projected columns (`count(*)` projects none: lines are then
-//! counted, never copied; a line's time and level, [`Facts`], are read
-//! only when their columns are projected).
+//! counted, never copied; a line's time, level and host, [`Facts`], are
+//! read only when their columns are projected).
 
 use std::sync::Arc;
 
@@ -11,6 +11,8 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::error::Result;
+
+use crate::hosts::HostBuilder;
 
 /// How many rows a batch holds at most.
 pub const BATCH_ROWS: usize = 8192;
@@ -25,6 +27,12 @@ pub fn schema() -> SchemaRef {
         Field::new("modified", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
         Field::new(TIME, DataType::Timestamp(TimeUnit::Millisecond, Some(UTC.into())), true),
         Field::new("level", DataType::Utf8, true),
+        // Few hosts write many lines: each batch holds each name once.
+        Field::new(
+            "host",
+            DataType::Dictionary(DataType::Int32.into(), DataType::Utf8.into()),
+            true,
+        ),
     ]))
 }
 
@@ -37,12 +45,14 @@ const UTC: &str = "UTC";
 /// What a line says beyond its text, read only when its column is
 /// projected ([`crate::stamps`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Facts {
+pub struct Facts<'a> {
     /// Its time (its own, or carried from the last line before it with
     /// one), in ms since the epoch.
     pub time: Option<i64>,
     /// Its level's name.
     pub level: Option<&'static str>,
+    /// The host it names (a syslog line's).
+    pub host: Option<&'a [u8]>,
 }
 
 /// One column being built.
@@ -54,6 +64,7 @@ enum Column {
     Modified(TimestampNanosecondBuilder),
     Time(TimestampMillisecondBuilder),
     Level(StringBuilder),
+    Host(Box<HostBuilder>),
 }
 
 /// The file the rows being added come from.
@@ -92,9 +103,12 @@ pub struct RowBuilder {
     schema: SchemaRef,
     columns: Vec<Column>,
     rows: usize,
-    /// Whether `time` and `level` are projected (asked of every line).
+    /// Whether `line`, `time`, `level` and `host` are projected (asked
+    /// of every line).
+    line: bool,
     time: bool,
     level: bool,
+    host: bool,
 }
 
 impl RowBuilder {
@@ -110,12 +124,15 @@ impl RowBuilder {
                 3 => Column::Line(StringBuilder::new()),
                 4 => Column::Modified(TimestampNanosecondBuilder::new()),
                 5 => Column::Time(TimestampMillisecondBuilder::new().with_timezone(UTC)),
-                _ => Column::Level(StringBuilder::new()),
+                6 => Column::Level(StringBuilder::new()),
+                _ => Column::Host(Box::default()),
             })
             .collect();
+        let line = columns.iter().any(|c| matches!(c, Column::Line(_)));
         let time = columns.iter().any(|c| matches!(c, Column::Time(_)));
         let level = columns.iter().any(|c| matches!(c, Column::Level(_)));
-        RowBuilder { schema, columns, rows: 0, time, level }
+        let host = columns.iter().any(|c| matches!(c, Column::Host(_)));
+        RowBuilder { schema, columns, rows: 0, line, time, level, host }
     }
 
     /// Whether any column needs the line's bytes (else lines are only counted).
@@ -138,14 +155,23 @@ impl RowBuilder {
         self.level
     }
 
-    /// Adds one line (without its `\n`) of `file`.
-    pub fn push(&mut self, file: &FileInfo, at: (u64, u64), line: &[u8], facts: Facts) {
-        self.push_decoded(file, at, &String::from_utf8_lossy(line), facts);
+    /// Whether the `host` column is projected.
+    pub fn wants_host(&self) -> bool {
+        self.host
+    }
+
+    /// Adds one line (without its `\n`) of `file`, decoded only when
+    /// the `line` column is projected.
+    pub fn push(&mut self, file: &FileInfo, at: (u64, u64), line: &[u8], facts: Facts<'_>) {
+        match self.line {
+            true => self.push_decoded(file, at, &String::from_utf8_lossy(line), facts),
+            false => self.push_decoded(file, at, "", facts),
+        }
     }
 
     /// Adds one line of `file`, decoded (an invalid byte is U+FFFD), at
     /// `(line_number, byte_offset)`.
-    pub fn push_decoded(&mut self, file: &FileInfo, at: (u64, u64), line: &str, facts: Facts) {
+    pub fn push_decoded(&mut self, file: &FileInfo, at: (u64, u64), line: &str, facts: Facts<'_>) {
         let (line_number, byte_offset) = at;
         for c in &mut self.columns {
             match c {
@@ -156,6 +182,7 @@ impl RowBuilder {
                 Column::Modified(b) => b.append_option(file.modified),
                 Column::Time(b) => b.append_option(facts.time),
                 Column::Level(b) => b.append_option(facts.level),
+                Column::Host(b) => b.append(facts.host),
             }
         }
         self.rows += 1;
@@ -185,6 +212,7 @@ impl RowBuilder {
                     Column::LineNumber(b) | Column::ByteOffset(b) => Arc::new(b.finish()),
                     Column::Modified(b) => Arc::new(b.finish()),
                     Column::Time(b) => Arc::new(b.finish()),
+                    Column::Host(b) => Arc::new(b.finish()),
                 }
             })
             .collect();

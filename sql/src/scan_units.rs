@@ -9,15 +9,12 @@ use std::path::{Path, PathBuf};
 use datafusion::error::Result;
 
 use crate::paths::Root;
+use crate::plain_parts::{self, PART_BYTES};
 use crate::pushdown::Pred;
 use crate::read::{Part, Unit};
 use crate::remote::{self, Object};
-use crate::text::{self, Compression};
+use crate::text::{self, Compression, Kind};
 use crate::tree;
-
-/// A block-indexed text gets one part per this many bytes of its text, at
-/// most one per partition.
-const PART_BYTES: u64 = 64 << 20;
 
 /// The units of `roots` read with `compression`, in walk order, and how
 /// many files a tree index ruled out.
@@ -49,8 +46,14 @@ pub fn of_paths(
                 part,
                 object: None,
             };
+            let plain_parts = (size / plain_parts::part_bytes()).min(partitions as u64);
             if let Some(len) = text::block_text_len(&path, size, base, compression) {
                 let parts = (len / PART_BYTES).clamp(1, partitions.max(1) as u64) as u32;
+                units.extend((0..parts).map(|part| unit(Some(Part { part, parts }))));
+            } else if plain_parts > 1 && text::kind(&path, compression) == Kind::Plain {
+                // A huge plain file without an index is read by parts
+                // too (`plain_parts`): cut at line ends once, then shared.
+                let parts = plain_parts as u32;
                 units.extend((0..parts).map(|part| unit(Some(Part { part, parts }))));
             } else {
                 units.push(unit(None));

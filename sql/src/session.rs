@@ -6,8 +6,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::Column;
+use datafusion::dataframe::DataFrame;
 use datafusion::error::Result;
 use datafusion::execution::SessionStateBuilder;
+use datafusion::logical_expr::{Expr, cast};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::codec::{LinesLogicalCodec, LinesPhysicalCodec};
@@ -69,4 +73,31 @@ pub async fn context(opts: &SessionOptions) -> Result<SessionContext> {
         ctx.register_table(name.as_str(), Arc::new(table))?;
     }
     Ok(ctx)
+}
+
+/// The results of `df` as a session of `opts` can send them: on a
+/// cluster, a dictionary column (`host`) becomes its values. A cluster's
+/// results come back through Arrow Flight, whose encoder sends a
+/// dictionary's values, not the dictionary, while Ballista's client
+/// decodes them as the plan's type (`expected Dictionary(Int32, Utf8) but
+/// found Utf8`). The values print alike; embedded, nothing changes.
+pub fn sendable(df: DataFrame, opts: &SessionOptions) -> Result<DataFrame> {
+    let dictionary = |t: &DataType| matches!(t, DataType::Dictionary(..));
+    if opts.scheduler.is_none() || !df.schema().fields().iter().any(|f| dictionary(f.data_type())) {
+        return Ok(df);
+    }
+    let exprs: Vec<Expr> = df
+        .schema()
+        .iter()
+        .map(|(q, f)| {
+            let c = Expr::Column(Column::new(q.cloned(), f.name()));
+            match f.data_type() {
+                DataType::Dictionary(_, values) => {
+                    cast(c, (**values).clone()).alias_qualified(q.cloned(), f.name())
+                }
+                _ => c,
+            }
+        })
+        .collect();
+    df.select(exprs)
 }

@@ -1,6 +1,6 @@
 //! What a line says beyond its text, as `tg view` reads it: its time (the
-//! `time` column) and its level (the `level` column), through the engine's
-//! [`trigrep::logline`].
+//! `time` column), its level (the `level` column) and the host it names
+//! (the `host` column), through the engine's [`trigrep::logline`].
 //!
 //! A text's timestamp format is detected once, from its first
 //! [`time::SAMPLE`] bytes ([`format_of`]; a syslog line's year from the file's
@@ -22,8 +22,8 @@
 //! assert_eq!(times.time_at(31).unwrap(), Some(1_767_434_400_000), "carried");
 //! ```
 
-use trigrep::logline::level;
 use trigrep::logline::time::{self, Format};
+use trigrep::logline::{host, level};
 
 /// The timestamp format of a text whose first bytes are `sample` (a
 /// UTF-8 byte-order mark, which no row holds, left out), of a file last
@@ -38,6 +38,12 @@ pub fn format_of(sample: &[u8], modified_ms: i64) -> Option<Format> {
 /// from its first [`time::LINE_HEAD`] bytes: ms since the epoch, UTC.
 pub fn own_time(format: Format, line: &[u8]) -> Option<i64> {
     time::parse(format, &line[..line.len().min(time::LINE_HEAD)])
+}
+
+/// The host `line` names in `format` (a syslog line's; see
+/// [`trigrep::logline::host`]).
+pub fn host_of(format: Format, line: &[u8]) -> Option<&[u8]> {
+    host::detect(format, line)
 }
 
 /// The level `line` says it is, by name (`ERROR`, `WARN`, `INFO`,

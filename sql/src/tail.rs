@@ -37,6 +37,17 @@ pub fn grown_tail(text: &dyn BlockText) -> std::io::Result<Tail> {
     cut_tail(&|at, buf| text.read_at(at, buf), last, covered.len, text.len(), TAIL_SPAN)
 }
 
+/// A whole text of `len` bytes, which `read_at` reads, cut as a tail is
+/// (from its start, line 1) into spans of about `span_len`: its spans,
+/// and whether it holds a NUL.
+pub fn whole(
+    read_at: &dyn Fn(u64, &mut [u8]) -> std::io::Result<()>,
+    len: u64,
+    span_len: u64,
+) -> std::io::Result<Tail> {
+    cut_tail(read_at, Block { offset: 0, len: 0, first_line: 1 }, 0, len, span_len)
+}
+
 /// [`grown_tail`] of the bytes `read_at` reads: from the start of `last`
 /// (a block starting a line) to `end`, new from `new`; spans of about
 /// `span_len`.

@@ -27,6 +27,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use grep_matcher::{LineTerminator, Match, Matcher, NoCaptures, NoError};
+
 use datafusion::error::{DataFusionError, Result};
 use serde::{Deserialize, Serialize};
 use trigrep::index::blocks::BlockIndex;
@@ -251,6 +253,68 @@ impl Read for TextStream {
         self.text.read_at(self.at, &mut out[..n])?;
         self.at += n as u64;
         Ok(n)
+    }
+}
+
+/// A matcher of no line, which the searcher (inverted) answers for a
+/// whole buffer at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Nothing;
+
+impl Matcher for Nothing {
+    type Captures = NoCaptures;
+    type Error = NoError;
+
+    fn find_at(&self, _: &[u8], _: usize) -> std::result::Result<Option<Match>, NoError> {
+        Ok(None)
+    }
+
+    fn new_captures(&self) -> std::result::Result<NoCaptures, NoError> {
+        Ok(NoCaptures::new())
+    }
+
+    fn line_terminator(&self) -> Option<LineTerminator> {
+        Some(LineTerminator::byte(b'\n'))
+    }
+}
+
+/// A stream whose first bytes were read already (to detect its timestamp
+/// format): they come first. A read fills as much of its buffer as the
+/// stream alone would, so that the searcher's buffers are unchanged.
+pub struct Prefixed {
+    head: Vec<u8>,
+    at: usize,
+    rest: Box<dyn Read>,
+    /// An error of the stream after bytes of the head, for the next read.
+    failed: Option<std::io::Error>,
+}
+
+impl Prefixed {
+    /// `rest` after its first bytes, `head`.
+    pub fn new(head: Vec<u8>, rest: Box<dyn Read>) -> Prefixed {
+        Prefixed { head, at: 0, rest, failed: None }
+    }
+}
+
+impl Read for Prefixed {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let n = (self.head.len() - self.at).min(out.len());
+        out[..n].copy_from_slice(&self.head[self.at..self.at + n]);
+        self.at += n;
+        if n == out.len() {
+            return Ok(n);
+        }
+        match self.rest.read(&mut out[n..]) {
+            Ok(m) => Ok(n + m),
+            Err(e) if n > 0 => {
+                self.failed = Some(e);
+                Ok(n)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -47,7 +47,9 @@ impl Probes<'_> {
         let line = &head[..memchr::memchr(b'\n', &head).unwrap_or(head.len())];
         let t = match own_time(self.format, line) {
             Some(t) => Some(t),
-            None => time_before(self.text, self.format, self.start, from)?,
+            None => {
+                time_before(&|at, buf| self.text.read_at(at, buf), self.format, self.start, from)?
+            }
         };
         let t = t.unwrap_or(i64::MIN);
         self.seen.insert(i, t);

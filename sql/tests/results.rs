@@ -51,5 +51,5 @@ fn issue_0039_lists_print_as_json_and_columns_as_written() {
         &fx,
         &["--format", "csv", &format!("SELECT * FROM lines('{}') LIMIT 0", log.display())],
     );
-    assert_eq!(star, "path,line_number,byte_offset,line,modified,time,level\n");
+    assert_eq!(star, "path,line_number,byte_offset,line,modified,time,level,host\n");
 }

@@ -241,10 +241,25 @@ fn month(b: &[u8]) -> Option<u32> {
 /// A syslog time (`Jan  3 10:00:00`) at the start of `line` (after a
 /// `<PRI>`): in `year`, or the year before when its month is after `newest`.
 fn syslog(line: &[u8], year: i32, newest: u32) -> Option<i64> {
+    let (m, d, t, _) = syslog_fields(line)?;
+    let y = i64::from(year) - i64::from(m > newest);
+    Some(days_from_civil(y, m, d) * DAY + t)
+}
+
+/// Where the BSD syslog time at the start of `line` ends (the date not
+/// made a day: the host reader needs only this).
+pub(crate) fn syslog_end(line: &[u8]) -> Option<usize> {
+    syslog_fields(line).map(|(.., end)| end)
+}
+
+/// The month, day, time of day (ms) and end in `line` of the BSD syslog
+/// time at its start (after a `<PRI>`).
+fn syslog_fields(line: &[u8]) -> Option<(u32, u32, i64, usize)> {
     let b = match line.strip_prefix(b"<") {
         Some(rest) => &rest[memchr::memchr(b'>', &rest[..rest.len().min(5)])? + 1..],
         None => line,
     };
+    let skipped = line.len() - b.len();
     let m = month(b)?;
     let day = b.get(4..6)?;
     let d = match day {
@@ -254,9 +269,8 @@ fn syslog(line: &[u8], year: i32, newest: u32) -> Option<i64> {
     if b[3] != b' ' || b.get(6) != Some(&b' ') || !valid(m, d) {
         return None;
     }
-    let (t, _) = clock(&b[7..])?;
-    let y = i64::from(year) - i64::from(m > newest);
-    Some(days_from_civil(y, m, d) * DAY + t)
+    let (t, n) = clock(&b[7..])?;
+    Some((m, d, t, skipped + 7 + n))
 }
 
 /// An access-log time (`03/Jan/2026:10:00:00 +0000`) at the start of `b`.

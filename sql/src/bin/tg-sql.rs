@@ -248,7 +248,7 @@ async fn query(
     let failed = |e: DataFusionError| describe(&e, verbose);
     let ctx = session::context(&opts).await.map_err(failed)?;
     log::debug!("session ready after {:?}", started.elapsed());
-    let df = ctx.sql(&query).await.map_err(failed)?;
+    let df = ctx.sql(&query).await.and_then(|df| session::sendable(df, &opts)).map_err(failed)?;
     log::debug!("query planned after {:?}", started.elapsed());
     let names = headers::written(&query);
     let printed = printing::print(df, format, names.as_deref(), out).await;
