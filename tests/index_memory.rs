@@ -119,7 +119,6 @@ fn issue_0038_a_tree_build_keeps_to_its_budget_whatever_its_listing() {
         return;
     }
     const FILES: usize = 16_000;
-    const BUDGET: u64 = 40 << 20;
     let t = util::Tree::new("index-memory");
     let prefix = deep_prefix();
     let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"];
@@ -133,23 +132,7 @@ fn issue_0038_a_tree_build_keeps_to_its_budget_whatever_its_listing() {
     }
     let mut cmd = util::tg_command(&t, t.root());
     cmd.args(["index", "--stats", "--index-memory", "40M", "-j", "2", "repo"]);
-    let mut child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn tg index");
-    let mut peak = 0;
-    while child.try_wait().unwrap().is_none() {
-        peak = peak.max(util::private_bytes(child.id()).unwrap_or(0));
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "tg index failed: {stderr}");
-    let mib = |b: u64| b as f64 / f64::from(1 << 20);
-    eprintln!("peak RssAnon {:.1} MiB under a 40 MiB budget\n{stderr}", mib(peak));
-    assert!(peak > 0, "the build was sampled");
-    assert!(peak <= BUDGET, "peak private memory {:.1} MiB over the 40 MiB budget", mib(peak));
+    build_within_budget(&mut cmd);
 
     // The index, where queries find it, answers as rg.
     let mut report = util::Report::new("index_memory");
@@ -194,7 +177,6 @@ fn a_gz_index_build_keeps_to_its_budget_whatever_its_access_points() {
         eprintln!("skipped: samples /proc/PID/status");
         return;
     }
-    const BUDGET: u64 = 40 << 20;
     let t = util::Tree::new("index-memory-gz");
     let text = gz_text(6 << 20);
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
@@ -205,24 +187,7 @@ fn a_gz_index_build_keeps_to_its_budget_whatever_its_access_points() {
     t.write("app.log.gz", z.finish().unwrap());
     let mut cmd = util::tg_command(&t, t.root());
     cmd.args(["index", "--index-memory", "40M", "-j", "2", "--access-spacing", "4K"]);
-    let mut child = cmd
-        .arg("app.log.gz")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn tg index");
-    let mut peak = 0;
-    while child.try_wait().unwrap().is_none() {
-        peak = peak.max(util::private_bytes(child.id()).unwrap_or(0));
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "tg index failed: {stderr}");
-    let mib = |b: u64| b as f64 / f64::from(1 << 20);
-    eprintln!("peak RssAnon {:.1} MiB under a 40 MiB budget\n{stderr}", mib(peak));
-    assert!(peak > 0, "the build was sampled");
-    assert!(peak <= BUDGET, "peak private memory {:.1} MiB over the 40 MiB budget", mib(peak));
+    build_within_budget(cmd.arg("app.log.gz"));
 
     // Searched through the index, the text prints what rg -z prints.
     let mut report = util::Report::new("index_memory_gz");
@@ -239,4 +204,29 @@ fn a_gz_index_build_keeps_to_its_budget_whatever_its_access_points() {
     let stats = String::from_utf8_lossy(&stats.expect("run tg").stderr).into_owned();
     assert!(stats.contains("block indexes used: 1"), "{stats}");
     report.finish();
+}
+
+/// The budget the builds below are given (`--index-memory 40M`).
+const BUDGET: u64 = 40 << 20;
+
+/// Runs `tg index` as `cmd` says, sampling its private memory, and
+/// asserts it succeeded within [`BUDGET`].
+fn build_within_budget(cmd: &mut std::process::Command) {
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn tg index");
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        peak = peak.max(util::private_bytes(child.id()).unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tg index failed: {stderr}");
+    let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    eprintln!("peak RssAnon {:.1} MiB under a 40 MiB budget\n{stderr}", mib(peak));
+    assert!(peak > 0, "the build was sampled");
+    assert!(peak <= BUDGET, "peak private memory {:.1} MiB over the 40 MiB budget", mib(peak));
 }

@@ -75,11 +75,11 @@ fn each_time(
     let (mine, theirs) = halves(text, f.ranges(text, 0).collect());
     let (stop, n) = (AtomicBool::new(false), counts.len());
     let count = |ranges: Vec<Range<u64>>, go_on: &mut dyn FnMut() -> bool| {
-        let mut counts = vec![0u64; n];
+        let (mut counts, mut carried) = (vec![0u64; n], times::Carried::default());
         for r in ranges {
             let mut hit = |m| {
                 // `m` is where the match starts: its line's time.
-                if let Some(t) = times::time_at(text, format, nav::line_start(text, m)) {
+                if let Some(t) = carried.time(text, format, nav::line_start(text, m)) {
                     counts[at(t)] += 1;
                 }
             };
@@ -290,5 +290,27 @@ mod tests {
         let all = count(&plain, format, Some(&f), 20, &mut |_| true).unwrap();
         let indexed = Finder::new(&t, "needle", Case::Sensitive).unwrap();
         assert_eq!(all, count(&t, format, Some(&indexed), 20, &mut |_| true).unwrap());
+    }
+
+    #[test]
+    fn a_continuation_far_below_its_time_is_counted() {
+        // One stamped line, then 600 KiB of continuation lines, some of
+        // them matching: every match carries the stamped line's time.
+        let mut data = b"2026-01-03 10:00:00.000 ERROR boom\n".to_vec();
+        let mut matches = 0u64;
+        for i in 0..20_000 {
+            let hit = i % 1000 == 999;
+            matches += u64::from(hit);
+            let tail = if hit { " needle" } else { "" };
+            data.extend_from_slice(format!("    at frame {i:>08} of the stack{tail}\n").as_bytes());
+        }
+        data.extend_from_slice(b"2026-01-03 11:00:00.000 INFO later needle\n");
+        assert!(data.len() > 600 << 10);
+        let format = trigrep::logline::time::detect(&data, 0).unwrap();
+        let plain = Memory(data);
+        let f = Finder::new(&plain, "needle", Case::Sensitive).unwrap();
+        let (_, _, counts) = count(&plain, format, Some(&f), 20, &mut |_| true).unwrap();
+        assert_eq!(counts.iter().sum::<u64>(), matches + 1);
+        assert_eq!((counts[0], *counts.last().unwrap()), (matches, 1));
     }
 }

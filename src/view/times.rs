@@ -120,6 +120,61 @@ pub fn time_at(text: &dyn Text, format: Format, at: u64) -> Option<i64> {
     }
 }
 
+/// Bytes read at a time looking back for the line a far continuation
+/// carries the time of.
+const WINDOW: u64 = 1 << 20;
+
+/// The times lines carry, however far below the line with a time they
+/// are (a counting pass must not drop a line [`time_at`] gives up on).
+/// Asked of lines in increasing order, it reads each byte between them
+/// once: it keeps the last line it answered for.
+#[derive(Default)]
+pub struct Carried {
+    known: Option<(u64, Option<i64>)>,
+}
+
+impl Carried {
+    /// The time the line starting at `line` carries: its own, or that of
+    /// the last line before it with one; `None` before the first.
+    pub fn time(&mut self, text: &dyn Text, format: Format, line: u64) -> Option<i64> {
+        let t = match time_at(text, format, line) {
+            Some(t) => Some(t),
+            None => match self.known {
+                Some((known, carried)) if known <= line => {
+                    let mut last = carried;
+                    stamped(text, format, known..line, &mut |_| true, &mut |_, t| {
+                        last = Some(t);
+                        true
+                    });
+                    last
+                }
+                _ => last_stamped_before(text, format, line),
+            },
+        };
+        self.known = Some((line, t));
+        t
+    }
+}
+
+/// The time of the last line with one that starts before `line` (a line
+/// start), read back [`WINDOW`] bytes at a time.
+fn last_stamped_before(text: &dyn Text, format: Format, line: u64) -> Option<i64> {
+    let mut end = line;
+    while end > 0 {
+        let start = nav::line_start(text, end.saturating_sub(WINDOW));
+        let mut last = None;
+        stamped(text, format, start..end, &mut |_| true, &mut |_, t| {
+            last = Some(t);
+            true
+        });
+        if last.is_some() {
+            return last;
+        }
+        end = start;
+    }
+    None
+}
+
 /// The time of the text's first line with one.
 pub fn first_time(text: &dyn Text, format: Format, progress: Progress<'_>) -> Option<i64> {
     first_stamped(text, format, 0, text.len(), progress).map(|f| f.1)
