@@ -5,7 +5,7 @@
 //! each run's sort and write, the extraction threads fill their window of
 //! files read ahead and wait, and a core idles. [`Spiller::send`] hands
 //! the full buffer to a new thread and returns at once; the next `send`
-//! (or [`Spiller::finish`]) first takes the previous run, and its emptied
+//! (or [`Spiller::take`]) first takes the previous run, and its emptied
 //! buffer back for the next fill, so at most one run is being written.
 //! That takes a third buffer; under a small budget the buffers would be
 //! too small for it to pay, and a spiller made without a thread sorts and
@@ -30,7 +30,7 @@ struct Spilled {
 }
 
 /// Sorts and writes full buffers into runs in `dir`, one at a time, on a
-/// thread of its own (see the module docs).
+/// thread of its own or on the caller's (see the module docs).
 #[derive(Debug)]
 pub(super) struct Spiller {
     dir: PathBuf,
