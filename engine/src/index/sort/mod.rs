@@ -149,10 +149,9 @@ impl ExternalSorter {
         self.take_pending()?;
         if self.runs.is_empty() {
             let started = Instant::now();
-            let mut aux = Vec::new();
-            radix::sort_by_trigram(&mut self.buf, &mut aux);
+            // The scratch is freed at once, before the run is encoded.
+            radix::sort_by_trigram(&mut self.buf, &mut Vec::new());
             self.stats.sorting += started.elapsed();
-            drop(aux);
             let run = Run::in_memory(|enc| enc.push_keys(&self.buf))?;
             return Ok(SortedRuns::new(vec![run], self.stats));
         }
