@@ -259,7 +259,7 @@ pub fn build_reading(
 }
 
 /// A writer whose external sort holds three quarters of `budget` less the
-/// extraction threads' trigram tables ([`TrigramSet::bytes`] each), at
+/// extraction threads' trigram table ([`TrigramSet::bytes`] each), at
 /// least a quarter, spilling into `dir` (extraction batches take an
 /// eighth: [`batches`]), with follow masks or not
 /// ([`IndexWriterBuilder::follow_masks`]; its trigram sets come from

@@ -103,7 +103,7 @@ pub(super) fn extract(
     let text_end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
     let binary = if text_end < bytes.len() { flags::SKIPPED_BINARY } else { 0 };
     set.add_document(&bytes[..text_end]);
-    let trigrams = set.take_sorted();
+    let trigrams = set.take();
     let extract = started.elapsed();
     Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams, read, extract, kept: None }
 }
