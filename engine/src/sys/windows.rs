@@ -30,8 +30,8 @@ use windows_sys::Win32::System::Threading::{
 
 use super::id::FileId;
 pub use super::portable::{
-    ExitWatch, advise_sequential, advise_willneed, page_resident, release_free_heap, reopen,
-    send_to_null,
+    ExitWatch, advise_sequential, advise_willneed, page_resident, read_cached, release_free_heap,
+    reopen, send_to_null,
 };
 
 pub fn os_str(b: &[u8]) -> Cow<'_, OsStr> {

@@ -204,7 +204,9 @@ pub fn build_reading(
                 frontier.reach(i);
                 let Some(k) = kept(i) else {
                     let e = extract(root, files.path(i), files.seen(i), set, buf);
-                    frontier.read_took(e.len, e.read);
+                    if e.waited {
+                        frontier.waited();
+                    }
                     return e;
                 };
                 read::kept(files.path(i), files.seen(i), k)
