@@ -3,9 +3,10 @@
 //! set from `getrusage` (in bytes there); private memory is not measured.
 
 pub use super::portable::{
-    ExitWatch, advise_sequential, advise_willneed, page_resident, read_cached, release_free_heap,
-    reopen, send_to_null,
+    ExitWatch, advise_sequential, advise_willneed, page_resident, release_free_heap, reopen,
+    send_to_null,
 };
+pub(crate) use super::portable::read_cached;
 
 pub fn private_bytes() -> u64 {
     0

@@ -53,7 +53,7 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
     }
 }
 
-pub fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+pub(crate) fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
     use std::io::{Error, Read};
     let iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     loop {

@@ -145,7 +145,7 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
 /// when the rest is not cached or the file ends), `None` when nothing could
 /// be read without waiting (`RWF_NOWAIT` on Linux). Where the system cannot
 /// tell, it reads as `read` does and never says `None`.
-pub fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+pub(crate) fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
     os::read_cached(file, buf)
 }
 
