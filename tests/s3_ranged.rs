@@ -7,7 +7,9 @@
 //! never as the whole index), so the same query again fetches no index
 //! byte, and kept parts that do not check are fetched again; a list or
 //! table damaged or cut short by the server is one `tg:` line and exit
-//! 2, never an answer.
+//! 2, never an answer. A first reader waits three round trips: the
+//! object with its tail, the parts of the trigram table its query needs
+//! with their lists (the table's directory, `trigram_dir`), the frames.
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -175,7 +177,16 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     // Kept parts that do not check are dropped and fetched again.
     let (_, trigrams) = section(&container, "trigrams");
     let mut part = std::fs::read(&kept[0]).unwrap();
-    let flip = trigrams.start + trigrams.len() / 3;
+    // A byte of the trigram table kept (the table, or the parts of it
+    // the query needed: its directory's).
+    let (mut flip, mut at) = (None, 0);
+    while at < part.len() {
+        let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
+        let (from, to) = (start.max(trigrams.start), (start + len).min(trigrams.end));
+        flip = flip.or((from < to).then_some(from + (to - from) / 3));
+        at += 16 + len;
+    }
+    let flip = flip.expect("a part of the trigram table is kept");
     let mut at = 0;
     while at < part.len() {
         let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
@@ -190,6 +201,42 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     assert_eq!((&t.stdout, t.status.code()), (&r.stdout, r.status.code()));
     assert!(t.stderr.is_empty(), "{}", String::from_utf8_lossy(&t.stderr));
     assert!(std::fs::read(&kept[0]).unwrap() != part, "the damaged parts were kept");
+}
+
+/// How long the proxy holds each request of a reader whose round trips
+/// are counted: requests sent together arrive within a few milliseconds
+/// of each other, the next wave only after their answers.
+const DELAY: std::time::Duration = std::time::Duration::from_millis(300);
+
+#[test]
+fn a_first_reader_waits_three_round_trips_and_fetches_parts_of_the_trigram_table() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    let tree = Tree::new("s3-ranged-trips");
+    let (server, container) = packed(&tree);
+    let proxy = FaultProxy::start(server.port());
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let seen = Arc::clone(&arrivals);
+    proxy.hook(Box::new(move |_| {
+        seen.lock().unwrap().push(Instant::now());
+        std::thread::sleep(DELAY);
+    }));
+    let env = server.env_via(&proxy.endpoint());
+    let args = ["--stats", "-n", "-F", "last line without newline", OBJECT];
+    let t = util::tg_with(&tree, &env, &tree.path("first"), &args);
+    let r = util::rg_in_root(&tree, &["-n", "-F", "last line without newline", "app.log"]);
+    assert_eq!(t.status.code(), r.status.code(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(t.stdout.starts_with(&r.stdout), "tg printed other lines than rg");
+    let mut times = arrivals.lock().unwrap().clone();
+    times.sort();
+    let waves = 1 + times.windows(2).filter(|w| w[1] - w[0] > DELAY / 2).count();
+    let fetched = stat(&t.stderr, "bytes fetched");
+    let (_, table) = section(&container, "trigrams");
+    eprintln!("{} requests in {waves} waves, {fetched} bytes (the trigram table: {})", times.len(), table.len());
+    // The listing, the object and its tail side by side; the parts of the
+    // trigram table and their lists with the first frame; the frames.
+    assert!(waves <= 3, "a first reader waited {waves} round trips");
+    assert!(fetched < table.len() as u64, "fetched {fetched} bytes, the table is {}", table.len());
 }
 
 /// Every file under `dir`.

@@ -107,15 +107,16 @@ impl IndexReader {
 
     /// Opens the index published in `storage`.
     pub fn load(storage: &dyn Storage) -> Result<IndexReader, IndexError> {
-        Self::from_index_bytes(storage.load()?)
+        Self::opened(storage.load()?, true)
     }
 
     /// Opens an index from its bytes.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<IndexReader, IndexError> {
-        Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
+        Self::opened(IndexBytes::Shared(Arc::new(bytes)), true)
     }
 
-    fn from_index_bytes(bytes: IndexBytes) -> Result<IndexReader, IndexError> {
+    /// Opens `bytes` (`table_crc` false: its trigram table was read by checked parts).
+    pub(crate) fn opened(bytes: IndexBytes, table_crc: bool) -> Result<IndexReader, IndexError> {
         let layout = Layout::parse(&bytes)?;
         let range = |name: &str, check_crc: bool| -> Result<Range<usize>, IndexError> {
             let s = layout.require(name)?;
@@ -129,7 +130,7 @@ impl IndexReader {
         let paths = range("paths", true)?;
         let docs = range("docs", true)?;
         let always = range("always", true)?;
-        let trigrams = range("trigrams", true)?;
+        let trigrams = range("trigrams", table_crc)?;
         let postings = range("postings", false)?;
         let optional = |name: &str| layout.get(name).map(|_| range(name, true)).transpose();
         let (source, times) = (optional("source")?, optional("times")?);

@@ -46,6 +46,8 @@ enum Slot {
     Idle,
     /// Started: the pieces, once fetched (`None`: the fetch failed).
     Started(Shared<BoxFuture<'static, Option<Pieces>>>, AbortHandle),
+    /// Fetched already, with the object's first look (`super::probe`).
+    Held(Pieces),
 }
 
 impl Ahead {
@@ -63,11 +65,20 @@ impl Ahead {
         }
     }
 
+    /// Holds `pieces`, fetched already, unless a fetch was started.
+    pub(crate) fn hold(&self, pieces: Pieces) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Slot::Idle = *slot {
+            *slot = Slot::Held(pieces);
+        }
+    }
+
     /// The pieces fetched ahead, waited for when still under way (`None`:
     /// none were started, or their fetch failed).
     pub(crate) fn pieces(&self) -> Option<Pieces> {
         let pieces = match &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
             Slot::Started(pieces, _) => pieces.clone(),
+            Slot::Held(pieces) => return Some(Arc::clone(pieces)),
             Slot::Idle => return None,
         };
         block_on(pieces)

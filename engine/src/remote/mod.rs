@@ -66,7 +66,22 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
         Ok(address) => address,
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
-    Some(listing::list(&address, rules))
+    Some(listing::list(&address, rules, None))
+}
+
+/// [`list`] for a search whose block indexes are kept under `base`: an
+/// object named by the path is listed with what a first reader of it
+/// reads first (`first_look`), in the same round trip.
+pub fn list_searched(
+    written: &str,
+    rules: Rules,
+    base: &Path,
+) -> Option<Result<Vec<Listed>, RemoteError>> {
+    let address = match Address::parse(written)? {
+        Ok(address) => address,
+        Err(bad) => return Some(Err(RemoteError(bad.0))),
+    };
+    Some(listing::list(&address, rules, Some(base)))
 }
 
 /// [`list`], asked of the store now, whatever this process listed
@@ -77,7 +92,7 @@ pub fn list_afresh(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, Re
         Ok(address) => address,
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
-    Some(listing::list_now(&address, rules))
+    Some(listing::list_now(&address, rules, None))
 }
 
 /// The object `url` (`s3://BUCKET/KEY`) as it was listed elsewhere: of
@@ -116,12 +131,13 @@ pub fn object_at(
 /// Whether the path `path` names a remote prefix or glob, walked like a
 /// directory (a key with no object is taken for a prefix: asked of the
 /// store, as a local path's kind is asked of the file system); `None`: it
-/// is not a remote path.
-pub fn is_walked(path: &std::path::Path) -> Option<bool> {
+/// is not a remote path. Asked by a search whose block indexes are kept
+/// under `base` ([`list_searched`]).
+pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
     Some(match address.kind {
-        address::Kind::Object => match listing::list(&address, Rules::default()) {
+        address::Kind::Object => match listing::list(&address, Rules::default(), Some(base)) {
             Ok(listed) => !matches!(&listed[..], [one] if one.explicit),
             Err(_) => false,
         },
@@ -165,6 +181,25 @@ pub(crate) fn first_reads(
             }
         }
     }
+}
+
+/// The bytes of its tail a first reader of a packed object fetches with
+/// its first look, before it knows the object's size: a tg container's
+/// seek table, its block index's table of contents, the directory of its
+/// trigram table and its small tables (of the 1 GiB log's 104 MB
+/// container, the last 46 KB; of the 8 GiB log's 1 GB, 361 KB, its blocks'
+/// table 262 KB of it), so that its next round trip fetches the parts of
+/// the trigram table and the lists a query needs (with the first frame),
+/// and the one after its frames (`crate::index::trigram_dir`).
+const FIRST_TAIL: u64 = 256 << 10;
+
+/// What a search's first reader of the object printed as `name` fetches
+/// with its first look ([`listing::list`]), its header and its tail: for
+/// an object named as a packed file of which nothing is kept under `base`
+/// (a reader that kept parts of it fetches little more than frames).
+pub(crate) fn first_look(base: &Path, name: &str) -> Option<[u64; 2]> {
+    let first = crate::kind::maybe_packed(name.as_bytes()) && !kept::any(base, name);
+    first.then_some([crate::pack::format::HEADER_LEN as u64, FIRST_TAIL])
 }
 
 /// `object` (printed as `name`) as a packed file, read by ranges, its

@@ -20,8 +20,11 @@ use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt
 use super::ahead::{self, Ahead, Pieces};
 use super::client::{RemoteError, block_on, count_bytes, count_request};
 
-/// Ranged requests in flight at once for one object.
-const IN_FLIGHT: usize = 8;
+/// Ranged requests in flight at once for one object: as many as a
+/// first reader of a packed object sends in one round trip (the parts of
+/// the trigram table and their lists, `crate::pack::partial`, and the
+/// first frame).
+const IN_FLIGHT: usize = 32;
 
 /// An object to read.
 #[derive(Clone)]
@@ -96,6 +99,25 @@ impl RemoteObject {
             let pieces = futures_util::future::try_join_all(fetches).await.ok()?;
             Some(Arc::new(pieces))
         });
+    }
+
+    /// The same object, holding what `probe` fetched of it when that was
+    /// read of this very object (the same ETag and size as its `HEAD`'s;
+    /// else it is dropped, and every read asks for the object as listed).
+    pub(crate) fn with_probe(self, probe: Option<Probe>) -> RemoteObject {
+        if let Some(probe) = probe
+            && probe.meta.e_tag.is_some()
+            && (&probe.meta.e_tag, probe.meta.size) == (&self.meta.e_tag, self.meta.size)
+        {
+            self.ahead.hold(Arc::new(probe.pieces));
+        }
+        self
+    }
+
+    /// Whether what was fetched ahead of its reader holds `range` (one
+    /// piece holds all of it; waited for when under way).
+    pub(crate) fn holds_ahead(&self, range: &Range<u64>) -> bool {
+        self.ahead.pieces().is_some_and(|p| ahead::within(&p, range).is_some())
     }
 
     /// Drops what was fetched ahead of its reader.
@@ -256,6 +278,41 @@ impl RemoteObject {
         let stream = got.into_stream();
         Ok(BodyReader { stream, piece: Vec::new(), at: 0, read: 0, size: self.meta.size })
     }
+}
+
+/// What a first reader fetches of an object with its first look, before
+/// it knows the object's size or ETag ([`probe`]), and the object it was
+/// read of (size and ETag, from the answers' headers).
+pub(crate) struct Probe {
+    meta: ObjectMeta,
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+/// The first `head` bytes and the last `tail` bytes of the object at `key`
+/// in `store`, asked side by side (`None`: either failed, or they were
+/// read of two objects: the object is then read as if nothing was
+/// fetched).
+pub(crate) fn probe(
+    store: &Arc<dyn ObjectStore>,
+    key: &str,
+    head: u64,
+    tail: u64,
+) -> Option<Probe> {
+    let key = Key::from(key);
+    let get = |range: GetRange| async {
+        count_request();
+        let options = GetOptions { range: Some(range), ..GetOptions::default() };
+        let got = store.get_opts(&key, options).await.ok()?;
+        let (meta, range) = (got.meta.clone(), got.range.clone());
+        let bytes = got.bytes().await.ok()?;
+        count_bytes(bytes.len() as u64);
+        (bytes.len() as u64 == range.end - range.start).then(|| (meta, (range.start, bytes.to_vec())))
+    };
+    let (first, last) =
+        block_on(futures_util::future::join(get(GetRange::Bounded(0..head)), get(GetRange::Suffix(tail))));
+    let ((a, first), (b, last)) = (first?, last?);
+    let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
+    same.then(|| Probe { meta: b, pieces: vec![first, last] })
 }
 
 /// The whole of an object of `size` bytes, when `pieces` hold it.

@@ -76,7 +76,7 @@ impl RemoteSource {
         let mut listed = Vec::new();
         for path in &opts.walk.paths {
             let written = path.to_string_lossy();
-            match remote::list(&written, rules) {
+            match remote::list_searched(&written, rules, &opts.index.base) {
                 Some(Ok(objects)) => listed.extend(objects),
                 Some(Err(e)) => msgs.error(format!("{written}: {e}")),
                 None => msgs.error(format!(
