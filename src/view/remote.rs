@@ -10,16 +10,21 @@
 //! Scrolling through a huge object keeps memory bounded: a reader holds
 //! at most [`HOLDING`] bytes of what it fetched (the pieces used least
 //! recently dropped first), and the viewer a few pieces of text
-//! ([`super::ahead`]), the next one read ahead in the background.
+//! ([`super::ahead`]), the next one read ahead in the background: of a
+//! text read through a block index, and of another tool's seekable zstd
+//! object ([`Seekable`]: the frames a piece covers, fetched together).
 
+use std::io;
 use std::sync::Arc;
 
 use trigrep::kind::Door;
+use trigrep::pack::read::PackedFile;
 use trigrep::remote::{self, Rules, indexed};
 use trigrep::search::decode::Transform;
 use trigrep::text::Opened;
 use trigrep::text::packed::PackedText;
 
+use super::ahead::{PIECE, Pieces, ReadAt};
 use super::text::{self, Text};
 
 /// Bytes of what was fetched of an object a viewing session holds at
@@ -51,7 +56,10 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
         {
             return Ok(text::indexed(text, "packed, fetched by range"));
         }
-        return Ok(text::frames(packed));
+        return Ok(match packed.is_tg() {
+            true => text::frames(packed),
+            false => Arc::new(Seekable::new(packed)),
+        });
     }
     if let Some(format) = opening.decompress {
         let body = Box::new(object.reader().map_err(|e| failed(&e))?);
@@ -63,4 +71,69 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
         return Ok(text::indexed(text, "block index, fetched by range"));
     }
     text::spool(Box::new(object.reader().map_err(|e| failed(&e))?), "fetching")
+}
+
+/// Another tool's seekable zstd object (no tg index): its text read by
+/// pieces of [`PIECE`] bytes, each the frames it covers fetched in one
+/// request and decompressed, the next piece read ahead in the background
+/// as a read nears its piece's end ([`Pieces`]).
+struct Seekable {
+    len: u64,
+    pieces: Pieces,
+}
+
+impl Seekable {
+    fn new(packed: PackedFile) -> Seekable {
+        let len = packed.text_len();
+        let read: ReadAt = Arc::new(move |offset, buf: &mut [u8]| read_frames(&packed, offset, buf));
+        Seekable { len, pieces: Pieces::new(len, read, true) }
+    }
+}
+
+/// Fills `buf` with the text of `packed` from `offset`: the frames it
+/// covers fetched together, then decompressed one by one.
+fn read_frames(packed: &PackedFile, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    let frames = packed.frames();
+    let end = offset + buf.len() as u64;
+    let first = frames.partition_point(|f| f.text_offset + f.text_len <= offset);
+    let last = frames.partition_point(|f| f.text_offset < end);
+    packed.want_frames(&(first..last).collect::<Vec<_>>())?;
+    let mut dctx = zstd::bulk::Decompressor::new()?;
+    let (mut text, mut filled) = (Vec::new(), 0);
+    for (i, f) in frames.iter().enumerate().take(last).skip(first) {
+        packed.frame(i, &mut dctx, &mut text).map_err(io::Error::other)?;
+        let from = offset.saturating_sub(f.text_offset) as usize;
+        let to = (end - f.text_offset).min(text.len() as u64) as usize;
+        let part = text.get(from..to).ok_or_else(|| io::Error::other("a frame shorter than its seek table says"))?;
+        buf[filled..filled + part.len()].copy_from_slice(part);
+        filled += part.len();
+    }
+    match filled == buf.len() {
+        true => Ok(()),
+        false => Err(io::ErrorKind::UnexpectedEof.into()),
+    }
+}
+
+impl Text for Seekable {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.len.saturating_sub(offset) as usize);
+        if n == 0 {
+            return Ok(0);
+        }
+        let start = offset / PIECE * PIECE;
+        let text = self.pieces.get(start)?;
+        let from = (offset - start) as usize;
+        let n = n.min(text.len() - from);
+        buf[..n].copy_from_slice(&text[from..from + n]);
+        self.pieces.read_ahead(offset, n);
+        Ok(n)
+    }
+
+    fn kind(&self) -> &str {
+        "seekable zstd, fetched by range"
+    }
 }

@@ -202,6 +202,17 @@ pub(crate) fn first_look(base: &Path, name: &str) -> Option<[u64; 2]> {
     first.then_some([crate::pack::format::HEADER_LEN as u64, FIRST_TAIL])
 }
 
+/// Whether a search reads the index object beside the plain object
+/// `object` (printed as `name`) first, to be fetched ahead of it: when
+/// its listing showed one, none is kept under `base` for it, and it is
+/// not fetched whole ahead (a search then reads it from memory).
+pub(crate) fn index_first(object: &RemoteObject, name: &str, base: &Path) -> bool {
+    let kept = object.e_tag().map(|e| kept::path(base, name, e, object.size(), "tgidx"));
+    object.listed_index() == Some(true)
+        && object.size() > WHOLE_AHEAD
+        && !kept.is_some_and(|k| k.exists())
+}
+
 /// `object` (printed as `name`) as a packed file, read by ranges, its
 /// block index kept under the index directory `base` by the object's ETag
 /// and size (`None`: it is not a packed file; an error: a damaged tg

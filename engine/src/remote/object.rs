@@ -19,6 +19,7 @@ use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt
 
 use super::ahead::{self, Ahead, Pieces};
 use super::client::{RemoteError, block_on, count_bytes, count_request};
+use crate::kind::index_object_name;
 
 /// Ranged requests in flight at once for one object: as many as a
 /// first reader of a packed object sends in one round trip (the parts of
@@ -36,6 +37,9 @@ pub struct RemoteObject {
     indexed: Option<bool>,
     /// What is fetched ahead of its reader (shared by its clones).
     ahead: Arc<Ahead>,
+    /// Its index object fetched ahead of its reader, with its `HEAD`
+    /// when its listing gave no ETag (shared by its clones).
+    beside: Arc<Ahead<Beside>>,
     /// How many bytes of it a reader holds at most (`None`: all it fetched).
     holding: Option<u64>,
 }
@@ -49,7 +53,8 @@ impl std::fmt::Debug for RemoteObject {
 impl RemoteObject {
     /// The object `meta` describes, in `store`.
     pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
-        RemoteObject { store, meta, indexed: None, ahead: Arc::default(), holding: None }
+        let (ahead, beside) = (Arc::default(), Arc::default());
+        RemoteObject { store, meta, indexed: None, ahead, beside, holding: None }
     }
 
     /// The same object, known (from its listing) to have an index object
@@ -87,7 +92,7 @@ impl RemoteObject {
     /// for its reader to find here ([`super::ahead`]); nothing when a
     /// fetch ahead was started already.
     pub(crate) fn fetch_ahead(&self, ranges: Vec<Range<u64>>) {
-        let me = RemoteObject { ahead: Arc::default(), ..self.clone() };
+        let me = RemoteObject { ahead: Arc::default(), beside: Arc::default(), ..self.clone() };
         self.ahead.start(async move {
             let fetches = ranges.into_iter().map(|r| {
                 let me = &me;
@@ -120,9 +125,60 @@ impl RemoteObject {
         self.ahead.pieces().is_some_and(|p| ahead::within(&p, range).is_some())
     }
 
+    /// Starts fetching its index object in the background (and its
+    /// `HEAD` when its listing gave no ETag, which the index object is
+    /// checked against), for its reader to find here
+    /// ([`RemoteObject::neighbour`], [`RemoteObject::with_e_tag_ahead`]);
+    /// nothing when started already.
+    pub(crate) fn fetch_index_ahead(&self) {
+        let me = RemoteObject { ahead: Arc::default(), beside: Arc::default(), ..self.clone() };
+        self.beside.start(async move {
+            let _permit = ahead::permit().await;
+            let key = Key::from(index_object_name(me.key()));
+            let index = async {
+                count_request();
+                match me.store.get(&key).await {
+                    Ok(got) => {
+                        let bytes = got.bytes().await.ok()?;
+                        count_bytes(bytes.len() as u64);
+                        Some(Some(bytes.to_vec()))
+                    }
+                    Err(object_store::Error::NotFound { .. }) => Some(None),
+                    Err(_) => None,
+                }
+            };
+            let head = async {
+                if me.meta.e_tag.is_some() {
+                    return Some(None);
+                }
+                count_request();
+                let options = GetOptions { head: true, ..GetOptions::default() };
+                me.store.get_opts(&me.meta.location, options).await.ok().map(|got| Some(got.meta))
+            };
+            let (index, head) = futures_util::future::join(index, head).await;
+            Some(Arc::new((head?, index?)))
+        });
+    }
+
+    /// The same object with the ETag of its `HEAD` fetched ahead of its
+    /// reader when its listing gave none (and the size is the listed one).
+    pub(crate) fn with_e_tag_ahead(&self) -> RemoteObject {
+        let beside = match self.meta.e_tag {
+            None => self.beside.pieces(),
+            Some(_) => None,
+        };
+        match beside.as_deref() {
+            Some((Some(meta), _)) if meta.e_tag.is_some() && meta.size == self.meta.size => {
+                RemoteObject { meta: meta.clone(), ..self.clone() }
+            }
+            _ => self.clone(),
+        }
+    }
+
     /// Drops what was fetched ahead of its reader.
     pub(crate) fn release_ahead(&self) {
-        self.ahead.release()
+        self.ahead.release();
+        self.beside.release();
     }
 
     /// Whether the whole of it was fetched ahead (waited for when under way).
@@ -159,6 +215,11 @@ impl RemoteObject {
     /// The whole of the object `key` beside it, in the same bucket
     /// (`None`: there is none).
     pub(crate) fn neighbour(&self, key: &str) -> Result<Option<Vec<u8>>, RemoteError> {
+        if key == index_object_name(self.key())
+            && let Some(beside) = self.beside.pieces()
+        {
+            return Ok(beside.1.clone());
+        }
         count_request();
         let got = match block_on(self.store.get(&Key::from(key))) {
             Ok(got) => got,
@@ -279,6 +340,10 @@ impl RemoteObject {
         Ok(BodyReader { stream, piece: Vec::new(), at: 0, read: 0, size: self.meta.size })
     }
 }
+
+/// An object's index object fetched ahead of its reader (`None`: there is
+/// none), with the object's `HEAD` when its listing gave no ETag.
+pub(crate) type Beside = Arc<(Option<ObjectMeta>, Option<Vec<u8>>)>;
 
 /// What a first reader fetches of an object with its first look, before
 /// it knows the object's size or ETag ([`probe`]), and the object it was
