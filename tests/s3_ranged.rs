@@ -234,7 +234,11 @@ fn a_first_reader_waits_three_round_trips_and_fetches_parts_of_the_trigram_table
     let waves = 1 + times.windows(2).filter(|w| w[1] - w[0] > DELAY / 2).count();
     let fetched = stat(&t.stderr, "bytes fetched");
     let (_, table) = section(&container, "trigrams");
-    eprintln!("{} requests in {waves} waves, {fetched} bytes (the trigram table: {})", times.len(), table.len());
+    eprintln!(
+        "{} requests in {waves} waves, {fetched} bytes (the trigram table: {})",
+        times.len(),
+        table.len()
+    );
     // The listing, the object and its tail side by side; the parts of the
     // trigram table and their lists with the first frame; the frames.
     assert!(waves <= 3, "a first reader waited {waves} round trips");

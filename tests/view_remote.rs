@@ -5,9 +5,9 @@
 //! s3://…`, 4 KiB blocks) show the first screen and jump (`NG`, `N%`) as
 //! sed prints the lines, and `/needle` reaches rg's first match, having
 //! fetched a fraction of the object by range; scrolling on past the
-//! middle of a piece of text fetches the next piece ahead, unasked (of a
-//! packed object, and of another tool's seekable `.zst`); a plain object
-//! without an index object is fetched into a spool, as stdin is.
+//! middle of a piece of text fetches the next piece ahead, unasked; a
+//! plain object without an index object is fetched into a spool, as
+//! stdin is.
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -81,7 +81,6 @@ fn served(tree: &Tree) -> (S3Server, FaultProxy, usize) {
     server.put("bkt", "app.log.zst", &packed);
     server.put("bkt", "app.log", &log());
     server.put("bkt", "other.log", &log());
-    server.put("bkt", "app.log.seekable.zst", &seekable_zst(&log(), 4096));
     let out = util::tg_command(tree, tree.root())
         .envs(server.env().iter().map(|(k, v)| (*k, v.as_str())))
         .env("TG_INDEX_DIR", tree.path("idx-a"))
@@ -147,20 +146,9 @@ fn requests_after(proxy: &FaultProxy, n: usize) -> usize {
 
 #[test]
 fn scrolling_on_finds_the_next_piece_fetched_ahead() {
-    scrolling_on(Tree::new("view-remote-ahead"), "s3://bkt/app.log.zst", "fetched by range");
-}
-
-#[test]
-fn scrolling_on_through_another_tools_seekable_zst_finds_the_next_piece_fetched_ahead() {
-    let (tree, url) = (Tree::new("view-remote-seekable"), "s3://bkt/app.log.seekable.zst");
-    scrolling_on(tree, url, "seekable zstd");
-}
-
-/// Scrolling on in the viewer of `url` (its status line saying `label`)
-/// finds the next piece of text fetched ahead.
-fn scrolling_on(tree: Tree, url: &str, label: &str) {
+    let tree = Tree::new("view-remote-ahead");
     let (server, proxy, _) = served(&tree);
-    let t = view_remote(&tree, &server, &proxy, url, label);
+    let t = view_remote(&tree, &server, &proxy, "s3://bkt/app.log.zst", "fetched by range");
     let data = log();
     let line_at = |at: usize| data[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
     // The viewer reads 256 KiB of text from the top line, and the 256 KiB

@@ -85,7 +85,8 @@ struct Seekable {
 impl Seekable {
     fn new(packed: PackedFile) -> Seekable {
         let len = packed.text_len();
-        let read: ReadAt = Arc::new(move |offset, buf: &mut [u8]| read_frames(&packed, offset, buf));
+        let read: ReadAt =
+            Arc::new(move |offset, buf: &mut [u8]| read_frames(&packed, offset, buf));
         Seekable { len, pieces: Pieces::new(len, read, true) }
     }
 }
@@ -104,7 +105,9 @@ fn read_frames(packed: &PackedFile, offset: u64, buf: &mut [u8]) -> io::Result<(
         packed.frame(i, &mut dctx, &mut text).map_err(io::Error::other)?;
         let from = offset.saturating_sub(f.text_offset) as usize;
         let to = (end - f.text_offset).min(text.len() as u64) as usize;
-        let part = text.get(from..to).ok_or_else(|| io::Error::other("a frame shorter than its seek table says"))?;
+        let part = text
+            .get(from..to)
+            .ok_or_else(|| io::Error::other("a frame shorter than its seek table says"))?;
         buf[filled..filled + part.len()].copy_from_slice(part);
         filled += part.len();
     }
@@ -135,5 +138,88 @@ impl Text for Seekable {
 
     fn kind(&self) -> &str {
         "seekable zstd, fetched by range"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+    use std::ops::Range;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    use trigrep::pack::Store;
+
+    /// A file fetched by range, as a remote object is: what it was asked
+    /// for (each `want`) counted, nothing held.
+    struct Fetching {
+        file: Vec<u8>,
+        wants: Mutex<usize>,
+    }
+
+    impl Store for Fetching {
+        fn len(&self) -> u64 {
+            self.file.len() as u64
+        }
+
+        fn bytes(&self, r: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+            Ok(Cow::Borrowed(&self.file[r.start as usize..r.end as usize]))
+        }
+
+        fn want(&self, _: &[Range<u64>]) -> io::Result<()> {
+            *self.wants.lock().unwrap() += 1;
+            Ok(())
+        }
+
+        fn holds(&self, _: Range<u64>) -> bool {
+            false
+        }
+    }
+
+    /// `data` in zstd's seekable format (its contrib library), 4 KiB frames.
+    fn seekable_zst(data: &[u8]) -> Vec<u8> {
+        use zstd_safe::seekable::SeekableCStream;
+        use zstd_safe::{InBuffer, OutBuffer};
+        let mut out = vec![0u8; data.len() + (1 << 20)];
+        let mut c = SeekableCStream::create();
+        c.init(3, true, 4096).unwrap();
+        let (mut input, mut output) = (InBuffer::around(data), OutBuffer::around(&mut out[..]));
+        while input.pos() < data.len() {
+            c.compress_stream(&mut output, &mut input).unwrap();
+        }
+        while c.end_stream(&mut output).unwrap() != 0 {}
+        let n = output.pos();
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn reading_on_through_another_tools_seekable_zst_finds_the_next_piece_fetched_ahead() {
+        let data: Vec<u8> =
+            (0..40_000).flat_map(|i| format!("line {i} of the log\n").into_bytes()).collect();
+        let store = Arc::new(Fetching { file: seekable_zst(&data), wants: Mutex::new(0) });
+        let packed = PackedFile::open_store(store.clone()).unwrap().expect("a seekable file");
+        assert!(!packed.is_tg());
+        let text = Seekable::new(packed);
+        let wants = || *store.wants.lock().unwrap();
+        let read = |at: usize| {
+            let mut buf = vec![0; 4096];
+            let n = text.read_at(at as u64, &mut buf).unwrap();
+            assert_eq!(&buf[..n], &data[at..at + n]);
+        };
+        // Past the middle of the first piece (its frames fetched in one
+        // request): the next piece is fetched ahead, unasked, and reading
+        // on there fetches nothing more.
+        let before = wants();
+        read(200 << 10);
+        let started = Instant::now();
+        while wants() < before + 2 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let ahead = wants();
+        assert_eq!(ahead, before + 2, "a read, and the next piece fetched ahead");
+        std::thread::sleep(Duration::from_millis(100));
+        read(300 << 10);
+        assert_eq!(wants(), ahead, "the piece after was fetched again, not ahead");
     }
 }

@@ -79,7 +79,13 @@ impl DirWriter {
         };
         if new {
             self.close();
-            self.parts.push(Part { trigram: e.trigram, first: i, entries: 0, offset: e.offset, crc: 0 });
+            self.parts.push(Part {
+                trigram: e.trigram,
+                first: i,
+                entries: 0,
+                offset: e.offset,
+                crc: 0,
+            });
         }
         self.crc.update(bytes);
         if let Some(p) = self.parts.last_mut() {

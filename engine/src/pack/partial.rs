@@ -257,7 +257,11 @@ fn some_trigrams(query: &Query, guess: &dyn Fn(Trigram) -> u64, out: &mut Vec<Tr
 /// of its first entry (its trigram, no documents, its list's offset): the
 /// table stays in order, a trigram of the query is found in its own part
 /// only, and a list before a part not read ends where that part's begin.
-fn stand_ins(table: &mut [u8], parts: &[trigram_dir::Part], read: &[usize]) -> Result<(), PackError> {
+fn stand_ins(
+    table: &mut [u8],
+    parts: &[trigram_dir::Part],
+    read: &[usize],
+) -> Result<(), PackError> {
     let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
     for (k, part) in parts.iter().enumerate() {
         let r = part.table_range();

@@ -90,7 +90,8 @@ impl<T: Clone + Send + Sync + 'static> Ahead<T> {
 
     /// Drops what was fetched ahead (a fetch under way is abandoned).
     pub(crate) fn release(&self) {
-        let old = std::mem::replace(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()), Slot::Idle);
+        let old =
+            std::mem::replace(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()), Slot::Idle);
         if let Slot::Started(_, abort) = old {
             abort.abort();
         }

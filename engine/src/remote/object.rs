@@ -371,10 +371,13 @@ pub(crate) fn probe(
         let (meta, range) = (got.meta.clone(), got.range.clone());
         let bytes = got.bytes().await.ok()?;
         count_bytes(bytes.len() as u64);
-        (bytes.len() as u64 == range.end - range.start).then(|| (meta, (range.start, bytes.to_vec())))
+        (bytes.len() as u64 == range.end - range.start)
+            .then(|| (meta, (range.start, bytes.to_vec())))
     };
-    let (first, last) =
-        block_on(futures_util::future::join(get(GetRange::Bounded(0..head)), get(GetRange::Suffix(tail))));
+    let (first, last) = block_on(futures_util::future::join(
+        get(GetRange::Bounded(0..head)),
+        get(GetRange::Suffix(tail)),
+    ));
     let ((a, first), (b, last)) = (first?, last?);
     let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
     same.then(|| Probe { meta: b, pieces: vec![first, last] })

@@ -115,7 +115,9 @@ impl RemoteSource {
             .map(|(l, first)| {
                 let opening = door.opening(Path::new(&l.name));
                 let plain = !opening.packed && opening.decompress.is_none();
-                plain && first.is_empty() && remote::index_first(&l.object, &l.name, &opts.index.base)
+                plain
+                    && first.is_empty()
+                    && remote::index_first(&l.object, &l.name, &opts.index.base)
             })
             .collect();
         let subjects: Vec<Subject> =
