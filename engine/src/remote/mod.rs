@@ -152,6 +152,16 @@ pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
 /// ahead, its frames by range (`bench/s3_objects.py`, BENCHMARKS.md).
 const WHOLE_AHEAD: u64 = 256 << 10;
 
+/// [`WHOLE_AHEAD`], or the bytes `TG_BENCH_WHOLE_AHEAD` says (a knob for
+/// measuring it: `bench/s3_objects.py --sizes`).
+fn whole_ahead() -> u64 {
+    static WHOLE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *WHOLE.get_or_init(|| {
+        let set = std::env::var("TG_BENCH_WHOLE_AHEAD").ok().and_then(|v| v.parse().ok());
+        set.unwrap_or(WHOLE_AHEAD)
+    })
+}
+
 /// What a search reads first of `object` (printed as `name`, its block
 /// index kept under `base`), to be fetched ahead of it: the whole of a
 /// small object; else the ends of a packed one (`packed`: the door looks
@@ -167,7 +177,7 @@ pub(crate) fn first_reads(
     let size = object.size();
     match size {
         0 => Vec::new(),
-        _ if size <= WHOLE_AHEAD => std::iter::once(0..size).collect(),
+        _ if size <= whole_ahead() => std::iter::once(0..size).collect(),
         _ if !packed => Vec::new(),
         _ => {
             let [head, tail] = PackedFile::ends(size);
@@ -209,7 +219,7 @@ pub(crate) fn first_look(base: &Path, name: &str) -> Option<[u64; 2]> {
 pub(crate) fn index_first(object: &RemoteObject, name: &str, base: &Path) -> bool {
     let kept = object.e_tag().map(|e| kept::path(base, name, e, object.size(), "tgidx"));
     object.listed_index() == Some(true)
-        && object.size() > WHOLE_AHEAD
+        && object.size() > whole_ahead()
         && !kept.is_some_and(|k| k.exists())
 }
 
