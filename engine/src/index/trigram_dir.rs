@@ -115,7 +115,7 @@ impl DirWriter {
 /// The parts in `bytes`, checked to tile a table of `entries` entries in
 /// order, their lists within `postings_len` bytes (`None`: they do not).
 pub(crate) fn decode(bytes: &[u8], entries: u64, postings_len: u64) -> Option<Vec<Part>> {
-    if bytes.len() % RECORD != 0 {
+    if !bytes.len().is_multiple_of(RECORD) {
         return None;
     }
     let mut parts: Vec<Part> = Vec::with_capacity(bytes.len() / RECORD);

@@ -83,10 +83,7 @@ pub(crate) fn read(
     let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
     // With a directory of the trigram table, the parts of the table a
     // query's trigrams lie in are read, with their lists, not the table.
-    let dir = match layout.get(trigram_dir::SECTION) {
-        Some(d) => Some((d, index.at(d.offset..d.offset + d.len))),
-        None => None,
-    };
+    let dir = layout.get(trigram_dir::SECTION).map(|d| (d, index.at(d.offset..d.offset + d.len)));
     let by_parts = dir.is_some();
     let skipped = |name: &str| {
         name == "postings" || (by_parts && (name == "trigrams" || name == trigram_dir::SECTION))
@@ -115,7 +112,7 @@ pub(crate) fn read(
     let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;
     let parts = match dir {
         Some((d, at)) => {
-            index.fetch(&[at.clone()])?;
+            index.fetch(std::slice::from_ref(&at))?;
             let bytes = &index.buf[d.offset as usize..(d.offset + d.len) as usize];
             let entries = trigrams.len / TRIGRAM_ENTRY_LEN as u64;
             let parts = (crc32fast::hash(bytes) == d.crc)

@@ -71,8 +71,8 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
 
 /// [`list`] for a search whose block indexes are kept under `base`: an
 /// object named by the path is listed with what a first reader of it
-/// reads first (`first_look`), in the same round trip.
-pub fn list_searched(
+/// reads first (`listing::first_look`), in the same round trip.
+pub(crate) fn list_searched(
     written: &str,
     rules: Rules,
     base: &Path,
@@ -146,14 +146,19 @@ pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
 }
 
 /// Objects up to this size are fetched whole ahead of their search, in
-/// one request: what a search reads first of a packed object (its last
-/// 64 KiB, its first frame, which `tg pack` makes of 1 MiB of text, about
-/// 100 KB) is then most of it anyway. A larger one's ends are fetched
-/// ahead, its frames by range (`bench/s3_objects.py`, BENCHMARKS.md).
-const WHOLE_AHEAD: u64 = 256 << 10;
+/// one request; a larger one's ends are fetched ahead, its frames by range.
+/// Measured (`bench/s3_whole.py`, 24 packed objects a size under one
+/// prefix, s3s-fs behind a proxy of 0 / 20 ms a request; BENCHMARKS.md):
+/// fetched whole, objects of 82 KiB to 741 KiB are searched in 0.05-0.17 s
+/// against 0.07-0.21 s at 0 ms, and in about half the time at 20 ms
+/// (0.10-0.21 s against 0.16-0.31 s), for at most 12 % more bytes (what
+/// a search reads first of a small container, its block index, is most
+/// of it); at 1.8 MiB whole is even at 0 ms for twice the bytes, and at
+/// 2.9 MiB it loses (0.60 s against 0.22-0.26 s, 6x the bytes).
+const WHOLE_AHEAD: u64 = 1 << 20;
 
 /// [`WHOLE_AHEAD`], or the bytes `TG_BENCH_WHOLE_AHEAD` says (a knob for
-/// measuring it: `bench/s3_objects.py --sizes`).
+/// measuring it: `bench/s3_whole.py`).
 fn whole_ahead() -> u64 {
     static WHOLE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *WHOLE.get_or_init(|| {
@@ -164,7 +169,8 @@ fn whole_ahead() -> u64 {
 
 /// What a search reads first of `object` (printed as `name`, its block
 /// index kept under `base`), to be fetched ahead of it: the whole of a
-/// small object; else the ends of a packed one (`packed`: the door looks
+/// small object (unless it is a packed one whose index is kept here);
+/// else the ends of a packed one (`packed`: the door looks
 /// for one; its header only when its block index is kept here, nothing
 /// when parts of it are, with its header); else
 /// nothing (its body is read as one stream).
@@ -175,41 +181,23 @@ pub(crate) fn first_reads(
     packed: bool,
 ) -> Vec<Range<u64>> {
     let size = object.size();
+    let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
+    let whole_kept = kept.as_ref().is_some_and(|k| k.exists());
+    let part_kept = kept.as_ref().is_some_and(|k| kept::part_of(k).exists());
+    // A packed object whose block index (or parts of it) is kept here:
+    // its header and frames cost less than the whole, in as many trips.
+    let small = size <= whole_ahead() && !(packed && (whole_kept || part_kept));
+    let [head, tail] = PackedFile::ends(size);
     match size {
         0 => Vec::new(),
-        _ if size <= whole_ahead() => std::iter::once(0..size).collect(),
+        _ if small => std::iter::once(0..size).collect(),
         _ if !packed => Vec::new(),
-        _ => {
-            let [head, tail] = PackedFile::ends(size);
-            let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
-            // The whole index kept (its header is fetched), or the parts
-            // of a large one read by range (the header with them).
-            match kept {
-                Some(k) if k.exists() => vec![head],
-                Some(k) if kept::part_of(&k).exists() => Vec::new(),
-                _ => vec![head, tail],
-            }
-        }
+        // The whole index kept (its header is fetched), or the parts of a
+        // large one read by range (the header with them).
+        _ if whole_kept => vec![head],
+        _ if part_kept => Vec::new(),
+        _ => vec![head, tail],
     }
-}
-
-/// The bytes of its tail a first reader of a packed object fetches with
-/// its first look, before it knows the object's size: a tg container's
-/// seek table, its block index's table of contents, the directory of its
-/// trigram table and its small tables (of the 1 GiB log's 104 MB
-/// container, the last 46 KB; of the 8 GiB log's 1 GB, 361 KB, its blocks'
-/// table 262 KB of it), so that its next round trip fetches the parts of
-/// the trigram table and the lists a query needs (with the first frame),
-/// and the one after its frames (`crate::index::trigram_dir`).
-const FIRST_TAIL: u64 = 256 << 10;
-
-/// What a search's first reader of the object printed as `name` fetches
-/// with its first look ([`listing::list`]), its header and its tail: for
-/// an object named as a packed file of which nothing is kept under `base`
-/// (a reader that kept parts of it fetches little more than frames).
-pub(crate) fn first_look(base: &Path, name: &str) -> Option<[u64; 2]> {
-    let first = crate::kind::maybe_packed(name.as_bytes()) && !kept::any(base, name);
-    first.then_some([crate::pack::format::HEADER_LEN as u64, FIRST_TAIL])
 }
 
 /// Whether a search reads the index object beside the plain object
