@@ -134,13 +134,13 @@ impl IndexReader {
         let postings = range("postings", false)?;
         let optional = |name: &str| layout.get(name).map(|_| range(name, true)).transpose();
         let (source, times) = (optional("source")?, optional("times")?);
+        optional(super::trigram_dir::SECTION)?; // checked here, read by readers by range
         let (nfiles, ndocs) =
             table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
         validate_always(&bytes[always.clone()], ndocs)?;
-        // The trigram table's order and list bounds are checked by
-        // `verify` (which `tg index` runs on what it built), and each list's
-        // bounds and checksum again when a query reads it: a walk over every
-        // entry here would cost each query about a millisecond.
+        // The trigram table's order and list bounds are checked by `verify` (which `tg index` runs
+        // on what it built), and each list's bounds and checksum again when a query reads it: a
+        // walk over every entry here would cost each query about a millisecond.
         let ntrigrams = trigram_count(&bytes[trigrams.clone()])?;
         let stats = IndexStats {
             documents: ndocs,
