@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use object_store::aws::AmazonS3Builder;
+use object_store::client::{HttpClient, HttpConnector, ReqwestConnector};
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 
 use super::settings::{Process, Settings};
@@ -150,6 +151,23 @@ fn stored(bucket: &str, retried: bool) -> Result<Arc<dyn ObjectStore>, RemoteErr
     Ok(store)
 }
 
+/// One HTTP client for every store of the process (each built the same
+/// way, retried or not): building one reads the system's root
+/// certificates, tens of milliseconds before the first request.
+#[derive(Debug)]
+struct OneClient;
+
+impl HttpConnector for OneClient {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        static CLIENT: OnceLock<HttpClient> = OnceLock::new();
+        if let Some(client) = CLIENT.get() {
+            return Ok(client.clone());
+        }
+        let client = ReqwestConnector::default().connect(options)?;
+        Ok(CLIENT.get_or_init(|| client).clone())
+    }
+}
+
 /// An S3 store of `bucket` with `settings`, its failed requests `retried`
 /// (with backoff) or not.
 fn build(
@@ -173,7 +191,8 @@ fn build(
         .with_bucket_name(bucket)
         .with_region(&settings.region)
         .with_retry(retry)
-        .with_client_options(client);
+        .with_client_options(client)
+        .with_http_connector(OneClient);
     if let Some(endpoint) = &settings.endpoint {
         b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
     }
