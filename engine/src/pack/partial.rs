@@ -266,8 +266,15 @@ fn stand_ins(
             .get_mut(r.start as usize..r.end as usize)
             .ok_or_else(|| damaged("a part of its trigram table lies outside it"))?;
         if read.binary_search(&k).is_ok() {
-            if crc32fast::hash(bytes) != part.crc {
-                return Err(damaged("a part of its trigram table does not match its checksum"));
+            // Its entries' CRC, its first entry, and its last before the
+            // next part's first: as the directory says.
+            let first = TrigramEntry::decode(bytes, 0);
+            let last = TrigramEntry::decode(bytes, part.entries as usize - 1);
+            let next = parts.get(k + 1).map_or(u32::MAX as u64 + 1, |p| u64::from(p.trigram));
+            let fits = first.is_some_and(|e| (e.trigram, e.offset) == (part.trigram, part.offset))
+                && last.is_some_and(|e| u64::from(e.trigram) < next);
+            if crc32fast::hash(bytes) != part.crc || !fits {
+                return Err(damaged("a part of its trigram table does not match its directory"));
             }
             continue;
         }
