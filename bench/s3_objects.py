@@ -19,6 +19,10 @@ bytes fetched (tg's --stats), wall time (median of --runs) and CPU.
 
   bench/s3_objects.py --tg OLD_TG NEW_TG [--log LOG] [--objects 100] \\
       [--latency 0 20] [--runs 3] [--out bench/results/s3-objects]
+
+With --plain-indexed the pieces are put as they are (`app-NNN.log`), each
+with its index object beside it (`tg index s3://bench/logs/app-NNN.log`,
+--block-size, by the last tg), and searched through those.
 """
 import argparse
 import json
@@ -79,6 +83,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", nargs="+", default=DEFAULT_QUERIES)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results/s3-objects"))
+    ap.add_argument("--plain-indexed", action="store_true",
+                    help="plain objects, each with an index object beside it")
+    ap.add_argument("--block-size", default="64K", help="tg index's --block-size (--plain-indexed)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tg-s3-objects-", dir="/var/tmp")
     data, pieces, copies = (os.path.join(work, d) for d in ("data", "pieces", "copies"))
@@ -95,12 +102,23 @@ def main():
         time.sleep(0.5)
         total = 0
         for name in cut(a.log, a.objects, pieces):
-            subprocess.run([a.tg[-1], "pack", "-q", name], check=True)
-            key = "logs/" + os.path.basename(name) + ".zst"
-            subprocess.run(curl(f"http://127.0.0.1:{port}", ["-T", name + ".zst",
+            up = name
+            if not a.plain_indexed:
+                subprocess.run([a.tg[-1], "pack", "-q", name], check=True)
+                up = name + ".zst"
+            key = "logs/" + os.path.basename(up)
+            subprocess.run(curl(f"http://127.0.0.1:{port}", ["-T", up,
                            f"http://127.0.0.1:{port}/bench/{key}"]), check=True)
-            total += os.path.getsize(name + ".zst")
-            os.unlink(name)
+            total += os.path.getsize(up)
+            if a.plain_indexed:
+                idx = tempfile.mkdtemp(prefix="tg-s3-objects-idx-")
+                subprocess.run([a.tg[-1], "index", "-q", "--block-size", a.block_size,
+                                "s3://bench/" + key], check=True,
+                               env=dict(env, TG_INDEX_DIR=idx, AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}"))
+                shutil.rmtree(idx, ignore_errors=True)
+                os.truncate(name, 0)
+            else:
+                os.unlink(name)
         results["object_bytes"] = total
         log(f"{a.objects} packed objects, {total} bytes")
         names = sorted(os.path.basename(p) for p in os.listdir(pieces))
@@ -170,7 +188,9 @@ def main():
     with open(a.out + ".json", "w") as f:
         json.dump(results, f, indent=1)
     with open(a.out + ".md", "w") as f:
-        f.write(f"{a.objects} packed objects under one prefix, {results['object_bytes']:,} "
+        what = (f"plain objects, each with an index object beside it (`tg index --block-size "
+                f"{a.block_size}`)") if a.plain_indexed else "packed objects"
+        f.write(f"{a.objects} {what} under one prefix, {results['object_bytes']:,} "
                 f"bytes in all (`{a.log}` cut at line ends, `tg pack` each). Wall: median of "
                 f"{a.runs}; CPU = user+sys of the processes. Requests counted by the proxy.\n\n")
         f.write("| latency | query | reader | requests | fetched | % | wall | CPU |\n")

@@ -18,10 +18,13 @@ change them), wall time and CPU time (user+sys of tg; of curl, zstd and rg
 for the alternative). The machine is shared: wall times are noisy, the
 counts and the CPU times less so.
 
-  bench/s3_remote.py --tg [OLD_TG] target/release/tg [--latency 0 20] [--out bench/results/s3-remote]
+  bench/s3_remote.py --tg [OLD_TG] target/release/tg [--latency 0 20] [--runs 3] [--out bench/results/s3-remote]
 
 With two tgs, each query runs with each (an old tg against a new one, in
 the same run, on the same object and server), every output compared first.
+With --runs N, every timing (the alternative's, each tg's cold and warm
+reader: a fresh index directory each time) is the median of N runs,
+interleaved (alternative, then each tg, N times over).
 """
 import argparse
 import hashlib
@@ -33,6 +36,7 @@ import shlex
 import shutil
 import socket
 import socketserver
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -170,6 +174,7 @@ def main():
     ap.add_argument("--log", default=DEFAULT_LOG)
     ap.add_argument("--latency", type=float, nargs="+", default=[0, 20])
     ap.add_argument("--only", nargs="+", help="these queries of log.txt only")
+    ap.add_argument("--runs", type=int, default=1, help="timings: the median of this many")
     ap.add_argument("--object", help="a packed LOG made already (by any tg pack): uploaded "
                     "with one PUT instead of packed by `tg pack -o s3://...`")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results/s3-remote"))
@@ -222,35 +227,46 @@ def main():
         for latency in a.latency:
             proxy.latency = latency / 1000
             for name, args in queries():
-                os.unlink(obj) if os.path.exists(obj) else None
-                _, _, dl_wall, dl_cpu = timed(curl)
-                pipeline = f"zstd -dc {shlex.quote(obj)} | {shlex.quote(a.rg)} " + \
-                    " ".join(shlex.quote(x) for x in args)
-                out, _, s_wall, s_cpu = timed(pipeline + " --stats", shell=True)
-                assert printed(out) == expected[name], f"zstd -d | rg {name} differs from rg"
-                for which, tg in enumerate(a.tg):
-                    # Cold: a reader that never saw the object (its index
-                    # fetched, whole or by range); warm: the same reader
-                    # again (what it kept of the index at hand).
-                    fresh = tempfile.mkdtemp(prefix="tg-s3-bench-reader-")
-                    reader = dict(via, TG_INDEX_DIR=fresh)
-                    label = "new" if which == len(a.tg) - 1 and len(a.tg) > 1 else \
-                        ("old" if len(a.tg) > 1 else "tg")
-                    row = {"query": name, "latency_ms": latency, "object_bytes": size,
-                           "tg": label}
+                rows = {}
+                alt_walls, alt_cpus = [], []
+                for run in range(a.runs):
+                    os.unlink(obj) if os.path.exists(obj) else None
+                    _, _, dl_wall, dl_cpu = timed(curl)
+                    pipeline = f"zstd -dc {shlex.quote(obj)} | {shlex.quote(a.rg)} " + \
+                        " ".join(shlex.quote(x) for x in args)
+                    out, _, s_wall, s_cpu = timed(pipeline + " --stats", shell=True)
+                    assert printed(out) == expected[name], f"zstd -d | rg {name} differs from rg"
+                    alt_walls.append(dl_wall + s_wall)
+                    alt_cpus.append(dl_cpu + s_cpu)
+                    for which, tg in enumerate(a.tg):
+                        # Cold: a reader that never saw the object (its index
+                        # fetched, whole or by range); warm: the same reader
+                        # again (what it kept of the index at hand).
+                        fresh = tempfile.mkdtemp(prefix="tg-s3-bench-reader-")
+                        reader = dict(via, TG_INDEX_DIR=fresh)
+                        label = "new" if which == len(a.tg) - 1 and len(a.tg) > 1 else \
+                            ("old" if len(a.tg) > 1 else "tg")
+                        row = rows.setdefault(label, {"query": name, "latency_ms": latency,
+                                                      "object_bytes": size, "tg": label})
+                        for kind in ("cold", "warm"):
+                            before = proxy.requests
+                            out, err, wall, cpu = timed([tg, "--stats"] + args + [url], env=reader)
+                            assert printed(out) == expected[name], \
+                                f"tg {label} {name} ({kind}) differs from rg"
+                            blocks = re.search(rb"blocks searched: (\d+) of (\d+)", err)
+                            row.setdefault(f"{kind}_walls", []).append(wall)
+                            row.setdefault(f"{kind}_cpus", []).append(cpu)
+                            row.update({f"{kind}_requests": stat(err, "object store requests"),
+                                        f"{kind}_proxied": proxy.requests - before,
+                                        f"{kind}_fetched": stat(err, "bytes fetched"),
+                                        "frames": blocks and [int(blocks[1]), int(blocks[2])]})
+                        shutil.rmtree(fresh, ignore_errors=True)
+                for label, row in rows.items():
                     for kind in ("cold", "warm"):
-                        before = proxy.requests
-                        out, err, wall, cpu = timed([tg, "--stats"] + args + [url], env=reader)
-                        assert printed(out) == expected[name], \
-                            f"tg {label} {name} ({kind}) differs from rg"
-                        blocks = re.search(rb"blocks searched: (\d+) of (\d+)", err)
-                        row.update({f"{kind}_wall": wall, f"{kind}_cpu": cpu,
-                                    f"{kind}_requests": stat(err, "object store requests"),
-                                    f"{kind}_proxied": proxy.requests - before,
-                                    f"{kind}_fetched": stat(err, "bytes fetched"),
-                                    "frames": blocks and [int(blocks[1]), int(blocks[2])]})
-                    shutil.rmtree(fresh, ignore_errors=True)
-                    row.update(alt_wall=dl_wall + s_wall, alt_cpu=dl_cpu + s_cpu)
+                        row[f"{kind}_wall"] = statistics.median(row[f"{kind}_walls"])
+                        row[f"{kind}_cpu"] = statistics.median(row[f"{kind}_cpus"])
+                    row.update(alt_wall=statistics.median(alt_walls),
+                               alt_cpu=statistics.median(alt_cpus), runs=a.runs)
                     row["speedup_cold"] = row["alt_wall"] / row["cold_wall"]
                     row["speedup_warm"] = row["alt_wall"] / row["warm_wall"]
                     results["rows"].append(row)
@@ -275,8 +291,8 @@ def main():
         f.write("Cold: a reader that never read the object (fetches its block index, whole or "
                 "by range); warm: "
                 "the same reader again (what it kept of the index, by ETag and size). The alternative: "
-                "download the object (curl), then `zstd -dc | rg`. Wall times on a shared "
-                "machine; CPU = user+sys of the processes. Frames: those the block index "
+                "download the object (curl), then `zstd -dc | rg`. Wall times (median of "
+                f"{a.runs}) on a shared machine; CPU = user+sys of the processes (median). Frames: those the block index "
                 "chose, of all. Load average before / after: "
                 f"{results['load_before'][0]:.1f} / {results['load_after'][0]:.1f}.\n\n")
         f.write("| latency | query | tg | frames | cold: requests | fetched | % | wall "

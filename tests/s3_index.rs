@@ -3,7 +3,9 @@
 //! directory (another machine) reads only the candidate blocks through
 //! it, building nothing, printing what `rg` prints of the local copy; the
 //! copy it keeps is keyed by the object's ETag and size, so an object
-//! replaced since is read whole, never answered from the old index.
+//! replaced since is read whole, never answered from the old index. An
+//! object under a prefix is read through its index object too, fetched
+//! ahead of its search (with its HEAD where the listing gave no ETag).
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -90,6 +92,25 @@ fn another_machine_reads_only_candidate_blocks_through_the_index_object() {
         kept.len() == 1 && kept[0].starts_with("remote/") && kept[0].ends_with(".tgidx"),
         "the reader's index directory holds {kept:?}"
     );
+}
+
+#[test]
+fn an_object_under_a_prefix_is_read_through_its_index_object_fetched_ahead() {
+    let tree = Tree::new("s3-index-prefix");
+    let (server, log) = indexed_log(&tree, &tree.path("machine-a"));
+    let (env, reader) = (server.env(), tree.path("machine-b"));
+    // s3s-fs lists no ETags: the object's HEAD comes with its index object.
+    let t = util::tg_with(&tree, &env, &reader, &["-n", "RAREMARK", "s3://bkt/"]);
+    let r = util::rg_in_root(&tree, &["-H", "-n", "RAREMARK", "app.log"]);
+    if let Some(why) = differs(&t, &r, "s3://bkt/app.log", "app.log") {
+        panic!("over the prefix: {why}");
+    }
+    let reader = tree.path("machine-c");
+    let t = util::tg_with(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", "s3://bkt/"]);
+    let (stderr, fetched) = (String::from_utf8_lossy(&t.stderr), stat(&t.stderr, "bytes fetched"));
+    eprintln!("RAREMARK over the prefix: {fetched} of {} bytes fetched", log.len());
+    assert!(stderr.contains("block index used"), "{stderr}");
+    assert!(fetched * 2 < log.len() as u64, "fetched {fetched} of {} bytes: {stderr}", log.len());
 }
 
 #[test]

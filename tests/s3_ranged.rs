@@ -7,7 +7,9 @@
 //! never as the whole index), so the same query again fetches no index
 //! byte, and kept parts that do not check are fetched again; a list or
 //! table damaged or cut short by the server is one `tg:` line and exit
-//! 2, never an answer.
+//! 2, never an answer. A first reader waits three round trips: the
+//! object with its tail, the parts of the trigram table its query needs
+//! with their lists (the table's directory, `trigram_dir`), the frames.
 #![cfg(feature = "remote")]
 
 #[path = "util/s3.rs"]
@@ -63,8 +65,9 @@ fn section(c: &[u8], name: &str) -> (Range<usize>, Range<usize>) {
 }
 
 /// Where the posting list of the rarest trigram of `word` lies in the
-/// container `c` (a search for `word` reads it first).
-fn rarest_list(c: &[u8], word: &[u8]) -> Range<usize> {
+/// container `c` (a search for `word` reads it first), and where its
+/// entry of the trigram table does.
+fn rarest_list(c: &[u8], word: &[u8]) -> (Range<usize>, Range<usize>) {
     let (_, table) = section(c, "trigrams");
     let (_, postings) = section(c, "postings");
     let entries = table.len() / 20;
@@ -80,7 +83,8 @@ fn rarest_list(c: &[u8], word: &[u8]) -> Range<usize> {
         true => le::<8>(c, table.start + 20 * (i + 1) + 8) as usize,
         false => postings.len(),
     };
-    postings.start + start..postings.start + end
+    let entry = table.start + 20 * i..table.start + 20 * (i + 1);
+    (postings.start + start..postings.start + end, entry)
 }
 
 /// The generated log (`util::logs::log`) with a line of a random trace id
@@ -175,7 +179,16 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     // Kept parts that do not check are dropped and fetched again.
     let (_, trigrams) = section(&container, "trigrams");
     let mut part = std::fs::read(&kept[0]).unwrap();
-    let flip = trigrams.start + trigrams.len() / 3;
+    // A byte of the trigram table kept (the table, or the parts of it
+    // the query needed: its directory's).
+    let (mut flip, mut at) = (None, 0);
+    while at < part.len() {
+        let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
+        let (from, to) = (start.max(trigrams.start), (start + len).min(trigrams.end));
+        flip = flip.or_else(|| (from < to).then(|| from + (to - from) / 3));
+        at += 16 + len;
+    }
+    let flip = flip.expect("a part of the trigram table is kept");
     let mut at = 0;
     while at < part.len() {
         let (start, len) = (le::<8>(&part, at) as usize, le::<8>(&part, at + 8) as usize);
@@ -192,6 +205,46 @@ fn a_large_block_index_is_read_by_range_and_answers_as_rg() {
     assert!(std::fs::read(&kept[0]).unwrap() != part, "the damaged parts were kept");
 }
 
+/// How long the proxy holds each request of a reader whose round trips
+/// are counted: requests sent together arrive within a few milliseconds
+/// of each other, the next wave only after their answers.
+const DELAY: std::time::Duration = std::time::Duration::from_millis(300);
+
+#[test]
+fn a_first_reader_waits_three_round_trips_and_fetches_parts_of_the_trigram_table() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    let tree = Tree::new("s3-ranged-trips");
+    let (server, container) = packed(&tree);
+    let proxy = FaultProxy::start(server.port());
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let seen = Arc::clone(&arrivals);
+    proxy.hook(Box::new(move |_| {
+        seen.lock().unwrap().push(Instant::now());
+        std::thread::sleep(DELAY);
+    }));
+    let env = server.env_via(&proxy.endpoint());
+    let args = ["--stats", "-n", "-F", "last line without newline", OBJECT];
+    let t = util::tg_with(&tree, &env, &tree.path("first"), &args);
+    let r = util::rg_in_root(&tree, &["-n", "-F", "last line without newline", "app.log"]);
+    assert_eq!(t.status.code(), r.status.code(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(t.stdout.starts_with(&r.stdout), "tg printed other lines than rg");
+    let mut times = arrivals.lock().unwrap().clone();
+    times.sort();
+    let waves = 1 + times.windows(2).filter(|w| w[1] - w[0] > DELAY / 2).count();
+    let fetched = stat(&t.stderr, "bytes fetched");
+    let (_, table) = section(&container, "trigrams");
+    eprintln!(
+        "{} requests in {waves} waves, {fetched} bytes (the trigram table: {})",
+        times.len(),
+        table.len()
+    );
+    // The listing, the object and its tail side by side; the parts of the
+    // trigram table and their lists with the first frame; the frames.
+    assert!(waves <= 3, "a first reader waited {waves} round trips");
+    assert!(fetched < table.len() as u64, "fetched {fetched} bytes, the table is {}", table.len());
+}
+
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<String> {
     util::files_under(dir).iter().map(|p| p.display().to_string()).collect()
@@ -203,11 +256,12 @@ fn a_damaged_or_cut_index_range_is_an_error_never_an_answer() {
     let (server, container) = packed(&tree);
     let proxy = FaultProxy::start(server.port());
     let env = server.env_via(&proxy.endpoint());
-    let (_, trigrams) = section(&container, "trigrams");
-    let rare = rarest_list(&container, b"RAREMARK");
+    // The trigram table's entry of the list read (in the part of the
+    // table its directory says to read).
+    let (rare, entry) = rarest_list(&container, b"RAREMARK");
     let spoiled = [
         ("a posting list", Fault::Flip(rare.start as u64 + 1)),
-        ("the trigram table", Fault::Flip(trigrams.start as u64 + trigrams.len() as u64 / 3)),
+        ("the trigram table", Fault::Flip(entry.start as u64 + 4)),
         ("a posting list cut", Fault::CutAt(rare.start as u64 + 1)),
     ];
     for (i, (what, fault)) in spoiled.into_iter().enumerate() {

@@ -4,7 +4,9 @@
 //! it parses is what parsing the whole file gives. Read again with nothing
 //! at hand (`Store::holds` false, as a remote object is), its block index
 //! is read by range for a query (`PackedText::read_for`, `pack::partial`:
-//! any index, under `cfg(fuzzing)`), errors or an index, never a panic.
+//! any index, under `cfg(fuzzing)`; through its trigram table's directory
+//! when it has one, `index::trigram_dir::decode`), errors or an index,
+//! never a panic.
 #![no_main]
 
 use std::borrow::Cow;

@@ -10,16 +10,21 @@
 //! Scrolling through a huge object keeps memory bounded: a reader holds
 //! at most [`HOLDING`] bytes of what it fetched (the pieces used least
 //! recently dropped first), and the viewer a few pieces of text
-//! ([`super::ahead`]), the next one read ahead in the background.
+//! ([`super::ahead`]), the next one read ahead in the background: of a
+//! text read through a block index, and of another tool's seekable zstd
+//! object ([`Seekable`]: the frames a piece covers, fetched together).
 
+use std::io;
 use std::sync::Arc;
 
 use trigrep::kind::Door;
+use trigrep::pack::read::PackedFile;
 use trigrep::remote::{self, Rules, indexed};
 use trigrep::search::decode::Transform;
 use trigrep::text::Opened;
 use trigrep::text::packed::PackedText;
 
+use super::ahead::{PIECE, Pieces, ReadAt};
 use super::text::{self, Text};
 
 /// Bytes of what was fetched of an object a viewing session holds at
@@ -51,7 +56,10 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
         {
             return Ok(text::indexed(text, "packed, fetched by range"));
         }
-        return Ok(text::frames(packed));
+        return Ok(match packed.is_tg() {
+            true => text::frames(packed),
+            false => Arc::new(Seekable::new(packed)),
+        });
     }
     if let Some(format) = opening.decompress {
         let body = Box::new(object.reader().map_err(|e| failed(&e))?);
@@ -63,4 +71,155 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
         return Ok(text::indexed(text, "block index, fetched by range"));
     }
     text::spool(Box::new(object.reader().map_err(|e| failed(&e))?), "fetching")
+}
+
+/// Another tool's seekable zstd object (no tg index): its text read by
+/// pieces of [`PIECE`] bytes, each the frames it covers fetched in one
+/// request and decompressed, the next piece read ahead in the background
+/// as a read nears its piece's end ([`Pieces`]).
+struct Seekable {
+    len: u64,
+    pieces: Pieces,
+}
+
+impl Seekable {
+    fn new(packed: PackedFile) -> Seekable {
+        let len = packed.text_len();
+        let read: ReadAt =
+            Arc::new(move |offset, buf: &mut [u8]| read_frames(&packed, offset, buf));
+        Seekable { len, pieces: Pieces::new(len, read, true) }
+    }
+}
+
+/// Fills `buf` with the text of `packed` from `offset`: the frames it
+/// covers fetched together, then decompressed one by one.
+fn read_frames(packed: &PackedFile, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    let frames = packed.frames();
+    let end = offset + buf.len() as u64;
+    let first = frames.partition_point(|f| f.text_offset + f.text_len <= offset);
+    let last = frames.partition_point(|f| f.text_offset < end);
+    packed.want_frames(&(first..last).collect::<Vec<_>>())?;
+    let mut dctx = zstd::bulk::Decompressor::new()?;
+    let (mut text, mut filled) = (Vec::new(), 0);
+    for (i, f) in frames.iter().enumerate().take(last).skip(first) {
+        packed.frame(i, &mut dctx, &mut text).map_err(io::Error::other)?;
+        let from = offset.saturating_sub(f.text_offset) as usize;
+        let to = (end - f.text_offset).min(text.len() as u64) as usize;
+        let part = text
+            .get(from..to)
+            .ok_or_else(|| io::Error::other("a frame shorter than its seek table says"))?;
+        buf[filled..filled + part.len()].copy_from_slice(part);
+        filled += part.len();
+    }
+    match filled == buf.len() {
+        true => Ok(()),
+        false => Err(io::ErrorKind::UnexpectedEof.into()),
+    }
+}
+
+impl Text for Seekable {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.len.saturating_sub(offset) as usize);
+        if n == 0 {
+            return Ok(0);
+        }
+        let start = offset / PIECE * PIECE;
+        let text = self.pieces.get(start)?;
+        let from = (offset - start) as usize;
+        let n = n.min(text.len() - from);
+        buf[..n].copy_from_slice(&text[from..from + n]);
+        self.pieces.read_ahead(offset, n);
+        Ok(n)
+    }
+
+    fn kind(&self) -> &str {
+        "seekable zstd, fetched by range"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+    use std::ops::Range;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    use trigrep::pack::Store;
+
+    /// A file fetched by range, as a remote object is: what it was asked
+    /// for (each `want`) counted, nothing held.
+    struct Fetching {
+        file: Vec<u8>,
+        wants: Mutex<usize>,
+    }
+
+    impl Store for Fetching {
+        fn len(&self) -> u64 {
+            self.file.len() as u64
+        }
+
+        fn bytes(&self, r: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
+            Ok(Cow::Borrowed(&self.file[r.start as usize..r.end as usize]))
+        }
+
+        fn want(&self, _: &[Range<u64>]) -> io::Result<()> {
+            *self.wants.lock().unwrap() += 1;
+            Ok(())
+        }
+
+        fn holds(&self, _: Range<u64>) -> bool {
+            false
+        }
+    }
+
+    /// `data` in zstd's seekable format (its contrib library), 4 KiB frames.
+    fn seekable_zst(data: &[u8]) -> Vec<u8> {
+        use zstd_safe::seekable::SeekableCStream;
+        use zstd_safe::{InBuffer, OutBuffer};
+        let mut out = vec![0u8; data.len() + (1 << 20)];
+        let mut c = SeekableCStream::create();
+        c.init(3, true, 4096).unwrap();
+        let (mut input, mut output) = (InBuffer::around(data), OutBuffer::around(&mut out[..]));
+        while input.pos() < data.len() {
+            c.compress_stream(&mut output, &mut input).unwrap();
+        }
+        while c.end_stream(&mut output).unwrap() != 0 {}
+        let n = output.pos();
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn reading_on_through_another_tools_seekable_zst_finds_the_next_piece_fetched_ahead() {
+        let data: Vec<u8> =
+            (0..40_000).flat_map(|i| format!("line {i} of the log\n").into_bytes()).collect();
+        let store = Arc::new(Fetching { file: seekable_zst(&data), wants: Mutex::new(0) });
+        let packed = PackedFile::open_store(store.clone()).unwrap().expect("a seekable file");
+        assert!(!packed.is_tg());
+        let text = Seekable::new(packed);
+        let wants = || *store.wants.lock().unwrap();
+        let read = |at: usize| {
+            let mut buf = vec![0; 4096];
+            let n = text.read_at(at as u64, &mut buf).unwrap();
+            assert_eq!(&buf[..n], &data[at..at + n]);
+        };
+        // Past the middle of the first piece (its frames fetched in one
+        // request): the next piece is fetched ahead, unasked, and reading
+        // on there fetches nothing more.
+        let before = wants();
+        read(200 << 10);
+        let started = Instant::now();
+        while wants() < before + 2 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let ahead = wants();
+        assert_eq!(ahead, before + 2, "a read, and the next piece fetched ahead");
+        std::thread::sleep(Duration::from_millis(100));
+        read(300 << 10);
+        assert_eq!(wants(), ahead, "the piece after was fetched again, not ahead");
+    }
 }

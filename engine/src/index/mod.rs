@@ -36,5 +36,6 @@ pub mod storage;
 pub mod style;
 pub mod table;
 pub(crate) mod temp;
+pub(crate) mod trigram_dir;
 pub mod trust;
 pub mod writer;

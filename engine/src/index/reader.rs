@@ -107,15 +107,16 @@ impl IndexReader {
 
     /// Opens the index published in `storage`.
     pub fn load(storage: &dyn Storage) -> Result<IndexReader, IndexError> {
-        Self::from_index_bytes(storage.load()?)
+        Self::opened(storage.load()?, true)
     }
 
     /// Opens an index from its bytes.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<IndexReader, IndexError> {
-        Self::from_index_bytes(IndexBytes::Shared(Arc::new(bytes)))
+        Self::opened(IndexBytes::Shared(Arc::new(bytes)), true)
     }
 
-    fn from_index_bytes(bytes: IndexBytes) -> Result<IndexReader, IndexError> {
+    /// Opens `bytes` (`table_crc` false: its trigram table was read by checked parts).
+    pub(crate) fn opened(bytes: IndexBytes, table_crc: bool) -> Result<IndexReader, IndexError> {
         let layout = Layout::parse(&bytes)?;
         let range = |name: &str, check_crc: bool| -> Result<Range<usize>, IndexError> {
             let s = layout.require(name)?;
@@ -129,17 +130,17 @@ impl IndexReader {
         let paths = range("paths", true)?;
         let docs = range("docs", true)?;
         let always = range("always", true)?;
-        let trigrams = range("trigrams", true)?;
+        let trigrams = range("trigrams", table_crc)?;
         let postings = range("postings", false)?;
         let optional = |name: &str| layout.get(name).map(|_| range(name, true)).transpose();
         let (source, times) = (optional("source")?, optional("times")?);
+        optional(super::trigram_dir::SECTION)?; // checked here, read by readers by range
         let (nfiles, ndocs) =
             table::validate(&bytes[files.clone()], &bytes[paths.clone()], &bytes[docs.clone()])?;
         validate_always(&bytes[always.clone()], ndocs)?;
-        // The trigram table's order and list bounds are checked by
-        // `verify` (which `tg index` runs on what it built), and each list's
-        // bounds and checksum again when a query reads it: a walk over every
-        // entry here would cost each query about a millisecond.
+        // The trigram table's order and list bounds are checked by `verify` (which `tg index` runs
+        // on what it built), and each list's bounds and checksum again when a query reads it: a
+        // walk over every entry here would cost each query about a millisecond.
         let ntrigrams = trigram_count(&bytes[trigrams.clone()])?;
         let stats = IndexStats {
             documents: ndocs,

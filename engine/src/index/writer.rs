@@ -46,6 +46,7 @@ use super::sort::{ExternalSorter, SortStats};
 use super::spool::Spool;
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
+use super::trigram_dir::{DirWriter, SECTION};
 use crate::query::trigram::{Gram, gram_mask, gram_trigram};
 
 /// Default memory budget for the pair sorter: 64 MiB.
@@ -369,6 +370,7 @@ impl IndexWriter {
         fw.begin_section("trigrams");
         let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
         let mut base = 0;
+        let (mut dir, mut at) = (DirWriter::default(), 0u32);
         for e in &encoded {
             let mut r = BufReader::with_capacity(64 << 10, &e.entries);
             let mut raw = [0u8; TRIGRAM_ENTRY_LEN];
@@ -379,6 +381,8 @@ impl IndexWriter {
                 entry.clear();
                 t.encode(&mut entry);
                 fw.write_all(&entry)?;
+                dir.add(at, &t, &entry);
+                at += 1;
             }
             base += e.bytes;
         }
@@ -402,6 +406,8 @@ impl IndexWriter {
                 fw.end_section();
             }
         }
+        // Last: in the tail a reader by range fetches first.
+        fw.section(SECTION, &dir.finish())?;
 
         let (buffered, bytes) = fw.finish()?;
         let out = buffered.into_inner().map_err(|e| e.into_error())?;

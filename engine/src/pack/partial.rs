@@ -30,6 +30,8 @@ use crate::index::error::IndexError;
 use crate::index::format::{EDGES_FEATURE_VERSION, FOOTER_LEN, Layout, read_u64};
 use crate::index::postings::{TRIGRAM_ENTRY_LEN, TrigramEntry};
 use crate::index::reader::IndexReader;
+use crate::index::storage::IndexBytes;
+use crate::index::trigram_dir;
 use crate::query::Query;
 use crate::query::trigram::Trigram;
 
@@ -46,6 +48,11 @@ pub(crate) const MARGIN: usize = 4096;
 
 /// The terms of an AND whose lists are read, cheapest first.
 const AND_LISTS: usize = 8;
+
+/// The trigrams of an AND whose parts of the trigram table are read at
+/// most (through the table's directory): the [`AND_LISTS`] cheapest are
+/// chosen among these.
+const PART_TRIGRAMS: usize = 12;
 
 /// The index in `range` of `store`, whose tail from `tail_from` is held,
 /// with its tables and the posting lists a search for `query(edges)`
@@ -73,10 +80,18 @@ pub(crate) fn read(
         _ => return Err(damaged("its footer is corrupt")),
     }
     let layout = Layout::parse(&index.buf).map_err(unusable)?;
-    let tables: Vec<Range<u64>> = layout
+    let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
+    // With a directory of the trigram table, the parts of the table a
+    // query's trigrams lie in are read, with their lists, not the table.
+    let dir = layout.get(trigram_dir::SECTION).map(|d| (d, index.at(d.offset..d.offset + d.len)));
+    let by_parts = dir.is_some();
+    let skipped = |name: &str| {
+        name == "postings" || (by_parts && (name == "trigrams" || name == trigram_dir::SECTION))
+    };
+    let mut tables: Vec<Range<u64>> = layout
         .sections
         .iter()
-        .filter(|s| s.name != "postings")
+        .filter(|s| !skipped(&s.name))
         .map(|s| index.at(s.offset..s.offset + s.len))
         .filter(|r| r.start < held.start)
         .collect();
@@ -93,19 +108,63 @@ pub(crate) fn read(
         }
         Ok(store.want(&all)?)
     };
+    let edges = crate::index::style::split(layout.feature_version).0 >= EDGES_FEATURE_VERSION;
+    let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;
+    let parts = match dir {
+        Some((d, at)) => {
+            index.fetch(std::slice::from_ref(&at))?;
+            let bytes = &index.buf[d.offset as usize..(d.offset + d.len) as usize];
+            let entries = trigrams.len / TRIGRAM_ENTRY_LEN as u64;
+            let parts = (crc32fast::hash(bytes) == d.crc)
+                .then(|| trigram_dir::decode(bytes, entries, postings.len))
+                .flatten()
+                .ok_or_else(|| damaged("its trigram table's directory is corrupt"))?;
+            // A trigram's list is about as long as the lists of its part
+            // of the table are on average: a guess at which are rare.
+            let guess = |t: Trigram| match trigram_dir::part_of(&parts, t) {
+                None => 0,
+                Some(k) => {
+                    let end = parts.get(k + 1).map_or(postings.len, |p| p.offset);
+                    (end - parts[k].offset) / u64::from(parts[k].entries)
+                }
+            };
+            let mut leaves = Vec::new();
+            some_trigrams(&query(edges), &guess, &mut leaves);
+            let mut read: Vec<usize> =
+                leaves.iter().filter_map(|&t| trigram_dir::part_of(&parts, t)).collect();
+            read.sort_unstable();
+            read.dedup();
+            for &k in &read {
+                let lists = parts[k].offset..parts.get(k + 1).map_or(postings.len, |p| p.offset);
+                let r = parts[k].table_range();
+                tables.push(index.at(trigrams.offset + r.start..trigrams.offset + r.end));
+                tables.push(index.at(postings.offset + lists.start..postings.offset + lists.end));
+            }
+            leaves.sort_unstable();
+            Some((parts, read, leaves))
+        }
+        None => None,
+    };
     with_also(&tables)?;
     index.fetch(&tables)?;
-    let (trigrams, postings) = (layout.require("trigrams")?, layout.require("postings")?);
-    let table = trigrams.offset as usize..(trigrams.offset + trigrams.len) as usize;
-    if crc32fast::hash(&index.buf[table.clone()]) != trigrams.crc {
-        return Err(damaged("its trigram table's checksum does not match"));
+    match &parts {
+        Some((parts, read, _)) => stand_ins(&mut index.buf[table.clone()], parts, read)?,
+        None if crc32fast::hash(&index.buf[table.clone()]) != trigrams.crc => {
+            return Err(damaged("its trigram table's checksum does not match"));
+        }
+        None => {}
     }
-    let edges = crate::index::style::split(layout.feature_version).0 >= EDGES_FEATURE_VERSION;
-    let count = |t| entry(&index.buf[table.clone()], t).map_or(0, |(e, _)| u64::from(e.count));
+    // A trigram whose part of the table was not read: unknown, never chosen.
+    let unread = |t: &Trigram| parts.as_ref().is_some_and(|(_, _, l)| l.binary_search(t).is_err());
+    let count = |t: Trigram| match unread(&t) {
+        true => u64::MAX,
+        false => entry(&index.buf[table.clone()], t).map_or(0, |(e, _)| u64::from(e.count)),
+    };
     let mut wanted = Vec::new();
     choose(&query(edges), &count, &mut wanted);
     wanted.sort_unstable();
     wanted.dedup();
+    wanted.retain(|t| !unread(t));
     let found = wanted.iter().filter_map(|&t| entry(&index.buf[table.clone()], t));
     let mut chosen = Vec::new();
     for (e, next) in found {
@@ -125,7 +184,8 @@ pub(crate) fn read(
         }
     }
     let fetched_tables = index.fetched;
-    let reader = IndexReader::from_bytes(index.buf).map_err(unusable)?;
+    let bytes = IndexBytes::Shared(std::sync::Arc::new(index.buf));
+    let reader = IndexReader::opened(bytes, !by_parts).map_err(unusable)?;
     let header = 0..(HEADER_LEN as u64).min(store.len());
     // Kept when something was fetched (a reader holding all it needs
     // writes nothing).
@@ -154,6 +214,78 @@ fn choose(query: &Query, count: &dyn Fn(Trigram) -> u64, out: &mut Vec<Trigram>)
             }
         }
     }
+}
+
+/// Appends to `out` the trigrams of `query` whose parts of the trigram
+/// table are read, before the table tells how many documents each is in
+/// (`guess`: a guess at a trigram's list length): every leaf of an OR
+/// (one left out makes it admit all), and of an AND's terms the cheapest
+/// by the guess first, up to [`PART_TRIGRAMS`] trigrams (each costs a
+/// request or two in the same round trip).
+fn some_trigrams(query: &Query, guess: &dyn Fn(Trigram) -> u64, out: &mut Vec<Trigram>) {
+    match query {
+        Query::All | Query::Nothing => {}
+        Query::Trigram(t) | Query::Followed(t, _) => out.push(*t),
+        Query::Or(qs) => qs.iter().for_each(|q| some_trigrams(q, guess, out)),
+        Query::And(qs) => {
+            let mut terms: Vec<(u64, Vec<Trigram>)> = qs
+                .iter()
+                .map(|q| {
+                    let mut of = Vec::new();
+                    some_trigrams(q, guess, &mut of);
+                    (of.iter().map(|&t| guess(t)).fold(0, u64::saturating_add), of)
+                })
+                .collect();
+            terms.sort_by_key(|(cost, of)| (of.is_empty(), *cost));
+            let mut taken = 0;
+            for (_, term) in terms {
+                if taken > 0 && taken + term.len() > PART_TRIGRAMS {
+                    break;
+                }
+                taken += term.len();
+                out.extend(term);
+            }
+        }
+    }
+}
+
+/// Checks the parts `read` of the trigram table `table` (cut into
+/// `parts`) against their CRCs, and fills every other part with stand-ins
+/// of its first entry (its trigram, no documents, its list's offset): the
+/// table stays in order, a trigram of the query is found in its own part
+/// only, and a list before a part not read ends where that part's begin.
+fn stand_ins(
+    table: &mut [u8],
+    parts: &[trigram_dir::Part],
+    read: &[usize],
+) -> Result<(), PackError> {
+    let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
+    for (k, part) in parts.iter().enumerate() {
+        let r = part.table_range();
+        let bytes = table
+            .get_mut(r.start as usize..r.end as usize)
+            .ok_or_else(|| damaged("a part of its trigram table lies outside it"))?;
+        if read.binary_search(&k).is_ok() {
+            // Its entries' CRC, its first entry, and its last before the
+            // next part's first: as the directory says.
+            let first = TrigramEntry::decode(bytes, 0);
+            let last = TrigramEntry::decode(bytes, part.entries as usize - 1);
+            let next = parts.get(k + 1).map_or(u32::MAX as u64 + 1, |p| u64::from(p.trigram));
+            let fits = first.is_some_and(|e| (e.trigram, e.offset) == (part.trigram, part.offset))
+                && last.is_some_and(|e| u64::from(e.trigram) < next);
+            if crc32fast::hash(bytes) != part.crc || !fits {
+                return Err(damaged("a part of its trigram table does not match its directory"));
+            }
+            continue;
+        }
+        entry.clear();
+        let e = TrigramEntry { trigram: part.trigram, count: 0, offset: part.offset, crc: 0 };
+        e.encode(&mut entry);
+        for stand_in in bytes.chunks_exact_mut(TRIGRAM_ENTRY_LEN) {
+            stand_in.copy_from_slice(&entry);
+        }
+    }
+    Ok(())
 }
 
 /// An upper bound on the documents `query` admits (`count`: a list's length).

@@ -35,24 +35,30 @@ pub(crate) async fn permit() -> Option<tokio::sync::SemaphorePermit<'static>> {
 pub(crate) type Pieces = Arc<Vec<(u64, Vec<u8>)>>;
 
 /// What is fetched ahead of one object's reader (shared by the clones of
-/// a [`super::object::RemoteObject`]).
-#[derive(Default)]
-pub(crate) struct Ahead(Mutex<Slot>);
+/// a [`super::object::RemoteObject`]): pieces of it, or (`T`) what else a
+/// reader reads first (its index object).
+pub(crate) struct Ahead<T = Pieces>(Mutex<Slot<T>>);
 
-#[derive(Default)]
-enum Slot {
-    /// Nothing started.
-    #[default]
-    Idle,
-    /// Started: the pieces, once fetched (`None`: the fetch failed).
-    Started(Shared<BoxFuture<'static, Option<Pieces>>>, AbortHandle),
+impl<T> Default for Ahead<T> {
+    fn default() -> Self {
+        Ahead(Mutex::new(Slot::Idle))
+    }
 }
 
-impl Ahead {
+enum Slot<T> {
+    /// Nothing started.
+    Idle,
+    /// Started: the pieces, once fetched (`None`: the fetch failed).
+    Started(Shared<BoxFuture<'static, Option<T>>>, AbortHandle),
+    /// Fetched already, with the object's first look (`super::probe`).
+    Held(T),
+}
+
+impl<T: Clone + Send + Sync + 'static> Ahead<T> {
     /// Starts `fetch` in the background, unless one was started already.
     pub(crate) fn start<F>(&self, fetch: F)
     where
-        F: Future<Output = Option<Pieces>> + Send + 'static,
+        F: Future<Output = Option<T>> + Send + 'static,
     {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Slot::Idle = *slot {
@@ -63,11 +69,20 @@ impl Ahead {
         }
     }
 
+    /// Holds `pieces`, fetched already, unless a fetch was started.
+    pub(crate) fn hold(&self, pieces: T) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Slot::Idle = *slot {
+            *slot = Slot::Held(pieces);
+        }
+    }
+
     /// The pieces fetched ahead, waited for when still under way (`None`:
     /// none were started, or their fetch failed).
-    pub(crate) fn pieces(&self) -> Option<Pieces> {
+    pub(crate) fn pieces(&self) -> Option<T> {
         let pieces = match &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
             Slot::Started(pieces, _) => pieces.clone(),
+            Slot::Held(pieces) => return Some(pieces.clone()),
             Slot::Idle => return None,
         };
         block_on(pieces)
@@ -75,7 +90,8 @@ impl Ahead {
 
     /// Drops what was fetched ahead (a fetch under way is abandoned).
     pub(crate) fn release(&self) {
-        let old = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        let old =
+            std::mem::replace(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()), Slot::Idle);
         if let Slot::Started(_, abort) = old {
             abort.abort();
         }

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use object_store::aws::AmazonS3Builder;
+use object_store::client::{HttpClient, HttpConnector, ReqwestConnector};
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 
 use super::settings::{Process, Settings};
@@ -123,27 +124,64 @@ where
 /// The store of `bucket`, built once per process from the AWS CLI's
 /// settings (`Settings`).
 pub fn store(bucket: &str) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    static STORES: OnceLock<Mutex<HashMap<String, Arc<dyn ObjectStore>>>> = OnceLock::new();
+    stored(bucket, true)
+}
+
+/// The store of `bucket` for requests whose failure costs nothing but
+/// the request (a first reader's guess at an object's tail: a store may
+/// refuse a suffix longer than the object, as s3s-fs does with a 500),
+/// never retried.
+pub(crate) fn store_unretried(bucket: &str) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    stored(bucket, false)
+}
+
+/// The store of `bucket`, its failed requests `retried` or not.
+fn stored(bucket: &str, retried: bool) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    type Stores = Mutex<HashMap<(String, bool), Arc<dyn ObjectStore>>>;
+    static STORES: OnceLock<Stores> = OnceLock::new();
     static SETTINGS: OnceLock<Settings> = OnceLock::new();
     let mut stores = STORES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(store) = stores.get(bucket) {
+    let key = (bucket.to_string(), retried);
+    if let Some(store) = stores.get(&key) {
         return Ok(Arc::clone(store));
     }
     let settings = SETTINGS.get_or_init(|| Settings::read(&Process));
-    let store = build(settings, bucket)?;
-    stores.insert(bucket.to_string(), Arc::clone(&store));
+    let store = build(settings, bucket, retried)?;
+    stores.insert(key, Arc::clone(&store));
     Ok(store)
 }
 
-/// An S3 store of `bucket` with `settings`.
-fn build(settings: &Settings, bucket: &str) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+/// One HTTP client for every store of the process (each built the same
+/// way, retried or not): building one reads the system's root
+/// certificates, tens of milliseconds before the first request.
+#[derive(Debug)]
+struct OneClient;
+
+impl HttpConnector for OneClient {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        static CLIENT: OnceLock<HttpClient> = OnceLock::new();
+        if let Some(client) = CLIENT.get() {
+            return Ok(client.clone());
+        }
+        let client = ReqwestConnector::default().connect(options)?;
+        Ok(CLIENT.get_or_init(|| client).clone())
+    }
+}
+
+/// An S3 store of `bucket` with `settings`, its failed requests `retried`
+/// (with backoff) or not.
+fn build(
+    settings: &Settings,
+    bucket: &str,
+    retried: bool,
+) -> Result<Arc<dyn ObjectStore>, RemoteError> {
     let retry = RetryConfig {
         backoff: BackoffConfig {
             init_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(2),
             base: 2.0,
         },
-        max_retries: 3,
+        max_retries: if retried { 3 } else { 0 },
         retry_timeout: Duration::from_secs(20),
     };
     let client = ClientOptions::new()
@@ -153,7 +191,8 @@ fn build(settings: &Settings, bucket: &str) -> Result<Arc<dyn ObjectStore>, Remo
         .with_bucket_name(bucket)
         .with_region(&settings.region)
         .with_retry(retry)
-        .with_client_options(client);
+        .with_client_options(client)
+        .with_http_connector(OneClient);
     if let Some(endpoint) = &settings.endpoint {
         b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
     }

@@ -253,7 +253,7 @@ impl Store for Fetched {
     }
 
     fn holds(&self, range: Range<u64>) -> bool {
-        range.is_empty() || self.covered(&range)
+        range.is_empty() || self.covered(&range) || self.object.holds_ahead(&range)
     }
 
     fn forget_kept_part(&self) -> bool {

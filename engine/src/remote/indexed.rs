@@ -84,6 +84,8 @@ pub fn open(
     name: &str,
     base: &Path,
 ) -> Result<Option<RemoteText>, RemoteError> {
+    // Its ETag: listed, or from its HEAD fetched ahead with its index object.
+    let object = &object.with_e_tag_ahead();
     let Some(etag) = object.e_tag() else { return Ok(None) };
     let kept = kept::path(base, name, etag, object.size(), "tgidx");
     let bytes = match std::fs::read(&kept) {

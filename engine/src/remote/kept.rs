@@ -16,6 +16,13 @@ pub fn path(base: &Path, name: &str, etag: &str, size: u64, what: &str) -> PathB
     dir.join(format!("{etag}-{size}.{what}"))
 }
 
+/// Whether anything is kept under `base` of an object printed as `name`
+/// (of any ETag and size).
+pub(crate) fn any(base: &Path, name: &str) -> bool {
+    let dir = index_dir_for(&base.join("remote"), Path::new(name));
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
+}
+
 /// Writes `bytes` at `path` whole or not at all (a temporary file renamed).
 pub fn keep(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().ok_or_else(|| io::Error::other("no directory"))?;

@@ -66,7 +66,22 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
         Ok(address) => address,
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
-    Some(listing::list(&address, rules))
+    Some(listing::list(&address, rules, None))
+}
+
+/// [`list`] for a search whose block indexes are kept under `base`: an
+/// object named by the path is listed with what a first reader of it
+/// reads first (`listing::first_look`), in the same round trip.
+pub(crate) fn list_searched(
+    written: &str,
+    rules: Rules,
+    base: &Path,
+) -> Option<Result<Vec<Listed>, RemoteError>> {
+    let address = match Address::parse(written)? {
+        Ok(address) => address,
+        Err(bad) => return Some(Err(RemoteError(bad.0))),
+    };
+    Some(listing::list(&address, rules, Some(base)))
 }
 
 /// [`list`], asked of the store now, whatever this process listed
@@ -77,7 +92,7 @@ pub fn list_afresh(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, Re
         Ok(address) => address,
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
-    Some(listing::list_now(&address, rules))
+    Some(listing::list_now(&address, rules, None))
 }
 
 /// The object `url` (`s3://BUCKET/KEY`) as it was listed elsewhere: of
@@ -116,12 +131,13 @@ pub fn object_at(
 /// Whether the path `path` names a remote prefix or glob, walked like a
 /// directory (a key with no object is taken for a prefix: asked of the
 /// store, as a local path's kind is asked of the file system); `None`: it
-/// is not a remote path.
-pub fn is_walked(path: &std::path::Path) -> Option<bool> {
+/// is not a remote path. Asked by a search whose block indexes are kept
+/// under `base` ([`list_searched`]).
+pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
     Some(match address.kind {
-        address::Kind::Object => match listing::list(&address, Rules::default()) {
+        address::Kind::Object => match listing::list(&address, Rules::default(), Some(base)) {
             Ok(listed) => !matches!(&listed[..], [one] if one.explicit),
             Err(_) => false,
         },
@@ -130,15 +146,31 @@ pub fn is_walked(path: &std::path::Path) -> Option<bool> {
 }
 
 /// Objects up to this size are fetched whole ahead of their search, in
-/// one request: what a search reads first of a packed object (its last
-/// 64 KiB, its first frame, which `tg pack` makes of 1 MiB of text, about
-/// 100 KB) is then most of it anyway. A larger one's ends are fetched
-/// ahead, its frames by range (`bench/s3_objects.py`, BENCHMARKS.md).
-const WHOLE_AHEAD: u64 = 256 << 10;
+/// one request; a larger one's ends are fetched ahead, its frames by range.
+/// Measured (`bench/s3_whole.py`, 24 packed objects a size under one
+/// prefix, s3s-fs behind a proxy of 0 / 20 ms a request; BENCHMARKS.md):
+/// fetched whole, objects of 82 KiB to 741 KiB are searched in 0.05-0.17 s
+/// against 0.07-0.21 s at 0 ms, and in about half the time at 20 ms
+/// (0.10-0.21 s against 0.16-0.31 s), for at most 12 % more bytes (what
+/// a search reads first of a small container, its block index, is most
+/// of it); at 1.8 MiB whole is even at 0 ms for twice the bytes, and at
+/// 2.9 MiB it loses (0.60 s against 0.22-0.26 s, 6x the bytes).
+const WHOLE_AHEAD: u64 = 1 << 20;
+
+/// [`WHOLE_AHEAD`], or the bytes `TG_BENCH_WHOLE_AHEAD` says (a knob for
+/// measuring it: `bench/s3_whole.py`).
+fn whole_ahead() -> u64 {
+    static WHOLE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *WHOLE.get_or_init(|| {
+        let set = std::env::var("TG_BENCH_WHOLE_AHEAD").ok().and_then(|v| v.parse().ok());
+        set.unwrap_or(WHOLE_AHEAD)
+    })
+}
 
 /// What a search reads first of `object` (printed as `name`, its block
 /// index kept under `base`), to be fetched ahead of it: the whole of a
-/// small object; else the ends of a packed one (`packed`: the door looks
+/// small object (unless it is a packed one whose index is kept here);
+/// else the ends of a packed one (`packed`: the door looks
 /// for one; its header only when its block index is kept here, nothing
 /// when parts of it are, with its header); else
 /// nothing (its body is read as one stream).
@@ -149,22 +181,34 @@ pub(crate) fn first_reads(
     packed: bool,
 ) -> Vec<Range<u64>> {
     let size = object.size();
+    let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
+    let whole_kept = kept.as_ref().is_some_and(|k| k.exists());
+    let part_kept = kept.as_ref().is_some_and(|k| kept::part_of(k).exists());
+    // A packed object whose block index (or parts of it) is kept here:
+    // its header and frames cost less than the whole, in as many trips.
+    let small = size <= whole_ahead() && !(packed && (whole_kept || part_kept));
+    let [head, tail] = PackedFile::ends(size);
     match size {
         0 => Vec::new(),
-        _ if size <= WHOLE_AHEAD => std::iter::once(0..size).collect(),
+        _ if small => std::iter::once(0..size).collect(),
         _ if !packed => Vec::new(),
-        _ => {
-            let [head, tail] = PackedFile::ends(size);
-            let kept = object.e_tag().map(|etag| kept::path(base, name, etag, size, "zstidx"));
-            // The whole index kept (its header is fetched), or the parts
-            // of a large one read by range (the header with them).
-            match kept {
-                Some(k) if k.exists() => vec![head],
-                Some(k) if kept::part_of(&k).exists() => Vec::new(),
-                _ => vec![head, tail],
-            }
-        }
+        // The whole index kept (its header is fetched), or the parts of a
+        // large one read by range (the header with them).
+        _ if whole_kept => vec![head],
+        _ if part_kept => Vec::new(),
+        _ => vec![head, tail],
     }
+}
+
+/// Whether a search reads the index object beside the plain object
+/// `object` (printed as `name`) first, to be fetched ahead of it: when
+/// its listing showed one, none is kept under `base` for it, and it is
+/// not fetched whole ahead (a search then reads it from memory).
+pub(crate) fn index_first(object: &RemoteObject, name: &str, base: &Path) -> bool {
+    let kept = object.e_tag().map(|e| kept::path(base, name, e, object.size(), "tgidx"));
+    object.listed_index() == Some(true)
+        && object.size() > whole_ahead()
+        && !kept.is_some_and(|k| k.exists())
 }
 
 /// `object` (printed as `name`) as a packed file, read by ranges, its

@@ -19,9 +19,13 @@ use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt
 
 use super::ahead::{self, Ahead, Pieces};
 use super::client::{RemoteError, block_on, count_bytes, count_request};
+use crate::kind::index_object_name;
 
-/// Ranged requests in flight at once for one object.
-const IN_FLIGHT: usize = 8;
+/// Ranged requests in flight at once for one object: as many as a
+/// first reader of a packed object sends in one round trip (the parts of
+/// the trigram table and their lists, `crate::pack::partial`, and the
+/// first frame).
+const IN_FLIGHT: usize = 32;
 
 /// An object to read.
 #[derive(Clone)]
@@ -33,6 +37,9 @@ pub struct RemoteObject {
     indexed: Option<bool>,
     /// What is fetched ahead of its reader (shared by its clones).
     ahead: Arc<Ahead>,
+    /// Its index object fetched ahead of its reader, with its `HEAD`
+    /// when its listing gave no ETag (shared by its clones).
+    beside: Arc<Ahead<Beside>>,
     /// How many bytes of it a reader holds at most (`None`: all it fetched).
     holding: Option<u64>,
 }
@@ -46,7 +53,8 @@ impl std::fmt::Debug for RemoteObject {
 impl RemoteObject {
     /// The object `meta` describes, in `store`.
     pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
-        RemoteObject { store, meta, indexed: None, ahead: Arc::default(), holding: None }
+        let (ahead, beside) = (Arc::default(), Arc::default());
+        RemoteObject { store, meta, indexed: None, ahead, beside, holding: None }
     }
 
     /// The same object, known (from its listing) to have an index object
@@ -84,7 +92,7 @@ impl RemoteObject {
     /// for its reader to find here ([`super::ahead`]); nothing when a
     /// fetch ahead was started already.
     pub(crate) fn fetch_ahead(&self, ranges: Vec<Range<u64>>) {
-        let me = RemoteObject { ahead: Arc::default(), ..self.clone() };
+        let me = RemoteObject { ahead: Arc::default(), beside: Arc::default(), ..self.clone() };
         self.ahead.start(async move {
             let fetches = ranges.into_iter().map(|r| {
                 let me = &me;
@@ -98,9 +106,79 @@ impl RemoteObject {
         });
     }
 
+    /// The same object, holding what `probe` fetched of it when that was
+    /// read of this very object (the same ETag and size as its `HEAD`'s;
+    /// else it is dropped, and every read asks for the object as listed).
+    pub(crate) fn with_probe(self, probe: Option<Probe>) -> RemoteObject {
+        if let Some(probe) = probe
+            && probe.meta.e_tag.is_some()
+            && (&probe.meta.e_tag, probe.meta.size) == (&self.meta.e_tag, self.meta.size)
+        {
+            self.ahead.hold(Arc::new(probe.pieces));
+        }
+        self
+    }
+
+    /// Whether what was fetched ahead of its reader holds `range` (one
+    /// piece holds all of it; waited for when under way).
+    pub(crate) fn holds_ahead(&self, range: &Range<u64>) -> bool {
+        self.ahead.pieces().is_some_and(|p| ahead::within(&p, range).is_some())
+    }
+
+    /// Starts fetching its index object in the background (and its
+    /// `HEAD` when its listing gave no ETag, which the index object is
+    /// checked against), for its reader to find here
+    /// ([`RemoteObject::neighbour`], [`RemoteObject::with_e_tag_ahead`]);
+    /// nothing when started already.
+    pub(crate) fn fetch_index_ahead(&self) {
+        let me = RemoteObject { ahead: Arc::default(), beside: Arc::default(), ..self.clone() };
+        self.beside.start(async move {
+            let _permit = ahead::permit().await;
+            let key = Key::from(index_object_name(me.key()));
+            let index = async {
+                count_request();
+                match me.store.get(&key).await {
+                    Ok(got) => {
+                        let bytes = got.bytes().await.ok()?;
+                        count_bytes(bytes.len() as u64);
+                        Some(Some(bytes.to_vec()))
+                    }
+                    Err(object_store::Error::NotFound { .. }) => Some(None),
+                    Err(_) => None,
+                }
+            };
+            let head = async {
+                if me.meta.e_tag.is_some() {
+                    return Some(None);
+                }
+                count_request();
+                let options = GetOptions { head: true, ..GetOptions::default() };
+                me.store.get_opts(&me.meta.location, options).await.ok().map(|got| Some(got.meta))
+            };
+            let (index, head) = futures_util::future::join(index, head).await;
+            Some(Arc::new((head?, index?)))
+        });
+    }
+
+    /// The same object with the ETag of its `HEAD` fetched ahead of its
+    /// reader when its listing gave none (and the size is the listed one).
+    pub(crate) fn with_e_tag_ahead(&self) -> RemoteObject {
+        let beside = match self.meta.e_tag {
+            None => self.beside.pieces(),
+            Some(_) => None,
+        };
+        match beside.as_deref() {
+            Some((Some(meta), _)) if meta.e_tag.is_some() && meta.size == self.meta.size => {
+                RemoteObject { meta: meta.clone(), ..self.clone() }
+            }
+            _ => self.clone(),
+        }
+    }
+
     /// Drops what was fetched ahead of its reader.
     pub(crate) fn release_ahead(&self) {
-        self.ahead.release()
+        self.ahead.release();
+        self.beside.release();
     }
 
     /// Whether the whole of it was fetched ahead (waited for when under way).
@@ -137,6 +215,11 @@ impl RemoteObject {
     /// The whole of the object `key` beside it, in the same bucket
     /// (`None`: there is none).
     pub(crate) fn neighbour(&self, key: &str) -> Result<Option<Vec<u8>>, RemoteError> {
+        if key == index_object_name(self.key())
+            && let Some(beside) = self.beside.pieces()
+        {
+            return Ok(beside.1.clone());
+        }
         count_request();
         let got = match block_on(self.store.get(&Key::from(key))) {
             Ok(got) => got,
@@ -256,6 +339,48 @@ impl RemoteObject {
         let stream = got.into_stream();
         Ok(BodyReader { stream, piece: Vec::new(), at: 0, read: 0, size: self.meta.size })
     }
+}
+
+/// An object's index object fetched ahead of its reader (`None`: there is
+/// none), with the object's `HEAD` when its listing gave no ETag.
+pub(crate) type Beside = Arc<(Option<ObjectMeta>, Option<Vec<u8>>)>;
+
+/// What a first reader fetches of an object with its first look, before
+/// it knows the object's size or ETag ([`probe`]), and the object it was
+/// read of (size and ETag, from the answers' headers).
+pub(crate) struct Probe {
+    meta: ObjectMeta,
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+/// The first `head` bytes and the last `tail` bytes of the object at `key`
+/// in `store`, asked side by side (`None`: either failed, or they were
+/// read of two objects: the object is then read as if nothing was
+/// fetched).
+pub(crate) fn probe(
+    store: &Arc<dyn ObjectStore>,
+    key: &str,
+    head: u64,
+    tail: u64,
+) -> Option<Probe> {
+    let key = Key::from(key);
+    let get = |range: GetRange| async {
+        count_request();
+        let options = GetOptions { range: Some(range), ..GetOptions::default() };
+        let got = store.get_opts(&key, options).await.ok()?;
+        let (meta, range) = (got.meta.clone(), got.range.clone());
+        let bytes = got.bytes().await.ok()?;
+        count_bytes(bytes.len() as u64);
+        (bytes.len() as u64 == range.end - range.start)
+            .then(|| (meta, (range.start, bytes.to_vec())))
+    };
+    let (first, last) = block_on(futures_util::future::join(
+        get(GetRange::Bounded(0..head)),
+        get(GetRange::Suffix(tail)),
+    ));
+    let ((a, first), (b, last)) = (first?, last?);
+    let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
+    same.then(|| Probe { meta: b, pieces: vec![first, last] })
 }
 
 /// The whole of an object of `size` bytes, when `pieces` hold it.

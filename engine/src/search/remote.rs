@@ -10,8 +10,9 @@
 //! Many objects are in flight at once: as each object's search starts,
 //! what the next ones read first is fetched in the background
 //! ([`Window`]: up to [`AHEAD_OBJECTS`] objects and [`AHEAD_BYTES`]
-//! ahead, `crate::remote::first_reads`), so a search of many small
-//! objects costs a few round trips, not a few per object; a parallel
+//! ahead, `crate::remote::first_reads`; a plain object's index object,
+//! `crate::remote::index_first`), so a search of many small objects costs
+//! a few round trips, not a few per object; a parallel
 //! search takes [`SIDE_BY_SIDE`] objects at once at least, so that their
 //! remaining round trips overlap too. The objects are still searched,
 //! and printed, as before.
@@ -54,6 +55,9 @@ pub(crate) struct RemoteSource {
     mapped: bool,
     /// What each subject reads first (fetched ahead of its search).
     first: Vec<Vec<Range<u64>>>,
+    /// Whether each subject reads its index object first (fetched ahead
+    /// of its search, with its `HEAD` when its listing gave no ETag).
+    index_first: Vec<bool>,
     window: Mutex<Window>,
 }
 
@@ -76,7 +80,7 @@ impl RemoteSource {
         let mut listed = Vec::new();
         for path in &opts.walk.paths {
             let written = path.to_string_lossy();
-            match remote::list(&written, rules) {
+            match remote::list_searched(&written, rules, &opts.index.base) {
                 Some(Ok(objects)) => listed.extend(objects),
                 Some(Err(e)) => msgs.error(format!("{written}: {e}")),
                 None => msgs.error(format!(
@@ -94,7 +98,7 @@ impl RemoteSource {
         };
         let door =
             Door::Search { zip: opts.read.search_zip, pre: opts.read.preprocessor.is_some() };
-        let first = listed
+        let first: Vec<Vec<Range<u64>>> = listed
             .iter()
             .map(|l| {
                 let packed = door.opening(Path::new(&l.name)).packed;
@@ -104,10 +108,22 @@ impl RemoteSource {
                 }
             })
             .collect();
+        // A plain object read through its index object: that, ahead.
+        let index_first = listed
+            .iter()
+            .zip(&first)
+            .map(|(l, first)| {
+                let opening = door.opening(Path::new(&l.name));
+                let plain = !opening.packed && opening.decompress.is_none();
+                plain
+                    && first.is_empty()
+                    && remote::index_first(&l.object, &l.name, &opts.index.base)
+            })
+            .collect();
         let subjects: Vec<Subject> =
             listed.into_iter().map(|l| Subject::remote(l.name, l.object, l.explicit)).collect();
         let window = Window { started: vec![false; subjects.len()], ..Window::default() };
-        RemoteSource { subjects, mapped, first, window: Mutex::new(window) }
+        RemoteSource { subjects, mapped, first, index_first, window: Mutex::new(window) }
     }
 
     /// Starts fetching ahead what the subjects from the `at`th on read
@@ -126,6 +142,9 @@ impl RemoteSource {
                 object.fetch_ahead(self.first[i].clone());
                 window.bytes += bytes;
                 window.started[i] = true;
+            }
+            if let Some(object) = self.subjects[i].remote_object().filter(|_| self.index_first[i]) {
+                object.fetch_index_ahead();
             }
             window.next += 1;
         }

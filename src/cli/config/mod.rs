@@ -134,7 +134,9 @@ fn targets(low: &mut LowArgs, mode: Mode, env: &Env) -> anyhow::Result<Targets> 
         if stdin_consumed && paths.iter().any(|p| p == Path::new("-")) {
             bail!("error: attempted to read patterns from stdin while also searching stdin");
         }
-        let one_file = paths.len() == 1 && (paths[0] == Path::new("-") || !is_dir(&paths[0]));
+        let base = env.base(low.index_base.clone());
+        let one_file =
+            paths.len() == 1 && (paths[0] == Path::new("-") || !is_dir(&paths[0], &base));
         return Ok(Targets { patterns, paths, implicit_path: false, one_file });
     }
     let use_cwd = !env.stdin_readable || stdin_consumed || !matches!(mode, Mode::Search(_));
@@ -150,10 +152,12 @@ pub fn parse_size(s: &str, flag: &str) -> anyhow::Result<u64> {
         .with_context(|| format!("error parsing flag {flag}"))
 }
 
-/// Whether `path` is a directory, or a remote prefix walked like one.
-fn is_dir(path: &Path) -> bool {
+/// Whether `path` is a directory, or a remote prefix walked like one (by
+/// a search whose indexes are under `base`).
+#[cfg_attr(not(feature = "remote"), allow(unused_variables))]
+fn is_dir(path: &Path, base: &Path) -> bool {
     #[cfg(feature = "remote")]
-    if let Some(walked) = trigrep::remote::is_walked(path) {
+    if let Some(walked) = trigrep::remote::is_walked(path, base) {
         return walked;
     }
     path.is_dir()
