@@ -1,7 +1,53 @@
 //! Follow masks: which bytes follow a trigram in a document, 4 bits per
-//! document of a bitmap list (see the [`super`] docs).
+//! document of a dense list (see the [`super`] docs), read by rank.
 
+use super::ANY_FOLLOW;
+use super::masks_code::MaskDecoder;
 use crate::index::table::DocId;
+
+/// The follow masks of a list, read by increasing rank (the position of
+/// an id in the list).
+#[derive(Clone, Debug)]
+pub(super) enum Masks<'a> {
+    /// Two to a byte (format 4).
+    Nibbles(&'a [u8]),
+    /// Huffman-coded (format 7), decoded in order: the masks of ranks
+    /// below `next` were read, the last of them is `last`.
+    Coded { masks: MaskDecoder<'a>, next: u64, last: u8 },
+}
+
+impl<'a> Masks<'a> {
+    /// Huffman-coded masks `bytes`; `None` when their code is no prefix code.
+    pub(super) fn coded(bytes: &'a [u8]) -> Option<Self> {
+        Some(Masks::Coded { masks: MaskDecoder::new(bytes)?, next: 0, last: ANY_FOLLOW })
+    }
+
+    /// The mask of rank `k`: ranks must not decrease. Where the masks are
+    /// malformed (a list whose CRC matched, so never on disk by accident),
+    /// every follow bit: a document read in vain, never a match missed.
+    pub(super) fn at(&mut self, k: u64) -> u8 {
+        match self {
+            Masks::Nibbles(bytes) => nibble(bytes, k),
+            Masks::Coded { masks, next, last } => {
+                if k + 1 < *next {
+                    return ANY_FOLLOW;
+                }
+                while *next <= k {
+                    match masks.next_mask() {
+                        Some(m) => *last = m,
+                        None => {
+                            *next = u64::MAX;
+                            *last = ANY_FOLLOW;
+                            return ANY_FOLLOW;
+                        }
+                    }
+                    *next += 1;
+                }
+                *last
+            }
+        }
+    }
+}
 
 /// Bytes of the follow masks of a bitmap list of `count` ids.
 pub fn masks_len(count: u32) -> u64 {
@@ -18,7 +64,7 @@ pub(crate) fn pack_masks(masks: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Follow mask `k` of a list's masks (0 past their end).
-pub(super) fn nibble(masks: &[u8], k: u64) -> u8 {
+fn nibble(masks: &[u8], k: u64) -> u8 {
     masks.get((k / 2) as usize).map_or(0, |b| if k.is_multiple_of(2) { b & 0x0f } else { b >> 4 })
 }
 
