@@ -227,7 +227,9 @@ impl<'a> Postings<'a> {
                     .filter(|&d| rank.of(d).is_some_and(|k| masks.at(k) & want != 0))
                     .collect()
             }
-            (List::Bitmap { bits, .. }, None) => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
+            (List::Bitmap { bits, .. }, None) => {
+                a.iter().copied().filter(|&d| bit(bits, d)).collect()
+            }
             (list, None) => intersect(a, Postings { left: self.left, list, masks: None }),
             (list, Some((mut masks, want))) => {
                 let ranked = Postings { left: self.left, list, masks: None }.enumerate();
@@ -411,12 +413,12 @@ pub(crate) fn validate_list(
 
 mod bits;
 pub(crate) mod coded;
+#[cfg(test)]
+mod coded_tests;
 mod follow;
 mod gamma;
 mod masks_code;
 mod sets;
-#[cfg(test)]
-mod coded_tests;
 #[cfg(test)]
 mod tests;
 mod varint;

@@ -7,10 +7,10 @@ use rand::{RngExt, SeedableRng};
 
 use super::tests::round_trip_as;
 use super::*;
+use crate::index::format::Layout;
 use crate::index::reader::IndexReader;
 use crate::index::table::FileMeta;
 use crate::index::writer::IndexWriterBuilder;
-use crate::index::format::Layout;
 
 /// Encodes `ids` and `masks` as a format 7 list, checks it validates, and
 /// decodes it back four ways: ids, ids with masks, intersections and
@@ -114,7 +114,9 @@ fn issue_0038_broken_coded_lists_are_refused_or_decode_within_bounds() {
                     list.for_each_with_mask(|_, _| ());
                     if valid {
                         assert_eq!(got.len(), count as usize);
-                        assert!(got.windows(2).all(|w| w[0] < w[1]) && got[count as usize - 1] < docs);
+                        assert!(
+                            got.windows(2).all(|w| w[0] < w[1]) && got[count as usize - 1] < docs
+                        );
                     }
                 }
             }

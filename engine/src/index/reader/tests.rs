@@ -314,7 +314,8 @@ fn version_1_lists_are_read_as_varints() {
     for (_, _, set) in &mut c.docs {
         set.insert(5000, 1);
     }
-    let r = IndexReader::from_bytes(build_as(&c, 1 << 20, dir.path(), 4).finish_to_vec().unwrap().0);
+    let r =
+        IndexReader::from_bytes(build_as(&c, 1 << 20, dir.path(), 4).finish_to_vec().unwrap().0);
     let r = r.unwrap();
     assert_eq!(r.postings(5000).unwrap().count(), 64);
     let q = Query::And(vec![Query::Trigram(5000), Query::Trigram(1003)]);
