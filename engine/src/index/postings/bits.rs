@@ -14,24 +14,26 @@ impl<'a> BitWriter<'a> {
         BitWriter { out, acc: 0, pending: 0 }
     }
 
-    /// Appends the low `bits` (at most 56) bits of `value`.
+    /// Appends the low `bits` (at most 32) bits of `value`.
     #[inline]
     pub(super) fn put(&mut self, value: u64, bits: u32) {
-        debug_assert!(bits <= 56 && (bits == 64 || value >> bits == 0));
-        if bits == 0 {
-            return;
-        }
+        debug_assert!(bits <= 32 && value >> bits == 0);
+        // Fewer than 32 bits pending before, so at most 63 after.
         self.acc = (self.acc << bits) | value;
         self.pending += bits;
+        if self.pending >= 32 {
+            self.pending -= 32;
+            self.out.extend_from_slice(&((self.acc >> self.pending) as u32).to_be_bytes());
+            self.acc &= (1 << self.pending) - 1;
+        }
+    }
+
+    /// Writes the bits pending, the last byte padded with zero bits.
+    pub(super) fn finish(mut self) {
         while self.pending >= 8 {
             self.pending -= 8;
             self.out.push((self.acc >> self.pending) as u8);
         }
-        self.acc &= (1 << self.pending) - 1;
-    }
-
-    /// Writes the last partial byte, padded with zero bits.
-    pub(super) fn finish(self) {
         if self.pending > 0 {
             self.out.push((self.acc << (8 - self.pending)) as u8);
         }

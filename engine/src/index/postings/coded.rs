@@ -28,22 +28,31 @@ pub(super) enum Ids<'a> {
 /// instead of decoding all its ids), else that code.
 pub(crate) fn encode(ids: &[DocId], masks: &[u8], doc_count: u32, out: &mut Vec<u8>) {
     let count = ids.len() as u32;
-    let (k, bits) = gamma::best_order(ids);
-    let gamma_len = bits.div_ceil(8);
-    let bitmap = bitmap_len(doc_count);
-    if bitmap <= gamma_len || u64::from(count) * 4 >= u64::from(doc_count) {
-        out.push(BITMAP_TAG);
-        let start = out.len();
-        out.resize(start + bitmap as usize, 0);
-        for &d in ids {
-            out[start + (d / 8) as usize] |= 1 << (d % 8);
+    let bitmap = bitmap_len(doc_count) as usize;
+    let mut codes = Vec::new();
+    let k = match u64::from(count) * 4 >= u64::from(doc_count) {
+        true => None,
+        false => Some(gamma::best_order(ids)),
+    };
+    if let Some(k) = k {
+        gamma::encode(ids, k, &mut codes);
+    }
+    match k.filter(|_| codes.len() < bitmap) {
+        None => {
+            out.push(BITMAP_TAG);
+            let start = out.len();
+            out.resize(start + bitmap, 0);
+            for &d in ids {
+                out[start + (d / 8) as usize] |= 1 << (d % 8);
+            }
         }
-    } else {
-        out.push(1 + k as u8);
-        if is_bitmap(count, doc_count) {
-            put_varint(out, gamma_len as u32);
+        Some(k) => {
+            out.push(1 + k as u8);
+            if is_bitmap(count, doc_count) {
+                put_varint(out, codes.len() as u32);
+            }
+            out.extend_from_slice(&codes);
         }
-        gamma::encode(ids, k, out);
     }
     if is_bitmap(count, doc_count) {
         masks_code::encode(masks, out);

@@ -14,35 +14,38 @@ use crate::index::table::DocId;
 /// The largest order: every value is below 2^32.
 pub(super) const MAX_ORDER: u32 = 31;
 
-/// Bits of value `x` in the code of order `k`.
-#[inline]
-fn code_bits(x: u64, k: u32) -> u64 {
-    let len = 64 - (x + (1 << k)).leading_zeros();
-    u64::from(2 * len - 1 - k)
-}
-
 /// The values coding `ids`: the first id, then each gap minus one.
 fn values(ids: &[DocId]) -> impl Iterator<Item = u64> + '_ {
     let prev = std::iter::once(None).chain(ids.iter().map(|&d| Some(d)));
     ids.iter().zip(prev).map(|(&d, p)| u64::from(p.map_or(d, |p| d - p - 1)))
 }
 
-/// The order that codes `ids` (sorted, distinct) in the fewest bits, and
-/// that number of bits. The order is chosen from the values' bit lengths
-/// (a value of `m > k` bits costs about `2m - k - 1`, one of at most `k`
-/// bits `k + 1`); the bit count is exact.
-pub(super) fn best_order(ids: &[DocId]) -> (u32, u64) {
+/// The order that codes `ids` (sorted, distinct) in about the fewest
+/// bits, chosen from the values' bit lengths alone: a value of `m > k`
+/// bits costs `2m - k - 1` (or 2 more), one of at most `k` bits `k + 1`.
+pub(super) fn best_order(ids: &[DocId]) -> u32 {
     let mut by_len = [0u64; 34];
     for x in values(ids) {
         by_len[(64 - x.leading_zeros()) as usize] += 1;
     }
-    let estimate = |k: u32| -> u64 {
+    // cost(k) = (k + 1) * (values of <= k bits) + sum over longer ones of
+    // (2m - 1) - k * (values longer), from running sums.
+    let mut longer: u64 = by_len.iter().sum();
+    let mut longer_bits: u64 =
+        by_len.iter().enumerate().map(|(m, &n)| n * (2 * m as u64).saturating_sub(1)).sum();
+    let (mut best, mut best_cost) = (0, u64::MAX);
+    for k in 0..=MAX_ORDER {
+        let m = k as usize;
+        longer -= by_len[m];
+        longer_bits -= by_len[m] * (2 * m as u64).saturating_sub(1);
         let k64 = u64::from(k);
-        let cost = |m: u64| if m <= k64 { k64 + 1 } else { 2 * m - k64 - 1 };
-        by_len.iter().enumerate().map(|(m, &n)| n * cost(m as u64)).sum()
-    };
-    let k = (0..=MAX_ORDER).min_by_key(|&k| estimate(k)).unwrap_or(0);
-    (k, values(ids).map(|x| code_bits(x, k)).sum())
+        let shorter = ids.len() as u64 - longer;
+        let cost = shorter * (k64 + 1) + longer_bits - k64 * longer;
+        if cost < best_cost {
+            (best, best_cost) = (k, cost);
+        }
+    }
+    best
 }
 
 /// Appends `ids` coded with order `k`, padded to a whole byte.
@@ -51,8 +54,14 @@ pub(super) fn encode(ids: &[DocId], k: u32, out: &mut Vec<u8>) {
     for x in values(ids) {
         let y = x + (1 << k);
         let len = 64 - y.leading_zeros();
-        w.put(0, len - 1 - k);
-        w.put(y, len);
+        let bits = 2 * len - 1 - k;
+        if bits <= 32 {
+            w.put(y, bits);
+        } else {
+            w.put(0, len - 1 - k);
+            w.put(y >> 16, len - 16);
+            w.put(y & 0xffff, 16);
+        }
     }
     w.finish();
 }
@@ -74,13 +83,19 @@ impl<'a> Gamma<'a> {
     /// of the stream or give an id past `u32`.
     #[inline]
     pub(super) fn next_id(&mut self) -> Option<DocId> {
-        let zeros = self.bits.peek().leading_zeros();
+        let window = self.bits.peek();
+        let zeros = window.leading_zeros();
         let len = zeros + 1 + self.k;
         if len > 33 {
             return None;
         }
-        self.bits.skip(zeros);
-        let x = self.bits.read(len) - (1 << self.k);
+        let x = if zeros + len <= 57 {
+            self.bits.skip(zeros + len);
+            ((window << zeros) >> (64 - len)) - (1 << self.k)
+        } else {
+            self.bits.skip(zeros);
+            self.bits.read(len) - (1 << self.k)
+        };
         if self.bits.overrun() {
             return None;
         }

@@ -81,6 +81,9 @@ pub(super) struct MaskDecoder<'a> {
     count: [u32; MAX_BITS + 1],
     /// Symbols in code order.
     symbols: [u8; 16],
+    /// By the next 8 bits: the code they start with when it is at most 8
+    /// bits long, as its length times 16 plus its mask (0: a longer one).
+    fast: [u8; 256],
     bits: BitReader<'a>,
 }
 
@@ -116,7 +119,17 @@ impl<'a> MaskDecoder<'a> {
             }
             code = (code + count[bits]) << 1;
         }
-        Some(MaskDecoder { first, count, symbols, bits: BitReader::new(stream) })
+        let mut fast = [0u8; 256];
+        let mut index = 0;
+        for bits in 1..=8 {
+            for i in 0..count[bits] as usize {
+                let code = (first[bits] as usize + i) << (8 - bits);
+                let entry = (bits as u8) << 4 | symbols[index + i];
+                fast[code..code + (1 << (8 - bits))].fill(entry);
+            }
+            index += count[bits] as usize;
+        }
+        Some(MaskDecoder { first, count, symbols, fast, bits: BitReader::new(stream) })
     }
 
     /// The next mask; `None` when the bits match no code or run past the
@@ -124,6 +137,11 @@ impl<'a> MaskDecoder<'a> {
     #[inline]
     pub(super) fn next_mask(&mut self) -> Option<u8> {
         let window = self.bits.peek();
+        let entry = self.fast[(window >> 56) as usize];
+        if entry != 0 {
+            self.bits.skip(u32::from(entry >> 4));
+            return (!self.bits.overrun()).then_some(entry & 0x0f);
+        }
         let mut index = 0usize;
         for bits in 1..=MAX_BITS {
             let code = (window >> (64 - bits)) as u32;
