@@ -198,7 +198,7 @@ impl<'a> Postings<'a> {
                     Ids::Gamma(bytes, k) => List::Gamma(Gamma::new(bytes, k)),
                 };
                 let masks = match is_bitmap(count, doc_count) {
-                    true => Some(Masks::coded(masks).ok_or_else(|| {
+                    true => Some(Masks::coded(masks, count).ok_or_else(|| {
                         IndexError::corrupt("posting list's mask code is not a prefix code")
                     })?),
                     false => None,

@@ -10,6 +10,11 @@ pub(super) struct BitWriter<'a> {
 }
 
 impl<'a> BitWriter<'a> {
+    /// Bits written since `out` held `start` bytes.
+    pub(super) fn written_since(&self, start: usize) -> u64 {
+        (self.out.len() - start) as u64 * 8 + u64::from(self.pending)
+    }
+
     pub(super) fn new(out: &'a mut Vec<u8>) -> Self {
         BitWriter { out, acc: 0, pending: 0 }
     }
@@ -83,6 +88,16 @@ impl<'a> BitReader<'a> {
         let v = self.peek() >> (64 - bits);
         self.skip(bits);
         v
+    }
+
+    /// Bits read so far.
+    pub(super) fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Moves to bit `pos` of the stream.
+    pub(super) fn seek(&mut self, pos: u64) {
+        self.pos = pos;
     }
 
     /// Whether more bits were read than the stream holds.

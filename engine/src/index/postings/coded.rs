@@ -60,11 +60,12 @@ pub(crate) fn encode(ids: &[DocId], masks: &[u8], doc_count: u32, out: &mut Vec<
 }
 
 /// The most bytes a list of `count` ids among `doc_count` documents takes:
-/// a tag, a length, the longer of a bitmap and 66 bits an id, a code and
-/// 15 bits a mask.
+/// a tag, a length, the longer of a bitmap and 66 bits an id, a code, the
+/// masks' starts kept and 15 bits a mask.
 pub(super) fn max_len(count: u32, doc_count: u32) -> u64 {
     let ids = bitmap_len(doc_count).max((66 * u64::from(count)).div_ceil(8));
-    1 + 5 + ids + CODE_LEN as u64 + (15 * u64::from(count)).div_ceil(8)
+    let masks = (CODE_LEN + masks_code::skips_len(count)) as u64;
+    1 + 5 + ids + masks + (15 * u64::from(count)).div_ceil(8)
 }
 
 /// A list's ids and its masks' bytes (the code, then the codes), when its
@@ -108,7 +109,13 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
         }
     };
     let masks_ok = !is_bitmap(count, doc_count)
-        || masks_code::MaskDecoder::new(masks)
-            .is_some_and(|mut m| (0..count).all(|_| m.next_mask().is_some()) && m.at_padded_end());
+        || masks_code::MaskDecoder::new(masks, count).is_some_and(|mut m| {
+            let every = masks_code::SKIP_EVERY;
+            let at_start = |m: &masks_code::MaskDecoder, k: u64| {
+                k % every != 0 || k == 0 || m.at_block(k / every)
+            };
+            (0..u64::from(count)).all(|k| at_start(&m, k) && m.next_mask().is_some())
+                && m.at_padded_end()
+        });
     ids_ok && masks_ok
 }

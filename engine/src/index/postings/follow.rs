@@ -2,7 +2,7 @@
 //! document of a dense list (see the [`super`] docs), read by rank.
 
 use super::ANY_FOLLOW;
-use super::masks_code::MaskDecoder;
+use super::masks_code::{MaskDecoder, SKIP_EVERY};
 use crate::index::table::DocId;
 
 /// The follow masks of a list, read by increasing rank (the position of
@@ -17,9 +17,11 @@ pub(super) enum Masks<'a> {
 }
 
 impl<'a> Masks<'a> {
-    /// Huffman-coded masks `bytes`; `None` when their code is no prefix code.
-    pub(super) fn coded(bytes: &'a [u8]) -> Option<Self> {
-        Some(Masks::Coded { masks: MaskDecoder::new(bytes)?, next: 0, last: ANY_FOLLOW })
+    /// Huffman-coded `count` masks `bytes`; `None` when their code is no
+    /// prefix code.
+    pub(super) fn coded(bytes: &'a [u8], count: u32) -> Option<Self> {
+        let masks = MaskDecoder::new(bytes, count)?;
+        Some(Masks::Coded { masks, next: 0, last: ANY_FOLLOW })
     }
 
     /// The mask of rank `k`: ranks must not decrease. Where the masks are
@@ -31,6 +33,11 @@ impl<'a> Masks<'a> {
             Masks::Coded { masks, next, last } => {
                 if k + 1 < *next {
                     return ANY_FOLLOW;
+                }
+                // Far ahead: from the start kept before `k`.
+                let block = k / SKIP_EVERY;
+                if block * SKIP_EVERY > *next && masks.seek_block(block) {
+                    *next = block * SKIP_EVERY;
                 }
                 while *next <= k {
                     match masks.next_mask() {
