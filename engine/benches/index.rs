@@ -1,7 +1,7 @@
 //! Index microbenchmarks (issue 4): the engine's inner loops, without I/O.
 //!
 //! * `extract` — a document's distinct trigrams with `TrigramSet`
-//!   (`add_bytes` + `take_sorted`, as `tg index` does per file); throughput
+//!   (`add_bytes` + `take`, as `tg index` does per file); throughput
 //!   in input bytes. Data: the first 4 MiB of `.c`/`.h` files of the Linux
 //!   tree at `/root/.cache/trigrep-corpora/linux` (`TG_BENCH_LINUX`
 //!   overrides; `../shared/bench/corpora.sh` installs it), each file one
@@ -105,7 +105,7 @@ fn extract(c: &mut Criterion) {
             let mut distinct = 0;
             for d in &docs {
                 set.add_bytes(d);
-                distinct += set.take_sorted().len();
+                distinct += set.take().len();
             }
             black_box(distinct)
         })

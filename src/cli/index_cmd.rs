@@ -54,9 +54,9 @@ pub struct IndexArgs {
     pub rebuild: bool,
     /// Memory budget of the build (peak private memory, suffixes K, M,
     /// G; `--max-memory` is the same): a tree's listing past 2M goes to a
-    /// temporary file, each extraction thread takes 11M (its trigram
-    /// tables and read buffer), the sort and the files read ahead the
-    /// rest. A tree build needs at least 26M on one thread and 11M more a
+    /// temporary file, each extraction thread takes 17M (its trigram
+    /// table and read buffer), the sort and the files read ahead the
+    /// rest. A tree build needs at least 32M on one thread and 17M more a
     /// thread (and a quarter of a byte a file); without -j it runs on as
     /// many threads as the budget affords, and a smaller budget is
     /// exceeded, with a warning.

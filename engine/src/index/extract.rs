@@ -1,14 +1,17 @@
 //! Fast extraction of a document's distinct trigrams and their follow masks.
 //!
-//! [`TrigramSet`] is a reusable table over all 2^24 trigrams: a 2 MiB
-//! bitmap of those seen and 8 MiB of follow masks, 4 bits each (see
-//! [`follow_bit`]), plus a list of the trigrams seen, so collecting a
-//! document's distinct trigrams costs one bit test and one mask update per
-//! byte of text and a sort of the distinct ones only, and clearing costs a
-//! word and half a byte per distinct trigram. One set per extraction
-//! thread ([`TrigramSet::bytes`], which a build takes out of its memory
-//! budget); pages are touched only as trigrams land on them. An index
-//! written without follow masks extracts without them: the bitmap alone.
+//! [`TrigramSet`] is a reusable table over all 2^24 trigrams, plus a list
+//! of the trigrams seen. With follow masks it is 16 MiB, a byte a trigram:
+//! a bit saying it was seen and its follow mask (4 bits, see
+//! [`follow_bit`]), so collecting a document's trigrams costs one load and
+//! one store per byte of text. Without, it is a 2 MiB bitmap of those seen.
+//! Taking the set out costs a byte (or a word) per distinct trigram; the
+//! trigrams come out in the order first seen, unsorted: the external sort
+//! orders pairs by trigram stably, so a document's own order is not needed
+//! (sorting each document's trigrams took a quarter of a kernel build's
+//! extraction). One set per extraction thread ([`TrigramSet::bytes`], which
+//! a build takes out of its memory budget); pages are touched only as
+//! trigrams land on them.
 //!
 //! ```
 //! use trigrep::index::extract::TrigramSet;
@@ -17,15 +20,20 @@
 //! set.add_bytes(b"abcabc");
 //! let (a, b, c) = (follow_bit(b'a'), follow_bit(b'b'), follow_bit(b'c'));
 //! let want = [gram(pack(*b"abc"), a), gram(pack(*b"bca"), b), gram(pack(*b"cab"), c)];
-//! assert_eq!(set.take_sorted(), want);
+//! let mut got = set.take();
+//! got.sort_unstable();
+//! assert_eq!(got, want);
 //! ```
 
 use crate::query::trigram::{Gram, Trigram, fold, follow_bit, for_each_edge, gram};
 
 /// Words of the bitmap of all trigrams.
 const WORDS: usize = (1 << 24) / 64;
-/// Bytes of the follow masks of all trigrams, two to a byte.
-const MASK_BYTES: usize = 1 << 23;
+/// Trigrams: bytes of the table with follow masks.
+const TRIGRAMS: usize = 1 << 24;
+/// The bit of a trigram's byte that says it was seen (its low 4 bits are
+/// its follow mask).
+const SEEN: u8 = 0x80;
 /// Each byte folded ([`fold`]), looked up.
 const FOLD: [u8; 256] = {
     let mut out = [0; 256];
@@ -50,26 +58,36 @@ const FOLLOW: [u8; 256] = {
 /// The most trigrams a document's edges add ([`for_each_edge`]).
 const EDGE_TRIGRAMS: usize = 16;
 
-/// A set of trigrams and their follow masks that is cheap to fill, read in
-/// order and reuse.
+/// A set of trigrams and their follow masks that is cheap to fill, read
+/// and reuse.
 pub struct TrigramSet {
-    bits: Vec<u64>,
-    masks: Vec<u8>,
+    table: Table,
     seen: Vec<Trigram>,
 }
 
+/// Which trigrams a [`TrigramSet`] holds.
+enum Table {
+    /// A bit per trigram: seen or not (a set without follow masks).
+    Seen(Vec<u64>),
+    /// A byte per trigram: [`SEEN`] and its follow mask.
+    SeenFollowed(Vec<u8>),
+}
+
 impl TrigramSet {
-    /// The bytes a set's tables take at most: the bitmap, and the masks
-    /// when it keeps them.
+    /// The bytes a set's table takes at most, with follow masks or not.
     pub const fn bytes(masks: bool) -> usize {
-        (1 << 24) / 8 + if masks { (1 << 24) / 2 } else { 0 }
+        if masks { TRIGRAMS } else { TRIGRAMS / 8 }
     }
 
-    /// An empty set (allocates, without touching, its tables) that keeps
+    /// An empty set (allocates, without touching, its table) that keeps
     /// follow masks or not (its grams then have empty masks).
     pub fn new(masks: bool) -> TrigramSet {
-        let masks = if masks { vec![0; MASK_BYTES] } else { Vec::new() };
-        TrigramSet { bits: vec![0; WORDS], masks, seen: Vec::new() }
+        let table = if masks {
+            Table::SeenFollowed(vec![0; TRIGRAMS])
+        } else {
+            Table::Seen(vec![0; WORDS])
+        };
+        TrigramSet { table, seen: Vec::new() }
     }
 
     /// Adds every trigram of `bytes` and the byte after each (trigrams
@@ -77,41 +95,47 @@ impl TrigramSet {
     pub fn add_bytes(&mut self, bytes: &[u8]) {
         let [a, b, rest @ ..] = bytes else { return };
         let Some(&last) = rest.last() else { return };
-        // Fixed-size tables: a trigram's index is in bounds by its 24 bits,
-        // so the loop below checks no bounds.
-        let bits: &mut [u64; WORDS] = (&mut self.bits[..]).try_into().expect("a whole bitmap");
         let seen = &mut self.seen;
-        let mut add = |t: Trigram| {
-            let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
-            if bits[word] & bit == 0 {
-                bits[word] |= bit;
-                seen.push(t);
-            }
-        };
         let mut t = (u32::from(FOLD[*a as usize]) << 8) | u32::from(FOLD[*b as usize]);
         let next = |t: Trigram, c: u8| ((t << 8) | u32::from(FOLD[c as usize])) & 0x00ff_ffff;
-        if self.masks.is_empty() {
-            for &c in rest {
-                t = next(t, c);
-                add(t);
+        // Fixed-size tables: a trigram's index is in bounds by its 24 bits,
+        // so the loops below check no bounds.
+        match &mut self.table {
+            Table::Seen(bits) => {
+                let bits: &mut [u64; WORDS] = (&mut bits[..]).try_into().expect("a whole bitmap");
+                for &c in rest {
+                    t = next(t, c);
+                    let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
+                    if bits[word] & bit == 0 {
+                        bits[word] |= bit;
+                        seen.push(t);
+                    }
+                }
             }
-            return;
+            Table::SeenFollowed(bytes) => {
+                let table: &mut [u8; TRIGRAMS] = (&mut bytes[..]).try_into().expect("a table");
+                let mut add = |t: Trigram, follow: u8| {
+                    let old = table[t as usize];
+                    table[t as usize] = old | SEEN | follow;
+                    if old == 0 {
+                        seen.push(t);
+                    }
+                };
+                for pair in rest.windows(2) {
+                    t = next(t, pair[0]);
+                    add(t, FOLLOW[pair[1] as usize]);
+                }
+                add(next(t, last), 0);
+            }
         }
-        let masks: &mut [u8; MASK_BYTES] = (&mut self.masks[..]).try_into().expect("whole masks");
-        for pair in rest.windows(2) {
-            t = next(t, pair[0]);
-            add(t);
-            masks[(t >> 1) as usize] |= FOLLOW[pair[1] as usize] << (4 * (t & 1));
-        }
-        add(next(t, last));
     }
 
     /// Adds the trigrams of the document `text`: its own and those of its
     /// edges ([`for_each_edge`]).
     ///
     /// Room for every trigram the document can hold is made first, so the
-    /// list taken ([`TrigramSet::take_sorted`]) takes at most 4 bytes a
-    /// byte of text (and 64 for its edges), never twice that by growing.
+    /// list taken ([`TrigramSet::take`]) takes at most 4 bytes a byte of
+    /// text (and 64 for its edges), never twice that by growing.
     pub fn add_document(&mut self, text: &[u8]) {
         let most = (text.len() + EDGE_TRIGRAMS).min(1 << 24);
         self.seen.reserve_exact(most.saturating_sub(self.seen.len()));
@@ -129,20 +153,23 @@ impl TrigramSet {
         self.seen.is_empty()
     }
 
-    /// Returns the distinct trigrams in ascending order, each with its
-    /// follow mask, and empties the set.
-    pub fn take_sorted(&mut self) -> Vec<Gram> {
-        let mut seen = std::mem::take(&mut self.seen);
-        seen.sort_unstable();
-        let take = |t: Trigram| {
-            self.bits[(t >> 6) as usize] = 0;
-            let Some(byte) = self.masks.get_mut((t >> 1) as usize) else { return gram(t, 0) };
-            let shift = 4 * (t & 1);
-            let mask = (*byte >> shift) & 0x0f;
-            *byte &= !(0x0f << shift);
-            gram(t, mask)
-        };
-        seen.into_iter().map(take).collect()
+    /// Returns the distinct trigrams, each with its follow mask, in the
+    /// order first seen, and empties the set.
+    pub fn take(&mut self) -> Vec<Gram> {
+        let seen = std::mem::take(&mut self.seen);
+        match &mut self.table {
+            Table::Seen(bits) => seen
+                .into_iter()
+                .map(|t| {
+                    bits[(t >> 6) as usize] = 0;
+                    gram(t, 0)
+                })
+                .collect(),
+            Table::SeenFollowed(table) => seen
+                .into_iter()
+                .map(|t| gram(t, std::mem::take(&mut table[t as usize]) & 0x0f))
+                .collect(),
+        }
     }
 }
 
@@ -151,12 +178,17 @@ mod tests {
     use super::*;
     use crate::query::trigram::grams;
 
+    fn sorted(mut grams: Vec<Gram>) -> Vec<Gram> {
+        grams.sort_unstable();
+        grams
+    }
+
     #[test]
     fn documents_match_the_naive_set() {
         let mut set = TrigramSet::new(true);
         for text in [&b"Hello\n"[..], b"", b"a", b"ab", b"abc", b"\xEF\xBB\xBFab", b"x\ny"] {
             set.add_document(text);
-            assert_eq!(set.take_sorted(), crate::query::trigram::doc_grams(text));
+            assert_eq!(sorted(set.take()), crate::query::trigram::doc_grams(text));
         }
     }
 
@@ -165,11 +197,11 @@ mod tests {
         let (mut set, mut bare) = (TrigramSet::new(true), TrigramSet::new(false));
         for text in [&b"Hello, World! hello"[..], b"", b"ab", b"\x00\xff\x00\xff\x00"] {
             set.add_bytes(text);
-            assert_eq!(set.take_sorted(), grams(text));
+            assert_eq!(sorted(set.take()), grams(text));
             assert!(set.is_empty());
             bare.add_bytes(text);
             let without: Vec<Gram> = grams(text).into_iter().map(|g| g & !0xff).collect();
-            assert_eq!(bare.take_sorted(), without);
+            assert_eq!(sorted(bare.take()), without);
         }
     }
 }

@@ -6,6 +6,7 @@ pub use super::portable::{
     ExitWatch, advise_sequential, advise_willneed, page_resident, release_free_heap, reopen,
     send_to_null,
 };
+pub(crate) use super::portable::read_cached;
 
 pub fn private_bytes() -> u64 {
     0

@@ -1,5 +1,6 @@
 //! Linux: `/proc` for memory figures, `posix_fadvise` and `mincore` /
-//! `sendfile` for read-ahead, `ioprio_set`, pidfds, glibc's `malloc_trim`.
+//! `sendfile` for read-ahead, `RWF_NOWAIT` reads, `ioprio_set`, pidfds,
+//! glibc's `malloc_trim`.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -49,6 +50,29 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
             len as libc::off_t,
             libc::POSIX_FADV_WILLNEED,
         );
+    }
+}
+
+pub(crate) fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+    use std::io::{Error, Read};
+    let iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    loop {
+        // SAFETY: one iovec over `buf`, which outlives the call; offset -1
+        // reads at (and moves) the file's position, as `read` does.
+        let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let e = Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EAGAIN) => return Ok(None),
+            Some(libc::EINTR) => {}
+            // A kernel or file system that cannot tell: read as `read` does.
+            Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => {
+                return file.read(buf).map(Some);
+            }
+            _ => return Err(e),
+        }
     }
 }
 
@@ -144,6 +168,29 @@ impl ExitWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file whose pages were dropped from the page cache reads as not
+    /// cached; read once, it reads whole from the cache.
+    #[test]
+    fn a_read_of_pages_not_cached_does_not_wait() {
+        use std::io::{Seek, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let body = vec![b'x'; 64 << 10];
+        let mut file = File::create(&path).unwrap();
+        file.write_all(&body).unwrap();
+        file.sync_all().unwrap();
+        // SAFETY: a plain syscall on a valid, open file descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let mut file = File::open(&path).unwrap();
+        let mut buf = vec![0; body.len() + 1];
+        assert_eq!(read_cached(&mut file, &mut buf).unwrap(), None, "dropped pages came back");
+        std::io::Read::read_to_end(&mut file, &mut Vec::new()).unwrap();
+        file.rewind().unwrap();
+        assert_eq!(read_cached(&mut file, &mut buf).unwrap(), Some(body.len()));
+        assert_eq!(&buf[..body.len()], &body[..]);
+        assert_eq!(read_cached(&mut file, &mut buf).unwrap(), Some(0), "at the end");
+    }
 
     /// A background build's I/O never takes the idle class, whose reads can
     /// hold a page a query needs for ten seconds.

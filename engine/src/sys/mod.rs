@@ -140,6 +140,15 @@ pub fn advise_willneed(file: &File, offset: u64, len: u64) {
     os::advise_willneed(file, offset, len)
 }
 
+/// Reads into `buf`, at `file`'s position, what the page cache holds,
+/// without waiting for the disk: `Some(n)` bytes (fewer than `buf` holds
+/// when the rest is not cached or the file ends), `None` when nothing could
+/// be read without waiting (`RWF_NOWAIT` on Linux). Where the system cannot
+/// tell, it reads as `read` does and never says `None`.
+pub(crate) fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+    os::read_cached(file, buf)
+}
+
 /// Tells the system a mapping will be read sequentially
 /// (`MADV_SEQUENTIAL` on Unix; nothing on Windows).
 pub fn advise_map_sequential(map: &memmap2::Mmap) {

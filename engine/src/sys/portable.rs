@@ -9,6 +9,10 @@ pub fn advise_sequential(_file: &File) {}
 
 pub fn advise_willneed(_file: &File, _offset: u64, _len: u64) {}
 
+pub(crate) fn read_cached(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+    std::io::Read::read(file, buf).map(Some)
+}
+
 pub fn page_resident(_map: &[u8], _off: usize) -> bool {
     false
 }

@@ -215,7 +215,7 @@ fn add_blocks(
                     let bytes = &data[off as usize..(off + len) as usize];
                     set.add_document(bytes);
                     Extracted {
-                        trigrams: set.take_sorted(),
+                        trigrams: set.take(),
                         newlines: memchr::memchr_iter(b'\n', bytes).count() as u64,
                         nul: memchr::memchr(0, bytes).is_some(),
                         times: times.as_ref().map(|t| t.scan(off, bytes)),

@@ -8,7 +8,7 @@
 //!   buffers of runs being written;
 //! - the listing's part in memory (`listing_memory`), and two bits an
 //!   entry (the walks' marks, the writer's always-candidate bits);
-//! - per extraction thread (`thread_bytes`): its trigram tables
+//! - per extraction thread (`thread_bytes`): its trigram table
 //!   ([`TrigramSet::bytes`]) and read buffer (a larger file is mapped);
 //! - the window of files handed out and not yet written, counted at what
 //!   their trigram lists can take (`item_cost`);
@@ -59,7 +59,7 @@ pub(super) const DOC_BYTES: usize = 12;
 /// buffers and the lists of a partition of every run.
 const MERGE_THREAD: usize = 1 << 20;
 
-/// Private memory an extraction thread holds: its trigram tables and read
+/// Private memory an extraction thread holds: its trigram table and read
 /// buffer.
 pub(super) fn thread_bytes() -> usize {
     TrigramSet::bytes(true) + READ_BUFFER
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn the_floor_is_what_tg_index_help_says() {
-        assert_eq!((floor(1), thread_bytes()), (26 * MIB, 11 * MIB));
+        assert_eq!((floor(1), thread_bytes()), (32 * MIB, 17 * MIB));
         assert_eq!(listing_memory(1 << 40), 2 * MIB);
     }
 }

@@ -204,7 +204,9 @@ pub fn build_reading(
                 frontier.reach(i);
                 let Some(k) = kept(i) else {
                     let e = extract(root, files.path(i), files.seen(i), set, buf);
-                    frontier.read_took(e.len, e.read);
+                    if e.waited {
+                        frontier.waited();
+                    }
                     return e;
                 };
                 read::kept(files.path(i), files.seen(i), k)
@@ -259,7 +261,7 @@ pub fn build_reading(
 }
 
 /// A writer whose external sort holds three quarters of `budget` less the
-/// extraction threads' trigram tables ([`TrigramSet::bytes`] each), at
+/// extraction threads' trigram table ([`TrigramSet::bytes`] each), at
 /// least a quarter, spilling into `dir` (extraction batches take an
 /// eighth: [`batches`]), with follow masks or not
 /// ([`IndexWriterBuilder::follow_masks`]; its trigram sets come from

@@ -1,7 +1,8 @@
 //! The build's reading of one file: its table entry and distinct trigrams,
 //! or the reason it is left out (always searched instead).
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -17,10 +18,13 @@ pub(super) struct Extracted {
     pub(super) meta: FileMeta,
     /// Its length in bytes (the document's).
     pub(super) len: u64,
-    /// Its distinct trigrams, sorted, with their follow masks.
+    /// Its distinct trigrams, with their follow masks.
     pub(super) trigrams: Vec<Gram>,
     /// Time spent opening and reading it.
     pub(super) read: Duration,
+    /// Whether reading it had to wait for the disk (its bytes were not all
+    /// in the page cache).
+    pub(super) waited: bool,
     /// Time spent collecting its trigrams.
     pub(super) extract: Duration,
     /// Its document in the index replaced, whose lists it keeps (its
@@ -66,28 +70,28 @@ pub(super) fn extract(
         read: started.elapsed(),
         ..NOTHING
     };
-    let Ok(mut file) = std::fs::File::open(root.join(crate::sys::rel_path(rel))) else {
+    let Ok(mut file) = File::open(root.join(crate::sys::rel_path(rel))) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
     // A file larger than a thread's read buffer is mapped (page cache,
     // not the build's private memory).
     let map;
-    let bytes: &[u8] = if f.size > super::budget::READ_BUFFER as u64 {
+    let (bytes, waited): (&[u8], bool) = if f.size > super::budget::READ_BUFFER as u64 {
         // SAFETY: the map is read once, here; a file truncated meanwhile can
         // raise SIGBUS, as with any mmap reader (ripgrep accepts the same).
         match unsafe { memmap2::Mmap::map(&file) } {
             Ok(m) => {
                 map = m;
-                &map
+                // Whether its first page must come from the disk.
+                (&map, matches!(crate::sys::read_cached(&mut file, &mut [0; 1]), Ok(None)))
             }
             Err(_) => return skipped(flags::SKIPPED_UNREADABLE),
         }
     } else {
-        buf.clear();
-        if file.read_to_end(buf).is_err() {
-            return skipped(flags::SKIPPED_UNREADABLE);
+        match read_whole(&mut file, f.size, buf) {
+            Ok((len, waited)) => (&buf[..len], waited),
+            Err(_) => return skipped(flags::SKIPPED_UNREADABLE),
         }
-        buf
     };
     // UTF-16 files are transcoded by the searcher: their raw bytes do not
     // hold the text's trigrams, so they are always searched.
@@ -103,9 +107,37 @@ pub(super) fn extract(
     let text_end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
     let binary = if text_end < bytes.len() { flags::SKIPPED_BINARY } else { 0 };
     set.add_document(&bytes[..text_end]);
-    let trigrams = set.take_sorted();
+    let trigrams = set.take();
     let extract = started.elapsed();
-    Extracted { meta: meta(binary), len: bytes.len() as u64, trigrams, read, extract, kept: None }
+    let len = bytes.len() as u64;
+    Extracted { meta: meta(binary), len, trigrams, read, waited, extract, kept: None }
+}
+
+/// Reads `file` (of `size` bytes when the walk saw it) to its end into
+/// `buf`, which only grows, so no byte of it is cleared twice: the bytes
+/// read, and whether some had to wait for the disk. A cached file takes
+/// two reads (its bytes, then the end), without asking its size again.
+fn read_whole(file: &mut File, size: u64, buf: &mut Vec<u8>) -> io::Result<(usize, bool)> {
+    // A byte more than the walk saw: a file grown since is read on.
+    let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let (mut len, waited) = match crate::sys::read_cached(file, &mut buf[..want])? {
+        Some(n) => (n, (n as u64) < size),
+        None => (0, true),
+    };
+    loop {
+        if len == buf.len() {
+            buf.resize(2 * len, 0);
+        }
+        match file.read(&mut buf[len..]) {
+            Ok(0) => return Ok((len, waited)),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// The fields of an [`Extracted`] that say nothing was read.
@@ -114,6 +146,28 @@ const NOTHING: Extracted = Extracted {
     len: 0,
     trigrams: Vec::new(),
     read: Duration::ZERO,
+    waited: false,
     extract: Duration::ZERO,
     kept: None,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file is read whole whether it kept the size the walk saw, grew
+    /// past it or shrank, into a buffer that only grows.
+    #[test]
+    fn a_file_is_read_to_its_end_whatever_size_the_walk_saw() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut buf = Vec::new();
+        for (len, seen) in [(1000, 1000), (5000, 1000), (10, 1000), (0, 0), (3, 0)] {
+            let body: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&path, &body).unwrap();
+            let (n, _) = read_whole(&mut File::open(&path).unwrap(), seen, &mut buf).unwrap();
+            assert_eq!(&buf[..n], &body[..], "{len} bytes, {seen} seen");
+        }
+        assert!(buf.len() >= 5000);
+    }
+}

@@ -9,9 +9,11 @@
 //! and asks for each file's bytes (`sys::advise_willneed`) without
 //! waiting for them: the pages land in the page cache (not the build's
 //! private memory) while the threads work on earlier files. It starts
-//! only once the threads have met [`SLOW_READS`] reads slower than the
-//! page cache gives (`Frontier::read_took`): on a warm tree asking would
-//! only cost an open per file.
+//! only once [`WAITED_READS`] of the threads' reads had to wait for the
+//! disk (`Frontier::waited`: a read that asks the page cache alone,
+//! `sys::read_cached`, came back short): on a warm tree asking would only
+//! cost an open per file. Timing reads instead started it on warm trees
+//! whenever the machine was busy.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -25,27 +27,22 @@ const AHEAD_BYTES: u64 = 64 << 20;
 /// The most files asked for ahead of the threads and not yet reached.
 const AHEAD_FILES: usize = 256;
 
-/// Reads slower than the page cache gives after which reading ahead
-/// starts.
-const SLOW_READS: usize = 16;
+/// Reads that waited for the disk after which reading ahead starts.
+const WAITED_READS: usize = 16;
 
 /// Where the extraction threads are: the furthest item claimed, how many
-/// of their reads were slow, and whether they are done.
+/// of their reads waited for the disk, and whether they are done.
 #[derive(Debug, Default)]
 pub(super) struct Frontier {
     reached: AtomicUsize,
-    slow: AtomicUsize,
+    waits: AtomicUsize,
     done: AtomicBool,
 }
 
 impl Frontier {
-    /// An extraction thread read `bytes` in `took`: slow when over 20 µs and
-    /// a microsecond per 2 KiB (the page cache is faster; this
-    /// machine's disk took about 150 µs a kernel file).
-    pub(super) fn read_took(&self, bytes: u64, took: Duration) {
-        if took.as_micros() as u64 > 20 + bytes / 2048 {
-            self.slow.fetch_add(1, Ordering::Relaxed);
-        }
+    /// An extraction thread's read had to wait for the disk.
+    pub(super) fn waited(&self) {
+        self.waits.fetch_add(1, Ordering::Relaxed);
     }
 
     /// An extraction thread took item `i`.
@@ -59,7 +56,7 @@ impl Frontier {
     }
 }
 
-/// Once [`SLOW_READS`] reads were slow, asks for the bytes of items
+/// Once [`WAITED_READS`] reads waited for the disk, asks for the bytes of items
 /// `0..n` in order (`ask(i)` asks for item `i`'s and says whether it
 /// could; `size(i)` is its bytes; it is skipped unless `wanted(i)`),
 /// staying within [`AHEAD_BYTES`] and [`AHEAD_FILES`] of the furthest item
@@ -71,7 +68,7 @@ pub(super) fn read_ahead(
     frontier: &Frontier,
     mut ask: impl FnMut(usize) -> bool,
 ) {
-    while frontier.slow.load(Ordering::Relaxed) < SLOW_READS {
+    while frontier.waits.load(Ordering::Relaxed) < WAITED_READS {
         if frontier.done.load(Ordering::Relaxed) {
             return;
         }
@@ -116,8 +113,8 @@ mod tests {
     #[test]
     fn it_asks_for_wanted_items_in_order_within_its_distance_and_stops() {
         let frontier = Frontier::default();
-        for _ in 0..SLOW_READS {
-            frontier.read_took(4096, Duration::from_millis(1));
+        for _ in 0..WAITED_READS {
+            frontier.waited();
         }
         let asked = std::sync::Mutex::new(Vec::new());
         let n = 5_000;
@@ -157,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn it_asks_for_nothing_while_reads_are_fast() {
+    fn it_asks_for_nothing_until_enough_reads_waited() {
         let frontier = Frontier::default();
         let asked = AtomicUsize::new(0);
         std::thread::scope(|scope| {
@@ -175,8 +172,9 @@ mod tests {
             });
             for i in 0..1000 {
                 frontier.reach(i);
-                frontier.read_took(4096, Duration::from_micros(10));
-                frontier.read_took(1 << 20, Duration::from_micros(300));
+                if i % 100 == 0 && i / 100 < WAITED_READS - 1 {
+                    frontier.waited();
+                }
                 std::thread::sleep(Duration::from_micros(20));
             }
             frontier.finish();

@@ -203,7 +203,7 @@ impl Cutter {
                     set.add_document(bytes);
                     let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
                     let scan = builder.as_ref().map(|b| b.scan(at + off, bytes));
-                    (set.take_sorted(), newlines, memchr::memchr(0, bytes).is_some(), scan)
+                    (set.take(), newlines, memchr::memchr(0, bytes).is_some(), scan)
                 },
             )
             .collect();
