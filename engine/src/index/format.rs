@@ -33,8 +33,8 @@ pub const MAGIC: [u8; 8] = *b"TRIGRIDX";
 ///   3 is skipped: the version field has no checksum of its own, so every
 ///   two versions read differ in at least two bits (docs/INDEX-FORMAT.md).
 /// - 7: lists are coded (`super::postings::ListKind::Coded`): a tag, ids
-///   as a bitmap or exp-Golomb gaps, Huffman-coded follow masks; 0.7 of
-///   format 4's size on a tree. 5 and 6 are one bit from 4: skipped.
+///   as a bitmap or exp-Golomb gaps, Huffman-coded follow masks; 0.73 of
+///   format 4's size on the kernel's tree. 5 and 6 are one bit from 4: skipped.
 pub const FORMAT_VERSION: u32 = 7;
 
 /// The oldest format version this build can read.
