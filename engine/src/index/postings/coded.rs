@@ -112,7 +112,7 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
         || masks_code::MaskDecoder::new(masks, count).is_some_and(|mut m| {
             let every = masks_code::SKIP_EVERY;
             let at_start = |m: &masks_code::MaskDecoder, k: u64| {
-                k % every != 0 || k == 0 || m.at_block(k / every)
+                !k.is_multiple_of(every) || k == 0 || m.at_block(k / every)
             };
             (0..u64::from(count)).all(|k| at_start(&m, k) && m.next_mask().is_some())
                 && m.at_padded_end()

@@ -13,14 +13,14 @@ pub(super) enum Masks<'a> {
     Nibbles(&'a [u8]),
     /// Huffman-coded (format 7), decoded in order: the masks of ranks
     /// below `next` were read, the last of them is `last`.
-    Coded { masks: MaskDecoder<'a>, next: u64, last: u8 },
+    Coded { masks: Box<MaskDecoder<'a>>, next: u64, last: u8 },
 }
 
 impl<'a> Masks<'a> {
     /// Huffman-coded `count` masks `bytes`; `None` when their code is no
     /// prefix code.
     pub(super) fn coded(bytes: &'a [u8], count: u32) -> Option<Self> {
-        let masks = MaskDecoder::new(bytes, count)?;
+        let masks = Box::new(MaskDecoder::new(bytes, count)?);
         Some(Masks::Coded { masks, next: 0, last: ANY_FOLLOW })
     }
 

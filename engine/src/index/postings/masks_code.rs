@@ -41,9 +41,9 @@ fn code_lengths(freq: &[u64; 16]) -> [u8; 16] {
         nodes.sort_unstable_by(|a, b| b.cmp(a));
         let (wa, a) = nodes.pop().expect("two nodes");
         let (wb, b) = nodes.pop().expect("two nodes");
-        for s in 0..16 {
+        for (s, len) in lens.iter_mut().enumerate() {
             if (a | b) & (1 << s) != 0 {
-                lens[s] += 1;
+                *len += 1;
             }
         }
         nodes.push((wa + wb, a | b));
@@ -79,7 +79,7 @@ pub(super) fn encode(masks: &[u8], out: &mut Vec<u8>) {
     let mut stream = Vec::new();
     let mut w = BitWriter::new(&mut stream);
     for (k, &m) in masks.iter().enumerate() {
-        if k > 0 && k as u64 % SKIP_EVERY == 0 {
+        if k > 0 && (k as u64).is_multiple_of(SKIP_EVERY) {
             out.extend_from_slice(&(w.written_since(0) as u32).to_le_bytes());
         }
         let (code, bits) = codes[usize::from(m & 0x0f)];
