@@ -88,22 +88,6 @@ impl TrigramEntry {
     }
 }
 
-/// A follow mask with every bit set: any byte may follow.
-const ANY_FOLLOW: u8 = 0x0f;
-
-/// Whether a list of `count` ids among `doc_count` documents is dense: a
-/// bitmap in formats 2 and 4, a list with follow masks in formats 4 and
-/// 7. When at least 1/8 of the documents hold the trigram, a bit per
-/// document takes no more bytes than the varints.
-pub(crate) fn is_bitmap(count: u32, doc_count: u32) -> bool {
-    u64::from(count) * 8 >= u64::from(doc_count)
-}
-
-/// Bytes of a bitmap list of an index of `doc_count` documents.
-pub(crate) fn bitmap_len(doc_count: u32) -> u64 {
-    u64::from(doc_count).div_ceil(8)
-}
-
 /// How one posting list is encoded, which follows from the index's format
 /// version, the list's length and the document count alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,15 +320,6 @@ fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
     }
 }
 
-/// Whether bitmap `bits` of an index of `doc_count` documents holds
-/// exactly `count` ids, none past the last document.
-fn bitmap_holds(bits: &[u8], count: u32, doc_count: u32) -> bool {
-    let set: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
-    let tail_bits = doc_count % 8;
-    let past_end = tail_bits != 0 && bits.last().is_some_and(|b| b >> tail_bits != 0);
-    bits.len() as u64 == bitmap_len(doc_count) && set == u64::from(count) && !past_end
-}
-
 /// The ids and follow masks of list `bytes` of `count` ids among
 /// `doc_count` documents in an index of format `format`, read every way a
 /// query reads a list (an error for a list [`validate_list`] refuses): the
@@ -427,7 +402,8 @@ mod varint;
 use coded::Ids;
 pub use follow::masks_len;
 pub(crate) use follow::pack_masks;
-use follow::{Masks, Rank, bit};
+use follow::{ANY_FOLLOW, Masks, Rank, bit, bitmap_holds};
+pub(crate) use follow::{bitmap_len, is_bitmap};
 use gamma::Gamma;
 use sets::intersect_ranked;
 pub use sets::{intersect, union};

@@ -2,9 +2,10 @@
 //! saying how the ids are coded, the ids, then for a list in at least 1/8
 //! of the documents its follow masks, Huffman-coded.
 
+use super::follow::{bitmap_holds, bitmap_len, is_bitmap};
 use super::gamma::{self, MAX_ORDER};
 use super::masks_code::{self, CODE_LEN};
-use super::{bitmap_len, get_varint, is_bitmap, put_varint};
+use super::varint::{get_varint, put_varint};
 use crate::index::table::DocId;
 
 /// The tag of ids kept as a bitmap; tag `1 + k` is an exp-Golomb code of
@@ -102,7 +103,7 @@ pub(super) fn split(bytes: &[u8], count: u32, doc_count: u32) -> Option<(Ids<'_>
 pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
     let Some((ids, masks)) = split(bytes, count, doc_count) else { return false };
     let ids_ok = match ids {
-        Ids::Bitmap(bits) => super::bitmap_holds(bits, count, doc_count),
+        Ids::Bitmap(bits) => bitmap_holds(bits, count, doc_count),
         Ids::Gamma(bytes, k) => {
             let mut g = gamma::Gamma::new(bytes, k);
             (0..count).all(|_| g.next_id().is_some_and(|d| d < doc_count)) && g.at_padded_end()

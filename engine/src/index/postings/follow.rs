@@ -1,9 +1,33 @@
 //! Follow masks: which bytes follow a trigram in a document, 4 bits per
 //! document of a dense list (see the [`super`] docs), read by rank.
 
-use super::ANY_FOLLOW;
 use super::masks_code::{MaskDecoder, SKIP_EVERY};
 use crate::index::table::DocId;
+
+/// A follow mask with every bit set: any byte may follow.
+pub(super) const ANY_FOLLOW: u8 = 0x0f;
+
+/// Whether a list of `count` ids among `doc_count` documents is dense: a
+/// bitmap in formats 2 and 4, a list with follow masks in formats 4 and
+/// 7. When at least 1/8 of the documents hold the trigram, a bit per
+/// document takes no more bytes than the varints.
+pub(crate) fn is_bitmap(count: u32, doc_count: u32) -> bool {
+    u64::from(count) * 8 >= u64::from(doc_count)
+}
+
+/// Bytes of a bitmap list of an index of `doc_count` documents.
+pub(crate) fn bitmap_len(doc_count: u32) -> u64 {
+    u64::from(doc_count).div_ceil(8)
+}
+
+/// Whether bitmap `bits` of an index of `doc_count` documents holds
+/// exactly `count` ids, none past the last document.
+pub(super) fn bitmap_holds(bits: &[u8], count: u32, doc_count: u32) -> bool {
+    let set: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
+    let tail_bits = doc_count % 8;
+    let past_end = tail_bits != 0 && bits.last().is_some_and(|b| b >> tail_bits != 0);
+    bits.len() as u64 == bitmap_len(doc_count) && set == u64::from(count) && !past_end
+}
 
 /// The follow masks of a list, read by increasing rank (the position of
 /// an id in the list).
