@@ -171,10 +171,11 @@ mod tests {
     /// A document: its path, its text, and the old document it keeps.
     type Doc = (String, Vec<u8>, Option<DocId>);
 
-    /// The bytes of an index of `docs`, keeping lists of `old` where a
-    /// document says so, sorting in `budget` bytes.
-    fn index(docs: &[Doc], old: Option<&[u8]>, budget: usize) -> Vec<u8> {
-        let mut w = IndexWriterBuilder::new().memory_budget(budget).build();
+    /// The bytes of an index of `docs` in format `version`, keeping lists
+    /// of `old` where a document says so, sorting in `budget` bytes.
+    fn index(docs: &[Doc], old: Option<&[u8]>, budget: usize, version: u32) -> Vec<u8> {
+        let builder = IndexWriterBuilder::new().memory_budget(budget);
+        let mut w = builder.format_version(version).build();
         if let Some(old) = old {
             w.keep_from(Arc::new(IndexReader::from_bytes(old.to_vec()).unwrap()));
         }
@@ -194,10 +195,10 @@ mod tests {
     #[test]
     fn a_rebuild_keeping_lists_indexes_as_a_build_from_scratch() {
         let reader = |bytes: Vec<u8>| IndexReader::from_bytes(bytes).unwrap();
-        // Several sort runs, and one.
-        for budget in [16 << 10, 8 << 20] {
+        // Several sort runs, and one; an old index of format 4 or 7.
+        for (budget, v) in [(16 << 10, 7), (8 << 20, 7), (16 << 10, 4)] {
             let old: Vec<Doc> = (0..300).map(|i| (format!("p{i:04}"), text(i, 0), None)).collect();
-            let old = index(&old, None, budget);
+            let old = index(&old, None, budget, v);
             // A new file first; every 7th file changed, every 11th gone, a
             // new one after every 3rd.
             let (mut kept, mut scratch) = (Vec::new(), Vec::new());
@@ -216,8 +217,8 @@ mod tests {
                     add(format!("p{i:04}n"), text(1000 + i, 0), None);
                 }
             }
-            let kept = reader(index(&kept, Some(&old), budget));
-            let scratch = reader(index(&scratch, None, budget));
+            let kept = reader(index(&kept, Some(&old), budget, 7));
+            let scratch = reader(index(&scratch, None, budget, 7));
             assert_eq!(kept.stats().documents, scratch.stats().documents);
             let trigrams: Vec<Trigram> = scratch.list_lengths().map(|(t, _)| t).collect();
             let kept_trigrams: Vec<Trigram> = kept.list_lengths().map(|(t, _)| t).collect();

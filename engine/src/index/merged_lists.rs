@@ -44,8 +44,8 @@ pub(super) struct Lists<'a> {
     pub(super) kept: Option<&'a KeptLists>,
     /// Documents of the new index (every id is below it).
     pub(super) doc_count: u32,
-    /// Whether bitmap lists carry follow masks.
-    pub(super) masks: bool,
+    /// The format version of the lists.
+    pub(super) version: u32,
 }
 
 impl Lists<'_> {
@@ -54,7 +54,7 @@ impl Lists<'_> {
     pub(super) fn encode(&self, parts: Range<usize>, dir: &Path) -> Result<Encoded, IndexError> {
         let mut postings = BufWriter::with_capacity(256 << 10, tempfile::tempfile_in(dir)?);
         let mut entries = BufWriter::with_capacity(64 << 10, tempfile::tempfile_in(dir)?);
-        let mut enc = PostingEncoder::new(self.doc_count, self.masks);
+        let mut enc = PostingEncoder::new(self.doc_count, self.version);
         let mut trigrams = 0u32;
         let mut entry = Vec::with_capacity(TRIGRAM_ENTRY_LEN);
         let mut put = |e: Option<TrigramEntry>| -> io::Result<()> {

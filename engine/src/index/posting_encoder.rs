@@ -1,10 +1,10 @@
 //! Writing posting lists: [`PostingEncoder`] streams `(trigram, doc)`
-//! pairs, sorted, into a list per trigram (delta varints, or a bitmap with
-//! its follow masks; see [`super::postings`]) and its table entry.
+//! pairs, sorted, into a list per trigram (encoded as the index's format
+//! version says; see [`super::postings`]) and its table entry.
 
 use std::io::{self, Write};
 
-use super::postings::{TrigramEntry, bitmap_len, is_bitmap, pack_masks, put_varint};
+use super::postings::{TrigramEntry, bitmap_len, coded, is_bitmap, pack_masks, put_varint};
 use super::table::DocId;
 use crate::query::trigram::Trigram;
 
@@ -23,7 +23,7 @@ struct OpenList {
 #[derive(Debug)]
 pub(crate) struct PostingEncoder {
     doc_count: u32,
-    masks: bool,
+    version: u32,
     current: Option<OpenList>,
     bytes: Vec<u8>,
     written: u64,
@@ -33,12 +33,11 @@ pub(crate) struct PostingEncoder {
 
 impl PostingEncoder {
     /// A fresh encoder at offset 0 of the postings section of an index of
-    /// `doc_count` documents (every id pushed must be below it); bitmap
-    /// lists carry follow masks when `masks` (format version 4), else
-    /// not (format version 2).
-    pub(crate) fn new(doc_count: u32, masks: bool) -> Self {
+    /// `doc_count` documents (every id pushed must be below it), its lists
+    /// encoded as format `version` (2, 4 or 7) has them.
+    pub(crate) fn new(doc_count: u32, version: u32) -> Self {
         let bytes = Vec::new();
-        PostingEncoder { doc_count, masks, current: None, bytes, written: 0, postings: 0 }
+        PostingEncoder { doc_count, version, current: None, bytes, written: 0, postings: 0 }
     }
 
     /// Adds `(trigram, doc)` with the follow mask of the trigram in the
@@ -96,12 +95,14 @@ impl PostingEncoder {
         let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };
         let count = ids.len() as u32;
         self.bytes.clear();
-        if is_bitmap(count, self.doc_count) {
+        if self.version >= 7 {
+            coded::encode(&ids, &masks, self.doc_count, &mut self.bytes);
+        } else if is_bitmap(count, self.doc_count) {
             self.bytes.resize(bitmap_len(self.doc_count) as usize, 0);
             for d in ids {
                 self.bytes[(d / 8) as usize] |= 1 << (d % 8);
             }
-            if self.masks {
+            if self.version >= 4 {
                 pack_masks(&masks, &mut self.bytes);
             }
         } else {

@@ -1,26 +1,32 @@
 //! Posting lists and the trigram table that points at them.
 //!
 //! A posting list holds the sorted, distinct `DocId`s of the documents
-//! containing one trigram, in one of two encodings, chosen by the list's
-//! density alone (see `is_bitmap`), so no tag is stored:
+//! containing one trigram. How it is encoded follows from the index's
+//! format version and the list's density ([`ListKind::of`]):
 //!
-//! - **varints** (a list in fewer than 1/8 of the documents): LEB128
-//!   varints, the first id as is, then each gap minus one (gaps are at
-//!   least 1);
-//! - **bitmap** (format version 2 on; a list in at least 1/8 of the
+//! - **varints** (formats 1, 2 and 4, a list in fewer than 1/8 of the
+//!   documents): LEB128 varints, the first id as is, then each gap minus
+//!   one (gaps are at least 1);
+//! - **bitmap** (formats 2 and 4, a list in at least 1/8 of the
 //!   documents): one bit per document of the index, least significant bit
-//!   first. It is never longer than the varints would be (each takes at
-//!   least a byte), and a log's block index is mostly such lists: 2x
-//!   smaller in all, and an intersection with one is a bit test per id.
-//!   From format version 4, a bitmap is followed by its **follow masks**:
-//!   per document of the list, in id order, 4 bits saying which bytes
-//!   follow the trigram in that document
-//!   ([`follow_bit`](crate::query::trigram::follow_bit)), two documents to a
-//!   byte, the first in the low half. A query for `abcd` then admits
+//!   first. In format 4, a bitmap is followed by its **follow masks**: per
+//!   document of the list, in id order, 4 bits saying which bytes follow
+//!   the trigram in that document
+//!   ([`follow_bit`](crate::query::trigram::follow_bit)), two documents to
+//!   a byte, the first in the low half. A query for `abcd` then admits
 //!   only documents where `abc` is followed by a byte of `d`'s bit: a
 //!   trigram in many documents acts almost as a 4-gram. Sparse lists carry
-//!   no masks: their ids already narrow a query, and masks there would
-//!   cost a byte per posting for little.
+//!   no masks: their ids already narrow a query;
+//! - **coded** (format 7, tree indexes): a tag byte, then the ids as a
+//!   bitmap (tag 0) or as exp-Golomb codes of the gaps of the order the
+//!   tag says (`gamma.rs`: a tree's ids are in path order and its lists
+//!   clustered, which these codes exploit); a list in at least 1/8 of the
+//!   documents then has the byte length of its codes before them (a
+//!   varint) and its follow masks after them, Huffman-coded per list
+//!   (`masks_code.rs`; `coded.rs` is the layout). Both are read in id
+//!   order, as every query reads them (a dense list's masks keep where
+//!   every 128th starts). On the kernel's tree this is 0.7 of format 4's
+//!   postings.
 //!
 //! Lists are concatenated in trigram order in the `postings` section. The
 //! `trigrams` section is a sorted array of fixed [`TRIGRAM_ENTRY_LEN`]-byte
@@ -82,21 +88,6 @@ impl TrigramEntry {
     }
 }
 
-/// A follow mask with every bit set: any byte may follow.
-const ANY_FOLLOW: u8 = 0x0f;
-
-/// Whether a list of `count` ids among `doc_count` documents is stored as a
-/// bitmap (format version 2 on): when at least 1/8 of the documents hold
-/// the trigram, a bit per document takes no more bytes than the varints.
-pub(crate) fn is_bitmap(count: u32, doc_count: u32) -> bool {
-    u64::from(count) * 8 >= u64::from(doc_count)
-}
-
-/// Bytes of a bitmap list of an index of `doc_count` documents.
-pub(crate) fn bitmap_len(doc_count: u32) -> u64 {
-    u64::from(doc_count).div_ceil(8)
-}
-
 /// How one posting list is encoded, which follows from the index's format
 /// version, the list's length and the document count alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,8 +96,11 @@ pub(crate) enum ListKind {
     Varints,
     /// A bitmap over the documents (format version 2).
     Bitmap,
-    /// A bitmap followed by its follow masks (format version 4 on).
+    /// A bitmap followed by its follow masks (format version 4).
     BitmapMasks,
+    /// A tag, then a bitmap or exp-Golomb codes, then Huffman-coded
+    /// follow masks for a dense list (format version 7).
+    Coded,
 }
 
 impl ListKind {
@@ -114,6 +108,7 @@ impl ListKind {
     /// in an index of format version `format`.
     pub fn of(format: u32, count: u32, doc_count: u32) -> ListKind {
         match format {
+            7.. => ListKind::Coded,
             _ if !is_bitmap(count, doc_count) => ListKind::Varints,
             0..=1 => ListKind::Varints,
             2 => ListKind::Bitmap,
@@ -122,12 +117,14 @@ impl ListKind {
     }
 
     /// Whether `len` bytes can hold such a list of `count` ids: exactly the
-    /// bitmap (and masks), or 1 to 5 bytes per varint.
+    /// bitmap (and masks), 1 to 5 bytes per varint, or a coded list's
+    /// bounds.
     pub fn fits(self, len: u64, count: u32, doc_count: u32) -> bool {
         match self {
             ListKind::Varints => len >= u64::from(count) && len <= 5 * u64::from(count),
             ListKind::Bitmap => len == bitmap_len(doc_count),
             ListKind::BitmapMasks => len == bitmap_len(doc_count) + masks_len(count),
+            ListKind::Coded => len >= 1 && len <= coded::max_len(count, doc_count),
         }
     }
 }
@@ -140,38 +137,60 @@ impl ListKind {
 pub struct Postings<'a> {
     left: u32,
     list: List<'a>,
+    masks: Option<Masks<'a>>,
 }
 
 #[derive(Clone, Debug)]
 enum List<'a> {
     Varints { bytes: &'a [u8], pos: usize, prev: Option<DocId> },
-    Bitmap { bits: &'a [u8], at: u64, masks: Option<&'a [u8]> },
+    Bitmap { bits: &'a [u8], at: u64 },
+    Gamma(Gamma<'a>),
 }
 
 impl<'a> Postings<'a> {
     /// Decodes `count` ids from varint `bytes`.
     pub fn new(bytes: &'a [u8], count: u32) -> Self {
-        Postings { left: count, list: List::Varints { bytes, pos: 0, prev: None } }
+        Postings { left: count, list: List::Varints { bytes, pos: 0, prev: None }, masks: None }
     }
 
     /// The `count` ids set in bitmap `bits`.
     pub(crate) fn bitmap(bits: &'a [u8], count: u32) -> Self {
-        Postings { left: count, list: List::Bitmap { bits, at: 0, masks: None } }
+        Postings { left: count, list: List::Bitmap { bits, at: 0 }, masks: None }
     }
 
     /// The list of `count` ids in `bytes`, encoded as `kind` for an index
     /// of `doc_count` documents (the length was checked by
-    /// [`ListKind::fits`]).
-    pub(crate) fn of_kind(kind: ListKind, bytes: &'a [u8], count: u32, doc_count: u32) -> Self {
-        match kind {
+    /// [`ListKind::fits`]); an error when a coded list's layout is broken.
+    pub(crate) fn of_kind(
+        kind: ListKind,
+        bytes: &'a [u8],
+        count: u32,
+        doc_count: u32,
+    ) -> Result<Self, IndexError> {
+        Ok(match kind {
             ListKind::Varints => Postings::new(bytes, count),
             ListKind::Bitmap => Postings::bitmap(bytes, count),
             ListKind::BitmapMasks => {
                 let (bits, masks) =
                     bytes.split_at(bitmap_len(doc_count).min(bytes.len() as u64) as usize);
-                Postings { left: count, list: List::Bitmap { bits, at: 0, masks: Some(masks) } }
+                Postings { masks: Some(Masks::Nibbles(masks)), ..Postings::bitmap(bits, count) }
             }
-        }
+            ListKind::Coded => {
+                let (ids, masks) = coded::split(bytes, count, doc_count)
+                    .ok_or_else(|| IndexError::corrupt("coded posting list of a bad layout"))?;
+                let list = match ids {
+                    Ids::Bitmap(bits) => List::Bitmap { bits, at: 0 },
+                    Ids::Gamma(bytes, k) => List::Gamma(Gamma::new(bytes, k)),
+                };
+                let masks = match is_bitmap(count, doc_count) {
+                    true => Some(Masks::coded(masks, count).ok_or_else(|| {
+                        IndexError::corrupt("posting list's mask code is not a prefix code")
+                    })?),
+                    false => None,
+                };
+                Postings { left: count, list, masks }
+            }
+        })
     }
 
     /// An empty list.
@@ -182,18 +201,27 @@ impl<'a> Postings<'a> {
     /// The ids of the sorted set `a` that this list holds, and in which
     /// the trigram is followed by a byte with follow bit `follow` when
     /// given and the list keeps masks: a bit test per id for a bitmap, a
-    /// merge for varints.
-    pub fn intersect(self, a: &[DocId], follow: Option<u8>) -> Vec<DocId> {
-        match (self.list, follow) {
-            (List::Bitmap { bits, masks: Some(masks), .. }, Some(want)) => {
+    /// merge otherwise.
+    pub fn intersect(mut self, a: &[DocId], follow: Option<u8>) -> Vec<DocId> {
+        let masks = self.masks.take().zip(follow);
+        match (self.list, masks) {
+            (List::Bitmap { bits, .. }, Some((mut masks, want))) => {
                 let mut rank = Rank::new(bits);
                 a.iter()
                     .copied()
-                    .filter(|&d| rank.of(d).is_some_and(|k| nibble(masks, k) & want != 0))
+                    .filter(|&d| rank.of(d).is_some_and(|k| masks.at(k) & want != 0))
                     .collect()
             }
-            (List::Bitmap { bits, .. }, _) => a.iter().copied().filter(|&d| bit(bits, d)).collect(),
-            (list @ List::Varints { .. }, _) => intersect(a, Postings { left: self.left, list }),
+            (List::Bitmap { bits, .. }, None) => {
+                a.iter().copied().filter(|&d| bit(bits, d)).collect()
+            }
+            (list, None) => intersect(a, Postings { left: self.left, list, masks: None }),
+            (list, Some((mut masks, want))) => {
+                let ranked = Postings { left: self.left, list, masks: None }.enumerate();
+                let mut ids = intersect_ranked(a, ranked);
+                ids.retain(|&(k, _)| masks.at(k as u64) & want != 0);
+                ids.into_iter().map(|(_, d)| d).collect()
+            }
         }
     }
 
@@ -201,10 +229,13 @@ impl<'a> Postings<'a> {
     /// mask: the mask kept for it, or every follow bit where the list keeps
     /// none (varints: any byte may follow, as a query reading the list
     /// assumes). A bitmap is read a word at a time.
-    pub(crate) fn for_each_with_mask(self, mut f: impl FnMut(DocId, u8)) {
-        let Postings { left, list } = self;
-        let List::Bitmap { bits, at: 0, masks } = list else {
-            return Postings { left, list }.for_each(|d| f(d, ANY_FOLLOW));
+    pub(crate) fn for_each_with_mask(mut self, mut f: impl FnMut(DocId, u8)) {
+        let mut masks = self.masks.take();
+        let mut mask = |k: u64| masks.as_mut().map_or(ANY_FOLLOW, |m| m.at(k));
+        let Postings { left, list, .. } = self;
+        let List::Bitmap { bits, at: 0 } = list else {
+            let rest = Postings { left, list, masks: None };
+            return rest.enumerate().for_each(|(k, d)| f(d, mask(k as u64)));
         };
         let mut k = 0u64;
         for (w, chunk) in bits.chunks(8).enumerate() {
@@ -214,7 +245,7 @@ impl<'a> Postings<'a> {
             while word != 0 && k < u64::from(left) {
                 let d = w as u64 * 64 + u64::from(word.trailing_zeros());
                 word &= word - 1;
-                f(d as DocId, masks.map_or(ANY_FOLLOW, |m| nibble(m, k)));
+                f(d as DocId, mask(k));
                 k += 1;
             }
         }
@@ -223,15 +254,11 @@ impl<'a> Postings<'a> {
     /// The ids of this list in which the trigram is followed by a byte
     /// with follow bit `follow` when given (every id when not, or when the
     /// list keeps no masks).
-    pub(crate) fn followed_by(self, follow: Option<u8>) -> Vec<DocId> {
-        let masks = match (&self.list, follow) {
-            (List::Bitmap { masks: Some(masks), .. }, Some(want)) => Some((*masks, want)),
-            _ => None,
-        };
-        match masks {
-            Some((masks, want)) => self
+    pub(crate) fn followed_by(mut self, follow: Option<u8>) -> Vec<DocId> {
+        match self.masks.take().zip(follow) {
+            Some((mut masks, want)) => self
                 .enumerate()
-                .filter(|&(k, _)| nibble(masks, k as u64) & want != 0)
+                .filter(|&(k, _)| masks.at(k as u64) & want != 0)
                 .map(|(_, d)| d)
                 .collect(),
             None => self.collect(),
@@ -258,7 +285,8 @@ impl Iterator for Postings<'_> {
                 *prev = doc;
                 doc
             }
-            List::Bitmap { bits, at, .. } => next_set_bit(bits, at),
+            List::Bitmap { bits, at } => next_set_bit(bits, at),
+            List::Gamma(g) => g.next_id(),
         };
         match doc {
             Some(d) => {
@@ -292,6 +320,26 @@ fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
     }
 }
 
+/// The ids and follow masks of list `bytes` of `count` ids among
+/// `doc_count` documents in an index of format `format`, read every way a
+/// query reads a list (an error for a list [`validate_list`] refuses): the
+/// door of the `posting_list` fuzz target to the decoders.
+pub fn read_list(
+    bytes: &[u8],
+    count: u32,
+    doc_count: u32,
+    format: u32,
+) -> Result<Vec<(DocId, u8)>, IndexError> {
+    let kind = ListKind::of(format, count, doc_count);
+    let list = Postings::of_kind(kind, bytes, count, doc_count)?;
+    let some: Vec<DocId> = (0..doc_count.min(64)).map(|d| d * 3).collect();
+    let _ = (list.clone().intersect(&some, Some(1)), list.clone().followed_by(Some(2)));
+    let mut out = Vec::new();
+    list.for_each_with_mask(|d, m| out.push((d, m)));
+    validate_list(bytes, count, doc_count, kind)?;
+    Ok(out)
+}
+
 /// Checks that a list decodes to exactly `count` strictly increasing ids,
 /// all below `doc_count`, with no bytes left over, encoded as `kind`.
 pub(crate) fn validate_list(
@@ -303,12 +351,15 @@ pub(crate) fn validate_list(
     if !kind.fits(bytes.len() as u64, count, doc_count) {
         return Err(IndexError::corrupt("posting list of the wrong length"));
     }
+    if kind == ListKind::Coded {
+        return match coded::is_valid(bytes, count, doc_count) {
+            true => Ok(()),
+            false => Err(IndexError::corrupt("coded posting list does not decode")),
+        };
+    }
     if kind != ListKind::Varints {
         let bits = &bytes[..bitmap_len(doc_count) as usize];
-        let set: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
-        let tail_bits = doc_count % 8;
-        let past_end = tail_bits != 0 && bits.last().is_some_and(|b| b >> tail_bits != 0);
-        if set != u64::from(count) || past_end {
+        if !bitmap_holds(bits, count, doc_count) {
             return Err(IndexError::corrupt("bitmap list does not hold its count"));
         }
         let masks = &bytes[bits.len()..];
@@ -336,14 +387,24 @@ pub(crate) fn validate_list(
     Ok(())
 }
 
+mod bits;
+pub(crate) mod coded;
+#[cfg(test)]
+mod coded_tests;
 mod follow;
+mod gamma;
+mod masks_code;
 mod sets;
 #[cfg(test)]
 mod tests;
 mod varint;
 
+use coded::Ids;
 pub use follow::masks_len;
 pub(crate) use follow::pack_masks;
-use follow::{Rank, bit, nibble};
+use follow::{ANY_FOLLOW, Masks, Rank, bit, bitmap_holds};
+pub(crate) use follow::{bitmap_len, is_bitmap};
+use gamma::Gamma;
+use sets::intersect_ranked;
 pub use sets::{intersect, union};
 pub use varint::{get_varint, put_varint};

@@ -322,7 +322,7 @@ impl IndexReader {
                 e.trigram
             )));
         }
-        let list = Postings::of_kind(self.kind(&e), bytes, e.count, self.stats.documents);
+        let list = Postings::of_kind(self.kind(&e), bytes, e.count, self.stats.documents)?;
         Ok(Some((e.trigram, list)))
     }
 

@@ -58,6 +58,8 @@ pub struct IndexWriterBuilder {
     budget: usize,
     spill_dir: Option<PathBuf>,
     follow_masks: bool,
+    /// The format version written, when not the one `follow_masks` says.
+    version: Option<u32>,
 }
 
 impl Default for IndexWriterBuilder {
@@ -70,7 +72,8 @@ impl IndexWriterBuilder {
     /// Default options: a `DEFAULT_MEMORY_BUDGET` budget, spilling into
     /// the system temporary directory.
     pub fn new() -> Self {
-        IndexWriterBuilder { budget: DEFAULT_MEMORY_BUDGET, spill_dir: None, follow_masks: true }
+        let (spill_dir, version) = (None, None);
+        IndexWriterBuilder { budget: DEFAULT_MEMORY_BUDGET, spill_dir, follow_masks: true, version }
     }
 
     /// Memory budget in bytes for sorting `(trigram, doc)` pairs and for the
@@ -89,11 +92,18 @@ impl IndexWriterBuilder {
     }
 
     /// Whether dense lists carry follow masks (the default; format version
-    /// 4). Without, the index is written in format version 2: a block
+    /// 7, coded lists). Without, the index is written in format version 2: a block
     /// index of a log, whose dense lists are most of it and whose blocks
     /// hold most bytes after most trigrams, stays small.
     pub(crate) fn follow_masks(mut self, on: bool) -> Self {
         self.follow_masks = on;
+        self
+    }
+
+    /// Writes format version `version` (2, 4 or 7): tests read old ones.
+    #[cfg(test)]
+    pub(crate) fn format_version(mut self, version: u32) -> Self {
+        self.version = Some(version);
         self
     }
 
@@ -116,6 +126,7 @@ impl IndexWriterBuilder {
             source: Vec::new(),
             times: Vec::new(),
             follow_masks: self.follow_masks,
+            version: self.version.unwrap_or(if self.follow_masks { FORMAT_VERSION } else { 2 }),
             merge_threads: None,
             kept: None,
         }
@@ -156,6 +167,8 @@ pub struct IndexWriter {
     /// The `times` section (`blocks::time_ranges`), in parts (none: no section).
     times: Vec<Spool>,
     follow_masks: bool,
+    /// The format version written.
+    version: u32,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
     /// What a rebuild keeps of the index it replaces.
@@ -326,11 +339,11 @@ impl IndexWriter {
             tables,
             source,
             times,
-            follow_masks,
+            follow_masks: _,
+            version,
             merge_threads,
             kept,
         } = self;
-        let version = if follow_masks { FORMAT_VERSION } else { 2 };
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
         let runs = sorter.finish()?;
@@ -344,7 +357,7 @@ impl IndexWriter {
         let lanes = merge_threads.unwrap_or(cores).clamp(1, cores);
         let weights = kept.as_ref().map(KeptLists::partition_postings).unwrap_or_default();
         let ranges = runs.ranges(lanes * RANGES_PER_THREAD, MIN_RANGE_BYTES, &weights);
-        let lists = Lists { runs: &runs, kept: kept.as_ref(), doc_count, masks: follow_masks };
+        let lists = Lists { runs: &runs, kept: kept.as_ref(), doc_count, version };
         let encode = |parts| lists.encode(parts, &spill_dir);
         let encoded = if lanes < cores {
             // At most `lanes` ranges at once: consecutive ranges per lane.

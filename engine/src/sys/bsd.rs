@@ -2,11 +2,11 @@
 //! memory comes from `sysctl` (`vm.page_free_count`), the peak resident
 //! set from `getrusage` (in bytes there); private memory is not measured.
 
+pub(crate) use super::portable::read_cached;
 pub use super::portable::{
     ExitWatch, advise_sequential, advise_willneed, page_resident, release_free_heap, reopen,
     send_to_null,
 };
-pub(crate) use super::portable::read_cached;
 
 pub fn private_bytes() -> u64 {
     0

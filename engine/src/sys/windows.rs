@@ -29,11 +29,11 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::id::FileId;
+pub(crate) use super::portable::read_cached;
 pub use super::portable::{
     ExitWatch, advise_sequential, advise_willneed, page_resident, release_free_heap, reopen,
     send_to_null,
 };
-pub(crate) use super::portable::read_cached;
 
 pub fn os_str(b: &[u8]) -> Cow<'_, OsStr> {
     match std::str::from_utf8(b) {

@@ -46,3 +46,26 @@ pub fn union(a: &[DocId], b: &[DocId]) -> Vec<DocId> {
     out.extend_from_slice(&b[j..]);
     out
 }
+
+/// The ids of a sorted stream of `(rank, id)` that the sorted set `a`
+/// holds, with their ranks, in order.
+pub(super) fn intersect_ranked(
+    a: &[DocId],
+    b: impl Iterator<Item = (usize, DocId)>,
+) -> Vec<(usize, DocId)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    for (k, d) in b {
+        while i < a.len() && a[i] < d {
+            i += 1;
+        }
+        if i == a.len() {
+            break;
+        }
+        if a[i] == d {
+            out.push((k, d));
+            i += 1;
+        }
+    }
+    out
+}

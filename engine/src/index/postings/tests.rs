@@ -1,7 +1,6 @@
 //! Tests of posting-list encoding and decoding.
 
 use super::*;
-use crate::index::format::FORMAT_VERSION;
 use crate::index::posting_encoder::PostingEncoder;
 
 #[test]
@@ -22,11 +21,20 @@ fn varint_round_trip_and_truncation() {
     assert_eq!(get_varint(&[0xff, 0xff, 0xff, 0xff, 0x7f], &mut pos), None);
 }
 
-/// Encodes `pairs` for an index of `docs` documents and decodes each
-/// list back, checking CRCs and validation on the way.
+/// Encodes `pairs` for an index of `docs` documents in format 4 and
+/// decodes each list back, checking CRCs and validation on the way.
 fn round_trip(pairs: &[(Trigram, DocId)], docs: u32) -> (Vec<TrigramEntry>, Vec<Vec<u32>>) {
+    round_trip_as(pairs, docs, 4)
+}
+
+/// [`round_trip`] in format `version`.
+pub(super) fn round_trip_as(
+    pairs: &[(Trigram, DocId)],
+    docs: u32,
+    version: u32,
+) -> (Vec<TrigramEntry>, Vec<Vec<u32>>) {
     let mut out = Vec::new();
-    let mut enc = PostingEncoder::new(docs, true);
+    let mut enc = PostingEncoder::new(docs, version);
     let mut entries = Vec::new();
     for &(t, d) in pairs {
         // Each document's mask has the bit of its id's parity.
@@ -42,20 +50,25 @@ fn round_trip(pairs: &[(Trigram, DocId)], docs: u32) -> (Vec<TrigramEntry>, Vec<
         .map(|(e, &end)| {
             let bytes = &out[e.offset as usize..end as usize];
             assert_eq!(crc32fast::hash(bytes), e.crc);
-            let kind = ListKind::of(FORMAT_VERSION, e.count, docs);
+            let kind = ListKind::of(version, e.count, docs);
             validate_list(bytes, e.count, docs, kind).unwrap();
-            let list = Postings::of_kind(kind, bytes, e.count, docs);
+            let list = Postings::of_kind(kind, bytes, e.count, docs).unwrap();
             let ids: Vec<u32> = list.clone().collect();
             // Intersecting with every id keeps the list; with none, nothing.
             let all: Vec<u32> = (0..docs).collect();
             assert_eq!(list.clone().intersect(&all, None), ids);
             assert_eq!(list.clone().intersect(&[], None), Vec::<u32>::new());
-            // Masks keep the ids of one parity (a bitmap's), or all (varints).
-            let even: Vec<u32> =
-                ids.iter().copied().filter(|d| kind == ListKind::Varints || d % 2 == 0).collect();
+            // Masks keep the ids of one parity (a dense list's), or all
+            // (a list without masks).
+            let masked = kind != ListKind::Varints && is_bitmap(e.count, docs);
+            let even: Vec<u32> = ids.iter().copied().filter(|d| !masked || d % 2 == 0).collect();
             assert_eq!(list.clone().intersect(&all, Some(1)), even);
             assert_eq!(list.clone().followed_by(Some(1)), even);
-            assert_eq!(list.followed_by(None), ids);
+            assert_eq!(list.clone().followed_by(None), ids);
+            let mut with_masks = Vec::new();
+            list.for_each_with_mask(|d, m| with_masks.push((d, m)));
+            let want = ids.iter().map(|&d| (d, if masked { 1 << (d % 2) } else { 0x0f }));
+            assert_eq!(with_masks, want.collect::<Vec<_>>());
             ids
         })
         .collect();

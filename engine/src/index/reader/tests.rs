@@ -5,14 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::*;
-use crate::index::format::FOOTER_LEN;
+use crate::index::format::{FOOTER_LEN, FORMAT_VERSION};
 use crate::index::storage::{FsStorage, INDEX_FILE, MemStorage, Step};
 use crate::index::table::{FileMeta, flags};
-use crate::index::writer::IndexWriterBuilder;
+use crate::index::writer::{IndexWriter, IndexWriterBuilder};
 use crate::query::trigram::{Gram, gram};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
@@ -56,8 +57,12 @@ fn random_corpus(rng: &mut StdRng, nfiles: usize, universe: u64, max_trigrams: u
     Corpus { files, docs }
 }
 
-fn build(c: &Corpus, budget: usize, spill: &std::path::Path) -> crate::index::writer::IndexWriter {
-    let mut w = IndexWriterBuilder::new().memory_budget(budget).spill_dir(spill).build();
+fn build(c: &Corpus, budget: usize, spill: &Path) -> IndexWriter {
+    build_as(c, budget, spill, FORMAT_VERSION)
+}
+fn build_as(c: &Corpus, budget: usize, spill: &Path, version: u32) -> IndexWriter {
+    let builder = IndexWriterBuilder::new().memory_budget(budget).spill_dir(spill);
+    let mut w = builder.format_version(version).build();
     for f in &c.files {
         w.add_file(f.clone()).unwrap();
     }
@@ -277,8 +282,8 @@ fn every_truncation_is_an_error() {
 }
 
 /// Format version 1 (varints only) is still read: an index with no dense
-/// list is the same bytes in all versions, so relabelled as version 1 it
-/// must answer as before; a dense list is a bitmap with masks in version 3.
+/// list is the same bytes in versions 1 to 4, so relabelled as version 1
+/// it must answer as before; a dense list is a bitmap with masks in 4.
 #[test]
 fn version_1_lists_are_read_as_varints() {
     // 64 documents; trigram 1000 + i/4 is in 4 of them (4 * 8 < 64: varints).
@@ -289,7 +294,7 @@ fn version_1_lists_are_read_as_varints() {
     let mut c = Corpus { files: (0..64).map(file).collect(), docs: Vec::new() };
     c.docs = (0..64u32).map(|i| (0, doc(i), set(i))).collect();
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0;
+    let mut bytes = build_as(&c, 1 << 20, dir.path(), 4).finish_to_vec().unwrap().0;
     let footer = bytes.len() - FOOTER_LEN;
     bytes[footer + 40..footer + 44].copy_from_slice(&1u32.to_le_bytes());
     let crc = crc32fast::hash(&bytes[footer..footer + 36]);
@@ -302,8 +307,8 @@ fn version_1_lists_are_read_as_varints() {
     for (_, _, set) in &mut c.docs {
         set.insert(5000, 1);
     }
-    let r = IndexReader::from_bytes(build(&c, 1 << 20, dir.path()).finish_to_vec().unwrap().0);
-    let r = r.unwrap();
+    let bytes = build_as(&c, 1 << 20, dir.path(), 4).finish_to_vec().unwrap().0;
+    let r = IndexReader::from_bytes(bytes).unwrap();
     assert_eq!(r.postings(5000).unwrap().count(), 64);
     let q = Query::And(vec![Query::Trigram(5000), Query::Trigram(1003)]);
     assert_eq!(r.candidates(&q).unwrap().as_slice().to_vec(), naive(&c, &q));
@@ -316,7 +321,7 @@ fn foreign_magic_and_other_versions_are_errors() {
     let mut b = bytes.clone();
     b[n - 8..].copy_from_slice(b"NOTANIDX");
     assert!(matches!(IndexReader::from_bytes(b), Err(IndexError::Corrupt(_))));
-    for v in [0, crate::index::format::FORMAT_VERSION + 1, u32::MAX] {
+    for v in [0, FORMAT_VERSION + 1, u32::MAX] {
         let mut b = bytes.clone();
         b[n - 12..n - 8].copy_from_slice(&v.to_le_bytes());
         let e = IndexReader::from_bytes(b).unwrap_err();
