@@ -2,7 +2,7 @@
 //!
 //! A posting list holds the sorted, distinct `DocId`s of the documents
 //! containing one trigram. How it is encoded follows from the index's
-//! format version and the list's density ([`ListKind::of`]):
+//! format version and the list's density (`ListKind::of`):
 //!
 //! - **varints** (formats 1, 2 and 4, a list in fewer than 1/8 of the
 //!   documents): LEB128 varints, the first id as is, then each gap minus
@@ -322,7 +322,7 @@ fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
 
 /// The ids and follow masks of list `bytes` of `count` ids among
 /// `doc_count` documents in an index of format `format`, read every way a
-/// query reads a list (an error for a list [`validate_list`] refuses): the
+/// query reads a list (an error for a list `validate_list` refuses): the
 /// door of the `posting_list` fuzz target to the decoders.
 pub fn read_list(
     bytes: &[u8],

@@ -132,7 +132,7 @@ pub fn object_at(
 /// directory (a key with no object is taken for a prefix: asked of the
 /// store, as a local path's kind is asked of the file system); `None`: it
 /// is not a remote path. Asked by a search whose block indexes are kept
-/// under `base` ([`list_searched`]).
+/// under `base` (`list_searched`).
 pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
