@@ -97,6 +97,19 @@ impl Pieces {
         read(self.len, &self.read, &self.state, start)
     }
 
+    /// Copies into `buf` at most `n` bytes from `offset` (below the text's
+    /// end), from the piece holding it ([`Pieces::get`]), and reads ahead
+    /// of them: how many were copied (no further than that piece's end).
+    pub fn read_at(&self, offset: u64, n: usize, buf: &mut [u8]) -> io::Result<usize> {
+        let start = offset / PIECE * PIECE;
+        let text = self.get(start)?;
+        let from = (offset - start) as usize;
+        let n = n.min(text.len() - from);
+        buf[..n].copy_from_slice(&text[from..from + n]);
+        self.read_ahead(offset, n);
+        Ok(n)
+    }
+
     /// Says that `len` bytes were read from `offset`: reading on, the
     /// piece holding the byte after them, and the next one too once that
     /// byte is past the middle of its piece; reading back, the piece

@@ -24,7 +24,7 @@ use trigrep::search::decode::Transform;
 use trigrep::text::Opened;
 use trigrep::text::packed::PackedText;
 
-use super::ahead::{PIECE, Pieces, ReadAt};
+use super::ahead::{Pieces, ReadAt};
 use super::text::{self, Text};
 
 /// Bytes of what was fetched of an object a viewing session holds at
@@ -74,7 +74,7 @@ pub fn open(written: &str, base: &std::path::Path) -> anyhow::Result<Arc<dyn Tex
 }
 
 /// Another tool's seekable zstd object (no tg index): its text read by
-/// pieces of [`PIECE`] bytes, each the frames it covers fetched in one
+/// pieces of [`PIECE`](super::ahead::PIECE) bytes, each the frames it covers fetched in one
 /// request and decompressed, the next piece read ahead in the background
 /// as a read nears its piece's end ([`Pieces`]).
 struct Seekable {
@@ -127,13 +127,7 @@ impl Text for Seekable {
         if n == 0 {
             return Ok(0);
         }
-        let start = offset / PIECE * PIECE;
-        let text = self.pieces.get(start)?;
-        let from = (offset - start) as usize;
-        let n = n.min(text.len() - from);
-        buf[..n].copy_from_slice(&text[from..from + n]);
-        self.pieces.read_ahead(offset, n);
-        Ok(n)
+        self.pieces.read_at(offset, n, buf)
     }
 
     fn kind(&self) -> &str {

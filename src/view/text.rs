@@ -286,13 +286,7 @@ impl Text for Indexed {
             self.pieces.read_ahead(offset, n);
             return Ok(n);
         }
-        let start = offset / PIECE * PIECE;
-        let text = self.pieces.get(start)?;
-        let from = (offset - start) as usize;
-        let n = n.min(text.len() - from);
-        buf[..n].copy_from_slice(&text[from..from + n]);
-        self.pieces.read_ahead(offset, n);
-        Ok(n)
+        self.pieces.read_at(offset, n, buf)
     }
 
     fn block_map(&self) -> Vec<(u64, u64)> {

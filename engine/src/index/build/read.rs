@@ -118,8 +118,9 @@ pub(super) fn extract(
 /// read, and whether some had to wait for the disk. A cached file takes
 /// two reads (its bytes, then the end), without asking its size again.
 fn read_whole(file: &mut File, size: u64, buf: &mut Vec<u8>) -> io::Result<(usize, bool)> {
-    // A byte more than the walk saw: a file grown since is read on.
-    let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
+    // A byte more than the walk saw (at most a read buffer): a file grown
+    // since is read on.
+    let want = size as usize + 1;
     if buf.len() < want {
         buf.resize(want, 0);
     }
