@@ -11,50 +11,14 @@
 mod s3;
 mod util;
 
-use std::io::Write;
-use std::process::Output;
-
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use s3::S3Server;
 use util::Tree;
-
-/// `tg ARGS` in `tree`'s root with `env` (and nothing else but `PATH`,
-/// `HOME`).
-fn tg(tree: &Tree, env: &[(&str, String)], args: &[&str]) -> Output {
-    let mut cmd = util::tg_command(tree, tree.root());
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).args(args);
-    cmd.output().unwrap()
-}
-
-/// `rg ARGS` in `tree`'s root.
-fn rg(tree: &Tree, args: &[&str]) -> Output {
-    util::rg_command(tree, tree.root()).args(args).output().unwrap()
-}
-
-/// What differs between tg's output and rg's (`util::diff::remote_differs`):
-/// JSON's bytes printed (names included) blanked.
-fn differs(tg: &Output, rg: &Output, remote: &str, local: &str) -> Option<String> {
-    util::diff::remote_differs(tg, rg, remote, local, r#""(bytes_printed)":\d+"#)
-}
-
-/// A tree of logs: two directories, a hidden one, a gzip file.
-fn logs_tree(tree: &Tree) {
-    let mut rng = StdRng::seed_from_u64(36);
-    tree.write("logs/app/a.log", util::logs::log(&mut rng, 3000, false));
-    tree.write("logs/app/b.log", util::logs::log(&mut rng, 2000, false));
-    tree.write("logs/web/c.log", util::logs::log(&mut rng, 1000, false));
-    tree.write("logs/.hidden/h.log", "needle RAREMARK in a hidden object\n");
-    let text = util::logs::log(&mut rng, 1500, false);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(&text).unwrap();
-    tree.write("logs/web/d.log.gz", gz.finish().unwrap());
-}
+use util::remote::{differs, rg, stat, tg};
 
 #[test]
 fn objects_prefixes_and_globs_print_what_rg_prints_of_the_local_copy() {
     let tree = Tree::new("s3-diff");
-    logs_tree(&tree);
+    util::logs::remote_tree(&tree);
     let server = S3Server::start();
     server.create_bucket("logs");
     server.put_tree("logs", "", &tree.path("logs"));
@@ -74,6 +38,8 @@ fn objects_prefixes_and_globs_print_what_rg_prints_of_the_local_copy() {
                 "s3://logs/",
                 "logs/",
             ),
+            // A glob of one object: named alone, as a shell's expansion is.
+            (&["s3://logs/web/*.gz"], &["logs/web/d.log.gz"], "s3://logs/", "logs/"),
             (
                 &["s3://logs/web/c.log", "s3://logs/app/b.log"],
                 &["logs/web/c.log", "logs/app/b.log"],
@@ -107,7 +73,7 @@ fn objects_prefixes_and_globs_print_what_rg_prints_of_the_local_copy() {
 #[test]
 fn hidden_objects_are_searched_with_hidden() {
     let tree = Tree::new("s3-hidden");
-    logs_tree(&tree);
+    util::logs::remote_tree(&tree);
     let server = S3Server::start();
     server.create_bucket("logs");
     server.put_tree("logs", "", &tree.path("logs"));
@@ -119,26 +85,12 @@ fn hidden_objects_are_searched_with_hidden() {
     assert!(String::from_utf8_lossy(&t.stdout).contains("s3://logs/.hidden/h.log"));
 }
 
-/// The value of `name: N` in tg's `--stats`.
-fn stat(stderr: &[u8], name: &str) -> u64 {
-    let text = String::from_utf8_lossy(stderr);
-    let line = text.lines().find_map(|l| l.trim().strip_prefix(&format!("{name}: ")));
-    line.unwrap_or_else(|| panic!("no {name} in:\n{text}")).parse().unwrap()
-}
-
 #[test]
 fn a_packed_object_is_read_by_range_through_its_block_index() {
     let tree = Tree::new("s3-packed");
-    let mut rng = StdRng::seed_from_u64(7);
-    tree.write("big.log", util::logs::log(&mut rng, 100_000, false));
-    let out = util::tg_command(&tree, tree.root())
-        .args(["pack", "-q", "--frame-size", "32K", "big.log"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let packed = util::remote::packed_log(&tree);
     let server = S3Server::start();
     server.create_bucket("bkt");
-    let packed = std::fs::read(tree.path("big.log.zst")).unwrap();
     server.put("bkt", "big.log.zst", &packed);
     let env = server.env();
     let mut failures = Vec::new();

@@ -22,12 +22,7 @@ use std::time::{Duration, Instant};
 use s3::S3Server;
 use s3proxy::{Fault, FaultProxy};
 use util::Tree;
-
-fn tg(tree: &Tree, env: &[(&str, String)], args: &[&str]) -> Output {
-    let mut cmd = util::tg_command(tree, tree.root());
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).args(args);
-    cmd.output().unwrap()
-}
+use util::remote::tg;
 
 /// The text of `lines` lines, a few of them with `needle`.
 fn text(lines: usize) -> Vec<u8> {

@@ -111,7 +111,7 @@ pub fn is_remote(path: &Path) -> bool {
 
 /// Whether any of `args` (a query's arguments) names a remote path.
 pub fn mentioned(args: &[Vec<u8>]) -> bool {
-    args.iter().any(|a| a.windows(5).any(|w| w == b"s3://"))
+    args.iter().any(|a| remote::mentions_remote(a))
 }
 
 /// The index directory a reader keeps remote objects' block indexes in:

@@ -81,3 +81,19 @@ pub fn packed_like_rg(tree: &super::Tree, packed: &str, text: &str) -> Result<()
     }
     if bad.is_empty() { Ok(()) } else { Err(bad.join("\n")) }
 }
+
+/// A tree of logs for the remote tests, under `logs/`: two directories, a
+/// hidden one, a gzip file.
+pub fn remote_tree(tree: &super::Tree) {
+    use rand::SeedableRng;
+    use std::io::Write;
+    let mut rng = StdRng::seed_from_u64(36);
+    tree.write("logs/app/a.log", log(&mut rng, 3000, false));
+    tree.write("logs/app/b.log", log(&mut rng, 2000, false));
+    tree.write("logs/web/c.log", log(&mut rng, 1000, false));
+    tree.write("logs/.hidden/h.log", "needle RAREMARK in a hidden object\n");
+    let text = log(&mut rng, 1500, false);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text).unwrap();
+    tree.write("logs/web/d.log.gz", gz.finish().unwrap());
+}

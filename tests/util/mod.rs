@@ -27,6 +27,7 @@ pub mod faults;
 pub mod fixtures;
 pub mod footer;
 pub mod logs;
+pub mod remote;
 pub mod serve;
 pub mod tmux;
 pub mod view;

@@ -39,6 +39,9 @@ pub fn s3s_fs_bin() -> PathBuf {
 
 /// A running S3 server with its own data.
 pub struct S3Server {
+    /// Whether it asks for no credentials (and answers signed requests
+    /// with an error): a server of public objects.
+    open: bool,
     child: Option<Child>,
     port: u16,
     data: tempfile::TempDir,
@@ -62,7 +65,17 @@ impl S3Server {
     /// Starts a server with an empty data directory.
     pub fn start() -> S3Server {
         let data = tempfile::Builder::new().prefix("tg-s3-").tempdir().unwrap();
-        let mut server = S3Server { child: None, port: free_port(), data };
+        let mut server = S3Server { open: false, child: None, port: free_port(), data };
+        server.restart();
+        server
+    }
+
+    /// Starts a server of public objects (no credentials), with an empty
+    /// data directory: what a web server's or a Google Cloud Storage
+    /// reader's tests read through (its XML API is S3's).
+    pub fn start_open() -> S3Server {
+        let data = tempfile::Builder::new().prefix("tg-s3-").tempdir().unwrap();
+        let mut server = S3Server { open: true, child: None, port: free_port(), data };
         server.restart();
         server
     }
@@ -72,7 +85,11 @@ impl S3Server {
     pub fn restart(&mut self) {
         let child = Command::new(s3s_fs_bin())
             .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", KEY_ID, "--secret-key", SECRET])
+            .args(if self.open {
+                &[][..]
+            } else {
+                &["--access-key", KEY_ID, "--secret-key", SECRET]
+            })
             .arg(self.data.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -125,6 +142,7 @@ impl S3Server {
             .with_allow_http(true)
             .with_access_key_id(KEY_ID)
             .with_secret_access_key(SECRET)
+            .with_skip_signature(self.open)
             .build()
             .unwrap();
         Arc::new(store)

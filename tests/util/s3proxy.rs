@@ -34,6 +34,10 @@ pub enum Fault {
     /// Cut every answer of a ranged GET that holds the object's byte at
     /// this offset just before it, then reset.
     CutAt(u64),
+    /// Pass it through without its `Authorization` header: a server of
+    /// public objects behind a client that sends a token it cannot read
+    /// (Google Cloud Storage's client, set as for an emulator).
+    Unsigned,
 }
 
 /// Called with each request's first line before it is forwarded (on the
@@ -203,11 +207,12 @@ fn serve(mut conn: TcpStream, upstream: u16, s: &Shared) -> io::Result<()> {
     }
     // Forward with `Connection: close`, so the answer ends where the server closes.
     let mut up = TcpStream::connect(("127.0.0.1", upstream))?;
-    let head: String = head
-        .split("\r\n")
-        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
-        .collect::<Vec<_>>()
-        .join("\r\n");
+    let unsigned = *s.fault.lock().unwrap() == Fault::Unsigned;
+    let dropped = |l: &str| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("connection:") || (unsigned && l.starts_with("authorization:"))
+    };
+    let head: String = head.split("\r\n").filter(|l| !dropped(l)).collect::<Vec<_>>().join("\r\n");
     let head = head.trim_end_matches("\r\n").to_string() + "\r\nConnection: close\r\n\r\n";
     up.write_all(head.as_bytes())?;
     up.write_all(&body)?;

@@ -1,12 +1,16 @@
 //! What a remote path names: `s3://BUCKET/KEY` (one object, or a prefix
 //! walked like a directory when no object has that key),
 //! `s3://BUCKET/PREFIX/` (a prefix) or `s3://BUCKET/PREFIX/*.log` (the
-//! objects a glob matches). Pure: no network.
+//! objects a glob matches); the same with `gs://` and `az://` (a
+//! container for a bucket). A web server's `http(s)://HOST/PATH` names
+//! one object, or a prefix when it ends in `/` (listed by a WebDAV
+//! server only), never a glob: its `?` would be a query's. Pure: no
+//! network.
 
 use std::fmt;
 
 /// The schemes tg reads.
-const SCHEMES: &[&str] = &["s3://"];
+const SCHEMES: &[&str] = &["s3://", "gs://", "az://", "http://", "https://"];
 
 /// The bytes that make a key a glob (as the shell's and `globset`'s).
 const GLOB_BYTES: &[char] = &['*', '?', '[', '{'];
@@ -56,6 +60,11 @@ pub fn is_remote(path: &[u8]) -> bool {
     SCHEMES.iter().any(|s| path.starts_with(s.as_bytes()))
 }
 
+/// Whether `text` (a SQL query, say) holds a remote path anywhere.
+pub fn mentions_remote(text: &[u8]) -> bool {
+    SCHEMES.iter().any(|s| text.windows(s.len()).any(|w| w == s.as_bytes()))
+}
+
 impl Address {
     /// Parses `written` (`None`: not a remote path at all).
     pub fn parse(written: &str) -> Option<Result<Address, BadAddress>> {
@@ -69,7 +78,12 @@ impl Address {
             let what = "a key with an empty, `.` or `..` component is not read";
             return Some(Err(BadAddress(format!("{written}: {what}"))));
         }
-        let kind = match key.find(GLOB_BYTES) {
+        let web = scheme.starts_with("http");
+        if web && key.contains(['?', '#']) {
+            let what = "a URL with a query or a fragment is not read";
+            return Some(Err(BadAddress(format!("{written}: {what}"))));
+        }
+        let kind = match key.find(GLOB_BYTES).filter(|_| !web) {
             Some(at) => {
                 Kind::Glob { prefix: key[..key[..at].rfind('/').map_or(0, |s| s + 1)].into() }
             }
@@ -78,6 +92,13 @@ impl Address {
         };
         let (bucket, key) = (bucket.to_string(), key.to_string());
         Some(Ok(Address { written: written.to_string(), scheme, bucket, key, kind }))
+    }
+
+    /// Whether a key of this address may also be a prefix, walked like a
+    /// directory when no object has that key (a bucket's, not a web
+    /// server's: its path names one object).
+    pub(crate) fn may_be_prefix(&self) -> bool {
+        self.kind == Kind::Object && !self.scheme.starts_with("http")
     }
 
     /// The name of the object at `key` (under this address's prefix), as
@@ -127,6 +148,22 @@ mod tests {
         assert!(Address::parse("s3://b/a//c").unwrap().is_err());
         assert!(Address::parse("s3://b/../c").unwrap().is_err());
         assert!(is_remote(b"s3://b/k") && !is_remote(b"./s3:/b"));
+        for other in ["gs://b/k.log", "az://container/k.log", "https://h:8/k.log"] {
+            assert_eq!(parse(other).kind, Kind::Object, "{other}");
+            assert!(
+                is_remote(other.as_bytes()) && mentions_remote(format!("x '{other}'").as_bytes())
+            );
+        }
+        let web = parse("http://127.0.0.1:9/logs/a.log");
+        assert_eq!(
+            (web.scheme, web.bucket.as_str(), web.key.as_str()),
+            ("http://", "127.0.0.1:9", "logs/a.log")
+        );
+        assert!(!web.may_be_prefix() && parse("s3://b/k").may_be_prefix());
+        assert_eq!(parse("https://h/logs/").kind, Kind::Prefix);
+        assert_eq!(parse("https://h/a[1].log").kind, Kind::Object, "no glob on the web");
+        assert!(Address::parse("https://h/a.log?x=1").unwrap().is_err());
+        assert!(!mentions_remote(b"lines('/s3/b')"));
     }
 
     #[test]

@@ -1,24 +1,20 @@
-//! The object-store client: one `object_store` S3 store per bucket, built
-//! from `Settings` once per process, driven from tg's threads on a small
-//! tokio runtime of its own ([`block_on`]), and the counters `--stats`
-//! prints (requests, bytes fetched).
+//! The object-store client's machinery: the HTTP clients every store
+//! shares (`OneClient`), a small tokio runtime of its own that tg's
+//! threads drive ([`block_on`]), the counters `--stats` prints (requests,
+//! bytes fetched), and [`RemoteError`]. The stores themselves: `stores`.
 //!
 //! Every request is retried by `object_store` on a server error (5xx,
 //! `SlowDown`) or a broken connection: 3 retries, the waits doubling from
 //! 100 ms, 20 s in all at most; a connection is given 2 s, a request 30 s
 //! without progress. What still fails is one [`RemoteError`] line.
 
-use std::collections::HashMap;
 use std::future::Future;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::ClientOptions;
 use object_store::client::{HttpClient, HttpConnector, ReqwestConnector};
-use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
-
-use super::settings::{Process, Settings};
 
 /// A failed remote operation, worded for one `tg:` line.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -36,7 +32,12 @@ impl RemoteError {
             E::Precondition { .. } => {
                 "the object changed while it was read (its ETag differs)".into()
             }
-            _ => text.strip_prefix("Generic S3 error: ").unwrap_or(&text).to_string(),
+            // "Generic S3 error: ", "Generic GCS error: ", ...: the store
+            // is the path's scheme.
+            _ => match text.strip_prefix("Generic ").and_then(|t| t.split_once(" error: ")) {
+                Some((_, rest)) => rest.to_string(),
+                None => text.clone(),
+            },
         };
         RemoteError(what)
     }
@@ -49,7 +50,7 @@ impl From<RemoteError> for std::io::Error {
 }
 
 /// `err` and its sources, on one line, without repeats.
-fn causes(err: &dyn std::error::Error) -> String {
+pub(super) fn causes(err: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next = Some(err);
     while let Some(e) = next {
@@ -121,97 +122,51 @@ where
     runtime().spawn(future)
 }
 
-/// The store of `bucket`, built once per process from the AWS CLI's
-/// settings (`Settings`).
-pub fn store(bucket: &str) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    stored(bucket, true)
-}
+/// A connection is given this long to open.
+pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The store of `bucket` for requests whose failure costs nothing but
-/// the request (a first reader's guess at an object's tail: a store may
-/// refuse a suffix longer than the object, as s3s-fs does with a 500),
-/// never retried.
-pub(crate) fn store_unretried(bucket: &str) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    stored(bucket, false)
-}
+/// A request is given this long without progress.
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The store of `bucket`, its failed requests `retried` or not.
-fn stored(bucket: &str, retried: bool) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    type Stores = Mutex<HashMap<(String, bool), Arc<dyn ObjectStore>>>;
-    static STORES: OnceLock<Stores> = OnceLock::new();
-    static SETTINGS: OnceLock<Settings> = OnceLock::new();
-    let mut stores = STORES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    let key = (bucket.to_string(), retried);
-    if let Some(store) = stores.get(&key) {
-        return Ok(Arc::clone(store));
-    }
-    let settings = SETTINGS.get_or_init(|| Settings::read(&Process));
-    let store = build(settings, bucket, retried)?;
-    stores.insert(key, Arc::clone(&store));
-    Ok(store)
-}
-
-/// One HTTP client for every store of the process (each built the same
-/// way, retried or not): building one reads the system's root
-/// certificates, tens of milliseconds before the first request.
+/// One HTTP client for every store of the process that speaks TLS, and
+/// one for those that speak only plain HTTP (`tls`: false), each built
+/// the same way (`stores`' options). Building one the usual way reads
+/// the system's root certificates: about 5 ms before the first request,
+/// which the plain one skips.
 #[derive(Debug)]
-struct OneClient;
+pub(super) struct OneClient {
+    /// Whether the store's requests may need TLS.
+    pub tls: bool,
+}
 
 impl HttpConnector for OneClient {
     fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
-        static CLIENT: OnceLock<HttpClient> = OnceLock::new();
-        if let Some(client) = CLIENT.get() {
+        static CLIENTS: [OnceLock<HttpClient>; 2] = [OnceLock::new(), OnceLock::new()];
+        let slot = &CLIENTS[usize::from(self.tls)];
+        if let Some(client) = slot.get() {
             return Ok(client.clone());
         }
-        let client = ReqwestConnector::default().connect(options)?;
-        Ok(CLIENT.get_or_init(|| client).clone())
+        let client = match self.tls {
+            true => ReqwestConnector::default().connect(options)?,
+            false => HttpClient::new(plain_http()?),
+        };
+        Ok(slot.get_or_init(|| client).clone())
     }
 }
 
-/// An S3 store of `bucket` with `settings`, its failed requests `retried`
-/// (with backoff) or not.
-fn build(
-    settings: &Settings,
-    bucket: &str,
-    retried: bool,
-) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    let retry = RetryConfig {
-        backoff: BackoffConfig {
-            init_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(2),
-            base: 2.0,
-        },
-        max_retries: if retried { 3 } else { 0 },
-        retry_timeout: Duration::from_secs(20),
-    };
-    let client = ClientOptions::new()
-        .with_connect_timeout(Duration::from_secs(2))
-        .with_timeout(Duration::from_secs(30));
-    let mut b = AmazonS3Builder::new()
-        .with_bucket_name(bucket)
-        .with_region(&settings.region)
-        .with_retry(retry)
-        .with_client_options(client)
-        .with_http_connector(OneClient);
-    if let Some(endpoint) = &settings.endpoint {
-        b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
-    }
-    match &settings.credentials {
-        Some(c) => {
-            b = b.with_access_key_id(&c.key_id).with_secret_access_key(&c.secret);
-            if let Some(token) = &c.token {
-                b = b.with_token(token);
-            }
-        }
-        None if !settings.metadata => {
-            return Err(RemoteError(
-                "no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or \
-                 AWS_PROFILE with ~/.aws/credentials)"
-                    .into(),
-            ));
-        }
-        None => {}
-    }
-    let store = b.build().map_err(|e| RemoteError(causes(&e)))?;
-    Ok(Arc::new(store))
+/// A client for plain HTTP only, as `object_store` would build it from
+/// `stores`' options (its timeouts; no compression, which would hide
+/// bodies' lengths), without root certificates.
+fn plain_http() -> object_store::Result<reqwest::Client> {
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("trigrep/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(REQUEST_TIMEOUT)
+        .no_gzip()
+        .no_brotli()
+        .no_zstd()
+        .no_deflate()
+        .tls_built_in_root_certs(false)
+        .build();
+    client.map_err(|e| object_store::Error::Generic { store: "HTTP", source: Box::new(e) })
 }

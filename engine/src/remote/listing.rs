@@ -18,8 +18,9 @@ use object_store::ObjectStore;
 use object_store::path::Path as Key;
 
 use super::address::{Address, Kind};
-use super::client::{RemoteError, block_on, count_request, store, store_unretried};
+use super::client::{RemoteError, block_on, count_request};
 use super::object::{RemoteObject, probe};
+use super::stores::{store, store_unretried};
 use crate::kind::{index_object_name, is_index_object};
 use futures_util::TryStreamExt;
 
@@ -69,7 +70,7 @@ pub(crate) fn list_now(
     rules: Rules,
     first: Option<&Path>,
 ) -> Result<Vec<Listed>, RemoteError> {
-    let store = store(&address.bucket)?;
+    let store = store(address)?;
     let prefix = match &address.kind {
         Kind::Object => {
             // Whether it names a prefix, the object itself, and what a
@@ -78,7 +79,7 @@ pub(crate) fn list_now(
             let prefix = format!("{}/", address.key);
             let look = first.and_then(|base| first_look(base, &address.written));
             let guess = match look {
-                Some(look) => Some((store_unretried(&address.bucket)?, look)),
+                Some(look) => Some((store_unretried(address)?, look)),
                 None => None,
             };
             let (below, object, probe) = std::thread::scope(|s| {
@@ -86,7 +87,10 @@ pub(crate) fn list_now(
                 let probe = guess.as_ref().map(|(store, [head, tail])| {
                     s.spawn(move || probe(store, &address.key, *head, *tail))
                 });
-                let below = under(address, &store, &prefix, None, rules);
+                let below = match address.may_be_prefix() {
+                    true => under(address, &store, &prefix, None, rules),
+                    false => Ok(Vec::new()),
+                };
                 (below, head.join(), probe.and_then(|p| p.join().ok().flatten()))
             });
             let below = below?;
@@ -127,8 +131,16 @@ fn under(
 ) -> Result<Vec<Listed>, RemoteError> {
     count_request();
     let listing = store.list((!prefix.is_empty()).then(|| Key::from(prefix)).as_ref());
-    let metas: Vec<_> =
-        block_on(listing.try_collect()).map_err(|e: object_store::Error| RemoteError::of(&e))?;
+    let metas: Vec<_> = block_on(listing.try_collect()).map_err(|e: object_store::Error| {
+        match address.scheme.starts_with("http") {
+            // A web server lists a directory only as WebDAV (PROPFIND).
+            true => RemoteError(format!(
+                "not listed: the server answers no WebDAV listing ({})",
+                RemoteError::of(&e)
+            )),
+            false => RemoteError::of(&e),
+        }
+    })?;
     let keys: HashSet<&str> = metas.iter().map(|m| m.location.as_ref()).collect();
     let indexed: Vec<bool> =
         metas.iter().map(|m| keys.contains(&*index_object_name(m.location.as_ref()))).collect();

@@ -44,6 +44,7 @@ pub mod object;
 pub mod profile;
 pub mod settings;
 pub mod sibling;
+mod stores;
 pub mod upload;
 
 use std::ops::Range;
@@ -51,7 +52,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub(crate) use address::Address;
-pub use address::is_remote;
+pub use address::{is_remote, mentions_remote};
 pub use client::RemoteError;
 pub use listing::{Listed, Rules};
 
@@ -112,7 +113,7 @@ pub fn object_at(
         Some(Err(bad)) => return Err(RemoteError(bad.0)),
         _ => return Err(RemoteError(format!("{url}: not the address of one object"))),
     };
-    let store = client::store(&at.bucket)?;
+    let store = stores::store(&at)?;
     let location = object_store::path::Path::from(at.key.as_str());
     let meta = object_store::ObjectMeta {
         location,
@@ -128,20 +129,22 @@ pub fn object_at(
     })
 }
 
-/// Whether the path `path` names a remote prefix or glob, walked like a
-/// directory (a key with no object is taken for a prefix: asked of the
-/// store, as a local path's kind is asked of the file system); `None`: it
-/// is not a remote path. Asked by a search whose block indexes are kept
+/// Whether the path `path` names a remote prefix or a glob of several objects,
+/// walked like a directory (a key with no object is taken for a prefix: asked
+/// of the store, as a local path's kind is asked of the file system); `None`:
+/// it is not a remote path. Asked by a search whose block indexes are kept
 /// under `base` (`list_searched`).
 pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
+    // A glob is named like the files a shell expands it to: one is named
+    // alone (rg prints no name for it), several are walked.
     Some(match address.kind {
-        address::Kind::Object => match listing::list(&address, Rules::default(), Some(base)) {
+        address::Kind::Prefix => true,
+        _ => match listing::list(&address, Rules::default(), Some(base)) {
             Ok(listed) => !matches!(&listed[..], [one] if one.explicit),
             Err(_) => false,
         },
-        _ => true,
     })
 }
 

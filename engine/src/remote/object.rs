@@ -52,7 +52,8 @@ impl std::fmt::Debug for RemoteObject {
 
 impl RemoteObject {
     /// The object `meta` describes, in `store`.
-    pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
+    pub fn new(store: Arc<dyn ObjectStore>, mut meta: ObjectMeta) -> RemoteObject {
+        meta.e_tag = meta.e_tag.map(quoted);
         let (ahead, beside) = (Arc::default(), Arc::default());
         RemoteObject { store, meta, indexed: None, ahead, beside, holding: None }
     }
@@ -169,7 +170,8 @@ impl RemoteObject {
         };
         match beside.as_deref() {
             Some((Some(meta), _)) if meta.e_tag.is_some() && meta.size == self.meta.size => {
-                RemoteObject { meta: meta.clone(), ..self.clone() }
+                let meta = ObjectMeta { e_tag: meta.e_tag.clone().map(quoted), ..meta.clone() };
+                RemoteObject { meta, ..self.clone() }
             }
             _ => self.clone(),
         }
@@ -274,8 +276,8 @@ impl RemoteObject {
 
     /// Checks that an answer's object is the listed one.
     fn same(&self, meta: &ObjectMeta) -> Result<(), RemoteError> {
-        match (&self.meta.e_tag, &meta.e_tag) {
-            (Some(listed), Some(now)) if listed != now => {
+        match (&self.meta.e_tag, meta.e_tag.clone().map(quoted)) {
+            (Some(listed), Some(now)) if *listed != now => {
                 Err(RemoteError("the object changed since it was listed (its ETag differs)".into()))
             }
             _ if meta.size != self.meta.size => Err(RemoteError(format!(
@@ -380,7 +382,8 @@ pub(crate) fn probe(
     ));
     let ((a, first), (b, last)) = (first?, last?);
     let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
-    same.then(|| Probe { meta: b, pieces: vec![first, last] })
+    let meta = ObjectMeta { e_tag: b.e_tag.map(quoted), ..b };
+    same.then(|| Probe { meta, pieces: vec![first, last] })
 }
 
 /// The whole of an object of `size` bytes, when `pieces` hold it.
@@ -425,5 +428,14 @@ impl Read for BodyReader {
         out[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
         self.at += n;
         Ok(n)
+    }
+}
+
+/// An ETag as HTTP quotes it: Azure lists its ETags bare but answers with
+/// them quoted, so a tag is kept, sent and compared quoted.
+fn quoted(tag: String) -> String {
+    match tag.starts_with('"') || tag.starts_with("W/\"") {
+        true => tag,
+        false => format!("\"{tag}\""),
     }
 }

@@ -52,6 +52,16 @@ pub(crate) struct Settings {
     pub endpoint: Option<String>,
 }
 
+impl Settings {
+    /// Whether a request of the process may need TLS: not with a plain
+    /// `http://` endpoint and the credentials given (without them, a
+    /// credential provider may ask AWS's STS, over HTTPS).
+    pub(crate) fn needs_tls(&self) -> bool {
+        let plain = self.endpoint.as_deref().is_some_and(|e| e.starts_with("http://"));
+        !(plain && self.credentials.is_some())
+    }
+}
+
 /// The environment and files settings are read from (the process's own,
 /// or a test's).
 pub(crate) trait Sources {
@@ -173,5 +183,17 @@ mod tests {
             (none.credentials, none.metadata, none.region.as_str()),
             (None, false, "us-east-1")
         );
+    }
+
+    #[test]
+    fn only_a_plain_endpoint_with_credentials_given_needs_no_tls() {
+        let keys = [("AWS_ACCESS_KEY_ID", "E"), ("AWS_SECRET_ACCESS_KEY", "ES")];
+        let plain = [("AWS_ENDPOINT_URL", "http://127.0.0.1:2")];
+        let secure = [("AWS_ENDPOINT_URL", "https://s3.example.net")];
+        let no_keys = [("AWS_PROFILE", "nobody")];
+        assert!(!settings(&[keys.as_slice(), &plain].concat()).needs_tls());
+        assert!(settings(&[keys.as_slice(), &secure].concat()).needs_tls());
+        assert!(settings(&keys).needs_tls(), "AWS itself");
+        assert!(settings(&[no_keys.as_slice(), &plain].concat()).needs_tls(), "STS may be asked");
     }
 }

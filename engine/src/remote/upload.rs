@@ -12,8 +12,9 @@ use object_store::path::Path as Key;
 use object_store::{ObjectStoreExt, WriteMultipart};
 
 use super::address::{Address, Kind};
-use super::client::{RemoteError, block_on, count_request, store};
+use super::client::{RemoteError, block_on, count_request};
 use super::object::RemoteObject;
+use super::stores::store;
 
 /// The size of a part (S3 takes 5 MiB to 5 GiB, but for the last).
 pub(crate) const PART: usize = 8 << 20;
@@ -21,10 +22,15 @@ pub(crate) const PART: usize = 8 << 20;
 /// Parts in flight at once.
 const IN_FLIGHT: usize = 4;
 
-/// The bucket and key the remote path `written` names as one object to
-/// write; an error when it is not one, or (unless `replace`) when an
-/// object is there already.
-pub fn target(written: &str, replace: bool) -> Result<(String, String), RemoteError> {
+/// Checks that the remote path `written` names one object to write: an
+/// error when it is not one, or (unless `replace`) when an object is
+/// there already.
+pub fn target(written: &str, replace: bool) -> Result<(), RemoteError> {
+    destination(written, replace).map(drop)
+}
+
+/// The address of the object [`target`] checks.
+fn destination(written: &str, replace: bool) -> Result<Address, RemoteError> {
     let address = match Address::parse(written) {
         Some(Ok(address)) => address,
         Some(Err(bad)) => return Err(RemoteError(bad.0)),
@@ -33,17 +39,17 @@ pub fn target(written: &str, replace: bool) -> Result<(String, String), RemoteEr
     if address.kind != Kind::Object {
         return Err(RemoteError("names no single object to write".into()));
     }
-    if !replace && RemoteObject::head(&store(&address.bucket)?, &address.key)?.is_some() {
+    if !replace && RemoteObject::head(&store(&address)?, &address.key)?.is_some() {
         return Err(RemoteError("exists (replace it with --force)".into()));
     }
-    Ok((address.bucket, address.key))
+    Ok(address)
 }
 
 /// Uploads the file at `path` as the object `written` names (see
 /// [`target`]); returns the bytes sent.
 pub fn upload(written: &str, path: &Path, replace: bool) -> Result<u64, RemoteError> {
-    let (bucket, key) = target(written, replace)?;
-    let store = store(&bucket)?;
+    let address = destination(written, replace)?;
+    let (store, key) = (store(&address)?, address.key);
     let mut file = File::open(path).map_err(|e| failed(path, e))?;
     // The parts are sent by tasks of the runtime: the whole upload runs on it.
     block_on(async move {
