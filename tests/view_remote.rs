@@ -7,9 +7,12 @@
 //! fetched a fraction of the object by range; scrolling on past the
 //! middle of a piece of text fetches the next piece ahead, unasked; a
 //! plain object without an index object is fetched into a spool, as
-//! stdin is.
+//! stdin is. A packed object in Google Cloud Storage and in Azure Blob
+//! Storage (`tests/remote_schemes.rs`' servers) is viewed the same way.
 #![cfg(feature = "remote")]
 
+#[path = "util/azure.rs"]
+mod azure;
 #[path = "util/s3.rs"]
 mod s3;
 #[path = "util/s3proxy.rs"]
@@ -18,6 +21,7 @@ mod util;
 
 use std::time::{Duration, Instant};
 
+use azure::AzureServer;
 use s3::S3Server;
 use s3proxy::FaultProxy;
 use util::Tree;
@@ -28,7 +32,11 @@ use util::view::*;
 /// store through `proxy`, its first screen (lines 1-39 as sed prints
 /// them, the status line saying `label`) shown.
 fn view_remote(tree: &Tree, server: &S3Server, proxy: &FaultProxy, url: &str, label: &str) -> Tmux {
-    let env = server.env_via(&proxy.endpoint());
+    view_with(tree, &server.env_via(&proxy.endpoint()), url, label)
+}
+
+/// [`view_remote`] with the store's settings `env`.
+fn view_with(tree: &Tree, env: &[(&str, String)], url: &str, label: &str) -> Tmux {
     let idx = tree.path("idx").display().to_string();
     let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     all.extend([("TG_INDEX_DIR", idx.as_str()), ("TG_AUTO_INDEX", "0"), ("NO_COLOR", "1")]);
@@ -170,4 +178,25 @@ fn scrolling_on_finds_the_next_piece_fetched_ahead() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(proxy.requests(), ahead, "line {next} was fetched again, not ahead");
     t.send("q");
+}
+
+#[test]
+fn packed_objects_in_gcs_and_azure_are_viewed_by_ranged_reads() {
+    let tree = Tree::new("view-schemes");
+    tree.write("app.log", log());
+    tg(&tree, &["pack", "-q", "--frame-size", "4K", "app.log"]);
+    let packed = std::fs::read(tree.path("app.log.zst")).unwrap();
+    let gcs = S3Server::start_open();
+    gcs.create_bucket("bkt");
+    gcs.put("bkt", "app.log.zst", &packed);
+    let gcs_env =
+        [("GOOGLE_BASE_URL", gcs.endpoint()), ("GOOGLE_SKIP_SIGNATURE", "true".to_string())];
+    let azure = AzureServer::start();
+    azure.put("bkt", "app.log.zst", &packed);
+    for (url, env) in
+        [("gs://bkt/app.log.zst", gcs_env.to_vec()), ("az://bkt/app.log.zst", azure.env())]
+    {
+        let t = view_with(&tree, &env, url, "fetched by range");
+        jump_around(&tree, &t);
+    }
 }
