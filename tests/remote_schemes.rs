@@ -12,7 +12,9 @@
 //!   ranged GETs), one URL an object.
 //!
 //! Objects, prefixes walked like directories, globs, `-z` on a `.gz`, a
-//! packed container read by range, and `tg pack -o` writing one.
+//! packed container read by range, `tg pack -o` writing one, and an
+//! index object (`tg index`) written beside an object and read by
+//! another machine.
 #![cfg(feature = "remote")]
 
 #[path = "util/azure.rs"]
@@ -208,4 +210,39 @@ fn an_azure_path_without_an_account_is_one_line_and_exit_2() {
     let stderr = String::from_utf8_lossy(&t.stderr);
     assert_eq!((t.status.code(), stderr.lines().count()), (Some(2), 1), "{stderr}");
     assert!(stderr.starts_with("tg: az://logs/a.log: "), "{stderr}");
+}
+
+#[test]
+fn index_objects_are_written_beside_gcs_and_azure_objects_and_read_by_another_machine() {
+    let tree = Tree::new("schemes-index");
+    // Past the size fetched whole ahead of a search.
+    let log = util::logs::log(&mut rand::SeedableRng::seed_from_u64(37), 60_000, false);
+    tree.write("logs/app/a.log", &log);
+    let gcs = S3Server::start_open();
+    gcs.create_bucket("bkt");
+    gcs.put("bkt", "a.log", &log);
+    let proxy = FaultProxy::start(gcs.port());
+    let azure = AzureServer::start();
+    azure.put("bkt", "a.log", &log);
+    let index_object = |url: &str| match url.starts_with("az://") {
+        true => azure.get("bkt", "a.log.tgidx"),
+        false => std::fs::read(gcs.data().join("bkt/a.log.tgidx")).ok(),
+    };
+    for (url, env) in
+        [("gs://bkt/a.log", gcs_emulator_env(&proxy)), ("az://bkt/a.log", azure.env())]
+    {
+        let (builder, reader) =
+            (tree.path(format!("a-{}", &url[..2])), tree.path(format!("b-{}", &url[..2])));
+        let out = util::tg_with(&tree, &env, &builder, &["index", "--block-size", "4K", url]);
+        assert!(out.status.success(), "{url}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(index_object(url).is_some(), "{url}: no index object beside it");
+        for q in util::logs::QUERIES {
+            let t = util::tg_with(&tree, &env, &reader, &[&q[..], &[url]].concat());
+            let r = rg(&tree, &[&q[..], &["logs/app/a.log"]].concat());
+            assert_eq!(differs(&t, &r, url, "logs/app/a.log"), None, "{url} {q:?}");
+        }
+        let t = util::tg_with(&tree, &env, &reader, &["--stats", "-n", "RAREMARK", url]);
+        let fetched = stat(&t.stderr, "bytes fetched");
+        assert!(fetched * 2 < log.len() as u64, "{url}: fetched {fetched} of {}", log.len());
+    }
 }
