@@ -1,6 +1,9 @@
 //! Remote logs: objects in S3 (and stores that speak its protocol: Garage,
-//! MinIO, Ceph) named `s3://BUCKET/KEY`, read through Apache Arrow's
-//! `object_store` crate, the client DataFusion and Ballista read with.
+//! MinIO, Ceph) named `s3://BUCKET/KEY`, in Google Cloud Storage
+//! (`gs://`), in Azure Blob Storage (`az://`) and on web servers
+//! (`http(s)://`), read through Apache Arrow's `object_store` crate, the
+//! client DataFusion and Ballista read with (`stores`: one store a
+//! scheme's bucket).
 //!
 //! Two ways in, for any front door (the search, a viewer, SQL):
 //!
@@ -28,10 +31,11 @@
 //!
 //! Anything else is read as one stream ([`object::RemoteObject::reader`]).
 //! Every read is of the object as listed (its ETag), and complete, or an
-//! error ([`object`]); credentials, region and endpoint come from where
-//! the AWS CLI takes them ([`settings`]); `--stats` counts requests and
-//! bytes (`client::traffic`). Only block indexes are kept on disk
-//! ([`kept`]: index objects, and packed objects' own), by ETag and size.
+//! error ([`object`]); credentials, region and endpoint come from where the
+//! store's own tool takes them (the AWS CLI's: [`settings`]); `--stats`
+//! counts requests and bytes (`client::traffic`). Only block indexes are
+//! kept on disk ([`kept`]: index objects, and packed objects' own), by ETag
+//! and size.
 
 pub mod address;
 mod ahead;
