@@ -47,6 +47,10 @@ const WINDOW: (u64, u64) = (1 << 20, 96 << 20);
 /// The least sort buffers a budget above the floor gets.
 const SORT_MIN: usize = 4 << 20;
 
+/// Sort buffers from which the window may take half of what is free
+/// (below, more would cost the sort a merge pass: the kernel at 64 MiB).
+const SORT_ROOMY: usize = 64 << 20;
+
 /// What one file in the window costs besides its trigram lists: its
 /// table entry and path, the channel's and the queue's nodes.
 const ITEM_BYTES: u64 = 256;
@@ -114,8 +118,12 @@ impl Plan {
     pub(super) fn new(budget: usize, threads: usize, listing: usize, entries: usize) -> Plan {
         let held = FIXED + listing + entries / 4 + threads.max(1) * thread_bytes();
         let free = budget.saturating_sub(held);
-        // A quarter of what is free, leaving the sort its least if it can.
-        let window = (free / 4).min(free.saturating_sub(SORT_MIN)) as u64;
+        // Half of what is free when the sort keeps `SORT_ROOMY` (a window
+        // that reads a tree's biggest files beside others keeps every core
+        // busy: the kernel's 4-24 MB register headers, counted at four
+        // times their bytes), else a quarter, the sort its least if it can.
+        let share = if free / 2 >= SORT_ROOMY { 2 } else { 4 };
+        let window = (free / share).min(free.saturating_sub(SORT_MIN)) as u64;
         let window = window.clamp(WINDOW.0, WINDOW.1);
         let left = free.saturating_sub(window as usize);
         // Below the floor the sort takes a quarter of the budget, as small
