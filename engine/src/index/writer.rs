@@ -125,7 +125,6 @@ impl IndexWriterBuilder {
             spill_dir,
             source: Vec::new(),
             times: Vec::new(),
-            follow_masks: self.follow_masks,
             version: self.version.unwrap_or(if self.follow_masks { FORMAT_VERSION } else { 2 }),
             merge_threads: None,
             kept: None,
@@ -166,8 +165,7 @@ pub struct IndexWriter {
     source: Vec<Spool>,
     /// The `times` section (`blocks::time_ranges`), in parts (none: no section).
     times: Vec<Spool>,
-    follow_masks: bool,
-    /// The format version written.
+    /// The format version written (follow masks from 4 on).
     version: u32,
     /// At most this many ranges merge at once (default: one per core).
     merge_threads: Option<usize>,
@@ -307,7 +305,7 @@ impl IndexWriter {
     /// A trigram set for this writer's documents: with follow masks when
     /// the index keeps them.
     pub(crate) fn trigram_set(&self) -> TrigramSet {
-        TrigramSet::new(self.follow_masks)
+        TrigramSet::new(self.version >= 4)
     }
 
     /// Writes the index and publishes it as `dir/index.tg`, atomically.
@@ -333,17 +331,8 @@ impl IndexWriter {
 
     /// Serializes the whole index into `out`.
     fn write_to<W: Write>(self, out: W) -> Result<(W, IndexSummary), IndexError> {
-        let IndexWriter {
-            sorter,
-            spill_dir,
-            tables,
-            source,
-            times,
-            follow_masks: _,
-            version,
-            merge_threads,
-            kept,
-        } = self;
+        let IndexWriter { sorter, spill_dir, tables, source, times, version, merge_threads, kept } =
+            self;
         let out = BufWriter::with_capacity(256 << 10, out);
         let mut fw = FormatWriter::of_version(out, version);
         let runs = sorter.finish()?;

@@ -9,8 +9,42 @@
 
 use std::fmt;
 
-/// The schemes tg reads.
-const SCHEMES: &[&str] = &["s3://", "gs://", "az://", "http://", "https://"];
+/// A scheme tg reads; each has its store (`stores`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Scheme {
+    /// `s3://`: S3, or a store that speaks its protocol.
+    S3,
+    /// `gs://`: Google Cloud Storage.
+    Gcs,
+    /// `az://`: Azure Blob Storage (a container for a bucket).
+    Azure,
+    /// `http://`: a web server's files.
+    Http,
+    /// `https://`: a web server's files.
+    Https,
+}
+
+impl Scheme {
+    /// Every scheme.
+    const ALL: [Scheme; 5] = [Scheme::S3, Scheme::Gcs, Scheme::Azure, Scheme::Http, Scheme::Https];
+
+    /// How a path of it starts.
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            Scheme::S3 => "s3://",
+            Scheme::Gcs => "gs://",
+            Scheme::Azure => "az://",
+            Scheme::Http => "http://",
+            Scheme::Https => "https://",
+        }
+    }
+
+    /// Whether it is a web server's: a path names one object (a prefix is
+    /// listed only by WebDAV), and a `?` is a query's, never a glob's.
+    pub(crate) fn is_web(self) -> bool {
+        matches!(self, Scheme::Http | Scheme::Https)
+    }
+}
 
 /// The bytes that make a key a glob (as the shell's and `globset`'s).
 const GLOB_BYTES: &[char] = &['*', '?', '[', '{'];
@@ -20,8 +54,8 @@ const GLOB_BYTES: &[char] = &['*', '?', '[', '{'];
 pub(crate) struct Address {
     /// The path as the user wrote it (printed as written).
     pub written: String,
-    /// The scheme, with its `://`.
-    pub scheme: &'static str,
+    /// The scheme.
+    pub scheme: Scheme,
     /// The bucket.
     pub bucket: String,
     /// The key, or the prefix to list.
@@ -57,19 +91,20 @@ impl fmt::Display for BadAddress {
 
 /// Whether `path` (a command line's path, as bytes) is a remote one.
 pub fn is_remote(path: &[u8]) -> bool {
-    SCHEMES.iter().any(|s| path.starts_with(s.as_bytes()))
+    Scheme::ALL.iter().any(|s| path.starts_with(s.prefix().as_bytes()))
 }
 
 /// Whether `text` (a SQL query, say) holds a remote path anywhere.
 pub fn mentions_remote(text: &[u8]) -> bool {
-    SCHEMES.iter().any(|s| text.windows(s.len()).any(|w| w == s.as_bytes()))
+    let prefixes = Scheme::ALL.map(|s| s.prefix().as_bytes());
+    prefixes.iter().any(|p| text.windows(p.len()).any(|w| w == *p))
 }
 
 impl Address {
     /// Parses `written` (`None`: not a remote path at all).
     pub fn parse(written: &str) -> Option<Result<Address, BadAddress>> {
-        let scheme = SCHEMES.iter().find(|s| written.starts_with(**s))?;
-        let rest = &written[scheme.len()..];
+        let scheme = *Scheme::ALL.iter().find(|s| written.starts_with(s.prefix()))?;
+        let rest = &written[scheme.prefix().len()..];
         let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
         if bucket.is_empty() {
             return Some(Err(BadAddress(format!("{written}: no bucket named"))));
@@ -78,7 +113,7 @@ impl Address {
             let what = "a key with an empty, `.` or `..` component is not read";
             return Some(Err(BadAddress(format!("{written}: {what}"))));
         }
-        let web = scheme.starts_with("http");
+        let web = scheme.is_web();
         if web && key.contains(['?', '#']) {
             let what = "a URL with a query or a fragment is not read";
             return Some(Err(BadAddress(format!("{written}: {what}"))));
@@ -98,7 +133,7 @@ impl Address {
     /// directory when no object has that key (a bucket's, not a web
     /// server's: its path names one object).
     pub(crate) fn may_be_prefix(&self) -> bool {
-        self.kind == Kind::Object && !self.scheme.starts_with("http")
+        self.kind == Kind::Object && !self.scheme.is_web()
     }
 
     /// The name of the object at `key` (under this address's prefix), as
@@ -117,7 +152,7 @@ impl Address {
                     false => format!("{}/{below}", self.written),
                 }
             }
-            Kind::Glob { .. } => format!("{}{}/{key}", self.scheme, self.bucket),
+            Kind::Glob { .. } => format!("{}{}/{key}", self.scheme.prefix(), self.bucket),
         }
     }
 }
@@ -157,7 +192,7 @@ mod tests {
         let web = parse("http://127.0.0.1:9/logs/a.log");
         assert_eq!(
             (web.scheme, web.bucket.as_str(), web.key.as_str()),
-            ("http://", "127.0.0.1:9", "logs/a.log")
+            (Scheme::Http, "127.0.0.1:9", "logs/a.log")
         );
         assert!(!web.may_be_prefix() && parse("s3://b/k").may_be_prefix());
         assert_eq!(parse("https://h/logs/").kind, Kind::Prefix);

@@ -132,7 +132,7 @@ fn under(
     count_request();
     let listing = store.list((!prefix.is_empty()).then(|| Key::from(prefix)).as_ref());
     let metas: Vec<_> = block_on(listing.try_collect()).map_err(|e: object_store::Error| {
-        match address.scheme.starts_with("http") {
+        match address.scheme.is_web() {
             // A web server lists a directory only as WebDAV (PROPFIND).
             true => RemoteError(format!(
                 "not listed: the server answers no WebDAV listing ({})",

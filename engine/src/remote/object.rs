@@ -52,10 +52,9 @@ impl std::fmt::Debug for RemoteObject {
 
 impl RemoteObject {
     /// The object `meta` describes, in `store`.
-    pub fn new(store: Arc<dyn ObjectStore>, mut meta: ObjectMeta) -> RemoteObject {
-        meta.e_tag = meta.e_tag.map(quoted);
+    pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> RemoteObject {
         let (ahead, beside) = (Arc::default(), Arc::default());
-        RemoteObject { store, meta, indexed: None, ahead, beside, holding: None }
+        RemoteObject { store, meta: quoted(meta), indexed: None, ahead, beside, holding: None }
     }
 
     /// The same object, known (from its listing) to have an index object
@@ -170,8 +169,7 @@ impl RemoteObject {
         };
         match beside.as_deref() {
             Some((Some(meta), _)) if meta.e_tag.is_some() && meta.size == self.meta.size => {
-                let meta = ObjectMeta { e_tag: meta.e_tag.clone().map(quoted), ..meta.clone() };
-                RemoteObject { meta, ..self.clone() }
+                RemoteObject { meta: quoted(meta.clone()), ..self.clone() }
             }
             _ => self.clone(),
         }
@@ -276,7 +274,7 @@ impl RemoteObject {
 
     /// Checks that an answer's object is the listed one.
     fn same(&self, meta: &ObjectMeta) -> Result<(), RemoteError> {
-        match (&self.meta.e_tag, meta.e_tag.clone().map(quoted)) {
+        match (&self.meta.e_tag, quoted(meta.clone()).e_tag) {
             (Some(listed), Some(now)) if *listed != now => {
                 Err(RemoteError("the object changed since it was listed (its ETag differs)".into()))
             }
@@ -382,8 +380,7 @@ pub(crate) fn probe(
     ));
     let ((a, first), (b, last)) = (first?, last?);
     let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
-    let meta = ObjectMeta { e_tag: b.e_tag.map(quoted), ..b };
-    same.then(|| Probe { meta, pieces: vec![first, last] })
+    same.then(|| Probe { meta: quoted(b), pieces: vec![first, last] })
 }
 
 /// The whole of an object of `size` bytes, when `pieces` hold it.
@@ -431,11 +428,11 @@ impl Read for BodyReader {
     }
 }
 
-/// An ETag as HTTP quotes it: Azure lists its ETags bare but answers with
-/// them quoted, so a tag is kept, sent and compared quoted.
-fn quoted(tag: String) -> String {
-    match tag.starts_with('"') || tag.starts_with("W/\"") {
-        true => tag,
-        false => format!("\"{tag}\""),
-    }
+/// `meta` with its ETag as HTTP quotes it: Azure lists its ETags bare
+/// but answers with them quoted, so a tag is kept, sent and compared
+/// quoted (every object's meta passes here as it comes from the store).
+fn quoted(meta: ObjectMeta) -> ObjectMeta {
+    let bare = |t: &String| !t.starts_with('"') && !t.starts_with("W/\"");
+    let e_tag = meta.e_tag.map(|t| if bare(&t) { format!("\"{t}\"") } else { t });
+    ObjectMeta { e_tag, ..meta }
 }

@@ -25,7 +25,7 @@ use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::http::HttpBuilder;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 
-use super::address::Address;
+use super::address::{Address, Scheme};
 use super::client::{CONNECT_TIMEOUT, OneClient, REQUEST_TIMEOUT, RemoteError, causes};
 use super::settings::{Process, Settings, Sources};
 
@@ -45,25 +45,16 @@ pub(crate) fn store_unretried(at: &Address) -> Result<Arc<dyn ObjectStore>, Remo
 
 /// The store of `at`'s bucket, its failed requests `retried` or not.
 fn stored(at: &Address, retried: bool) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    type Stores = Mutex<HashMap<(&'static str, String, bool), Arc<dyn ObjectStore>>>;
+    type Stores = Mutex<HashMap<(Scheme, String, bool), Arc<dyn ObjectStore>>>;
     static STORES: OnceLock<Stores> = OnceLock::new();
     let mut stores = STORES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     let key = (at.scheme, at.bucket.clone(), retried);
     if let Some(store) = stores.get(&key) {
         return Ok(Arc::clone(store));
     }
-    let options = Options { retry: retry(retried), client: client_options() };
-    let store = build(at.scheme, &at.bucket, options)?;
+    let store = build(at.scheme, &at.bucket, retried)?;
     stores.insert(key, Arc::clone(&store));
     Ok(store)
-}
-
-/// What every store of the process is built with.
-struct Options {
-    /// When and how often a failed request is retried.
-    retry: RetryConfig,
-    /// The HTTP client's options.
-    client: ClientOptions,
 }
 
 /// Retries of a failed request, with backoff (`retried`), or none.
@@ -90,36 +81,30 @@ fn client_options() -> ClientOptions {
 }
 
 /// The store of `bucket` (a bucket, a container, a web server's host) of
-/// `scheme` (with its `://`, one of `address::SCHEMES`).
-fn build(
-    scheme: &str,
-    bucket: &str,
-    options: Options,
-) -> Result<Arc<dyn ObjectStore>, RemoteError> {
-    if scheme == "s3://" {
-        return s3(bucket, options);
-    }
-    let Options { retry, client } = options;
+/// `scheme`, its failed requests `retried` or not.
+fn build(scheme: Scheme, bucket: &str, retried: bool) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+    let (retry, client) = (retry(retried), client_options());
     let built: Result<Arc<dyn ObjectStore>, _> = match scheme {
-        "gs://" => GoogleCloudStorageBuilder::from_env()
+        Scheme::S3 => return s3(bucket, retry, client),
+        Scheme::Gcs => GoogleCloudStorageBuilder::from_env()
             .with_bucket_name(bucket)
             .with_retry(retry)
             .with_client_options(client)
             .with_http_connector(OneClient { tls: true })
             .build()
             .map(|s| Arc::new(s) as _),
-        "az://" => azure(&Process)?
+        Scheme::Azure => azure(&Process)?
             .with_container_name(bucket)
             .with_retry(retry)
             .with_client_options(client)
             .with_http_connector(OneClient { tls: true })
             .build()
             .map(|s| Arc::new(s) as _),
-        _ => HttpBuilder::new()
-            .with_url(format!("{scheme}{bucket}"))
+        Scheme::Http | Scheme::Https => HttpBuilder::new()
+            .with_url(format!("{}{bucket}", scheme.prefix()))
             .with_retry(retry)
             .with_client_options(client)
-            .with_http_connector(OneClient { tls: scheme == "https://" })
+            .with_http_connector(OneClient { tls: scheme == Scheme::Https })
             .build()
             .map(|s| Arc::new(s) as _),
     };
@@ -127,14 +112,18 @@ fn build(
 }
 
 /// An S3 store of `bucket`, set as the AWS CLI is.
-fn s3(bucket: &str, options: Options) -> Result<Arc<dyn ObjectStore>, RemoteError> {
+fn s3(
+    bucket: &str,
+    retry: RetryConfig,
+    client: ClientOptions,
+) -> Result<Arc<dyn ObjectStore>, RemoteError> {
     static SETTINGS: OnceLock<Settings> = OnceLock::new();
     let settings = SETTINGS.get_or_init(|| Settings::read(&Process));
     let mut b = AmazonS3Builder::new()
         .with_bucket_name(bucket)
         .with_region(&settings.region)
-        .with_retry(options.retry)
-        .with_client_options(options.client)
+        .with_retry(retry)
+        .with_client_options(client)
         .with_http_connector(OneClient { tls: settings.needs_tls() });
     if let Some(endpoint) = &settings.endpoint {
         b = b.with_endpoint(endpoint);
