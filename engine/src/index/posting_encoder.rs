@@ -4,7 +4,9 @@
 
 use std::io::{self, Write};
 
-use super::postings::{TrigramEntry, bitmap_len, coded, is_bitmap, pack_masks, put_varint};
+use super::postings::{
+    ListKind, TrigramEntry, bitmap_len, coded, is_bitmap, pack_masks, put_varint, validate_list,
+};
 use super::table::DocId;
 use crate::query::trigram::Trigram;
 
@@ -90,7 +92,13 @@ impl PostingEncoder {
         Ok(done)
     }
 
-    /// Ends the open list, writing its bytes, and returns its entry.
+    /// Ends the open list, writing its bytes, and returns its entry. The
+    /// bytes are decoded before they are written (while they are in the
+    /// cache): a list that would not decode as its entry says is an error
+    /// here, so the check of a whole new index before it is published
+    /// needs only the lists' checksums ([`IndexReader::verify_built`]).
+    ///
+    /// [`IndexReader::verify_built`]: super::reader::IndexReader::verify_built
     pub(crate) fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
         let Some(OpenList { trigram, ids, masks }) = self.current.take() else { return Ok(None) };
         let count = ids.len() as u32;
@@ -112,6 +120,9 @@ impl PostingEncoder {
                 prev = Some(d);
             }
         }
+        let kind = ListKind::of(self.version, count, self.doc_count);
+        validate_list(&self.bytes, count, self.doc_count, kind)
+            .map_err(|e| io::Error::other(format!("a posting list just encoded: {e}")))?;
         out.write_all(&self.bytes)?;
         let offset = self.written;
         self.written += self.bytes.len() as u64;

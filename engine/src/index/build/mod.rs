@@ -312,7 +312,7 @@ fn timed_publish(
 ) -> Result<(IndexSummary, Duration), IndexError> {
     let summary = writer.finish_into(storage)?;
     let started = Instant::now();
-    let checked = IndexReader::load(storage).and_then(|r| r.verify());
+    let checked = IndexReader::load(storage).and_then(|r| r.verify_built());
     let verifying = started.elapsed();
     if let Err(err) = checked {
         storage.withdraw()?;

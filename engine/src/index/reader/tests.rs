@@ -258,9 +258,9 @@ fn random_byte_flips_are_detected_before_a_wrong_answer() {
             Err(IndexError::Corrupt(_) | IndexError::UnsupportedVersion { .. }) => at_open += 1,
             Err(e) => panic!("unexpected error {e}"),
             Ok(r) => {
-                // Only the postings are checked lazily: the flip must show
-                // up in verify() and in a query before any wrong answer.
+                // Postings are checked lazily: both whole checks and a query see it.
                 assert!(r.verify().is_err(), "flip at {i} undetected by verify");
+                assert!(r.verify_built().is_err(), "flip at {i} undetected by verify_built");
                 assert!(never_wrong(&r, &c), "flip at {i} undetected by queries");
                 at_query += 1;
             }
