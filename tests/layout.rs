@@ -973,7 +973,7 @@ const PUBLIC_BUDGET: &[(&str, usize)] = &[
     ("logline", 15),
     ("matcher", 10),
     ("options", 62),
-    ("pack", 54),
+    ("pack", 56),
     ("query", 41),
     ("readfull", 2),
     ("remote", 61),

@@ -14,7 +14,7 @@ pub enum PackError {
     #[error("corrupt or truncated tg container: {0}")]
     Corrupt(String),
     /// A tg container of a version this tg does not read (found, read).
-    #[error("tg container version {0} is not supported (this tg reads version {1})")]
+    #[error("tg container version {0} is not supported (this tg reads versions 1 to {1})")]
     Version(u32, u32),
     /// A tg container whose bytes changed since it was written (found by
     /// [`super::verify::check`]).

@@ -35,12 +35,18 @@ const HEADER_MAGIC: [u8; 8] = *b"TGPACK\0\0";
 /// The footer's magic, its last eight bytes.
 const FOOTER_MAGIC: [u8; 8] = *b"TGPKFOOT";
 
-/// The container version.
+/// The container version: the newest, which a reader reads with every
+/// one since [`FIRST_VERSION`]. A container is written as the oldest
+/// version that holds it (one without a frame directory as version 1).
 ///
 /// History (one line per bump):
 /// - 1: header frame, data frames aligned with the block index's blocks,
 ///   index frame (block index + footer), seek table with checksums.
-pub const VERSION: u32 = 1;
+/// - 2: a frame directory follows the header frame (`super::directory`).
+pub const VERSION: u32 = 2;
+
+/// The oldest container version a reader reads.
+pub(crate) const FIRST_VERSION: u32 = 1;
 
 /// The header frame's length: skippable frame header, magic, version, reserved.
 pub const HEADER_LEN: usize = 8 + 8 + 4 + 4;
@@ -51,6 +57,21 @@ pub(crate) const EMPTY_CHECKSUM: u32 = 0x51D8_E999;
 
 /// Footer flag: the text holds a NUL byte.
 pub(crate) const FLAG_HAS_NUL: u32 = 1;
+
+/// Buckets in a frame directory (`super::directory`; a power of two: a
+/// hash's top bits pick one).
+pub(crate) const BUCKETS: usize = 1 << 14;
+/// A bucket's bytes: its CRC, its entry count and flags, its entries.
+pub(crate) const BUCKET_LEN: usize = 64;
+/// The directory frame's own head: the skippable frame's magic and size,
+/// then buckets, bucket length, frames and the CRC of those three.
+const DIRECTORY_HEAD: usize = 8 + 16;
+/// The directory frame's length in the file.
+pub(crate) const FRAME_LEN: usize = DIRECTORY_HEAD + BUCKETS * BUCKET_LEN;
+/// Where its buckets start in the file (after the header frame and its
+/// own head), which is what a first reader fetches of a file's start
+/// (the buckets come by range).
+pub(crate) const BUCKETS_AT: u64 = (HEADER_LEN + DIRECTORY_HEAD) as u64;
 
 /// The largest text a frame may hold (the seekable format's limit).
 pub(crate) const MAX_FRAME_TEXT: u64 = 1 << 30;
@@ -106,6 +127,8 @@ pub struct Layout {
     /// tg's footer and where the block index lies in the file (`None`: a
     /// seekable zstd file written by another tool).
     pub tg: Option<(Footer, std::ops::Range<usize>)>,
+    /// Whether a frame directory follows the header frame.
+    pub directory: bool,
 }
 
 impl Layout {
@@ -123,10 +146,10 @@ pub fn is_tg(bytes: &[u8]) -> bool {
 }
 
 /// tg's header frame.
-pub(crate) fn encode_header() -> Vec<u8> {
+pub(crate) fn encode_header(version: u32) -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER_LEN);
     b.put_le(TG_FRAME_MAGIC).put_le((HEADER_LEN - 8) as u32);
-    b.put(&HEADER_MAGIC).put_le(VERSION).put_le(0u32);
+    b.put(&HEADER_MAGIC).put_le(version).put_le(0u32);
     b
 }
 
@@ -149,13 +172,13 @@ pub(crate) fn entries_bytes(entries: &[Entry]) -> Vec<u8> {
 }
 
 /// The index frame: a skippable frame holding `index` and the footer.
-pub(crate) fn encode_index_frame(index: &[u8], footer: &Footer) -> Vec<u8> {
+pub(crate) fn encode_index_frame(index: &[u8], footer: &Footer, version: u32) -> Vec<u8> {
     let mut b = Vec::with_capacity(8 + index.len() + FOOTER_LEN);
     b.put_le(TG_FRAME_MAGIC).put_le((index.len() + FOOTER_LEN) as u32).put(index);
     let start = b.len();
     b.put_le(footer.text_len).put_le(footer.text_crc).put_le(footer.frames);
     b.put_le(footer.index_len).put_le(footer.index_crc).put_le(footer.table_crc);
-    b.put_le(footer.flags).put_le(VERSION);
+    b.put_le(footer.flags).put_le(version);
     let crc = crc32fast::hash(&b[start..]);
     b.put_le(crc).put(&FOOTER_MAGIC);
     b
@@ -221,25 +244,32 @@ pub(crate) fn parse_ends(file: &Ends<'_>) -> Result<Layout, PackError> {
         )));
     }
     if !tg {
-        return Ok(Layout { frames: place(&entries, 0), tg: None });
+        return Ok(Layout { frames: place(&entries, 0), tg: None, directory: false });
     }
     let version = file.u32_at(16).unwrap_or(0);
-    if version != VERSION {
+    if !(FIRST_VERSION..=VERSION).contains(&version) {
         return Err(PackError::Version(version, VERSION));
     }
+    let directory = version >= 2;
     if file.u32_at(20) != Some(0) {
         return Err(PackError::Corrupt("reserved header bits set".into()));
     }
-    let n = entries.len();
-    let header_ok = n >= 2
+    let (n, skipped) = (entries.len(), 1 + usize::from(directory));
+    let header_ok = n > skipped
         && (entries[0].compressed, entries[0].decompressed) == (HEADER_LEN as u32, 0)
-        && entries[n - 1].decompressed == 0;
+        && entries[n - 1].decompressed == 0
+        && (!directory
+            || (entries[1].compressed, entries[1].decompressed) == (FRAME_LEN as u32, 0));
     if !header_ok {
         return Err(PackError::Mismatch("no header or index frame in the seek table".into()));
     }
     let index_frame = table_start - entries[n - 1].compressed as usize;
-    let (footer, index) = footer(file, index_frame, table_start)?;
-    let data = &entries[1..n - 1];
+    let (footer, index) = footer(file, index_frame, table_start, version)?;
+    let data = &entries[skipped..n - 1];
+    if directory {
+        let head = file.get(HEADER_LEN..BUCKETS_AT as usize).unwrap_or(&[]);
+        check_directory_head(head, data.len() as u32)?;
+    }
     if footer.frames as usize != data.len() {
         return Err(PackError::Mismatch(format!(
             "{} data frames in the seek table, {} in the footer",
@@ -250,8 +280,8 @@ pub(crate) fn parse_ends(file: &Ends<'_>) -> Result<Layout, PackError> {
     if crc32fast::hash(&entries_bytes(&entries)) != footer.table_crc {
         return Err(PackError::Corrupt("seek table checksum mismatch".into()));
     }
-    let frames = place(data, HEADER_LEN as u64);
-    let layout = Layout { frames, tg: Some((footer, index)) };
+    let first = HEADER_LEN as u64 + if directory { FRAME_LEN as u64 } else { 0 };
+    let layout = Layout { frames: place(data, first), tg: Some((footer, index)), directory };
     if layout.text_len() != footer.text_len || data.iter().any(|e| e.decompressed == 0) {
         return Err(PackError::Mismatch(
             "the frames' text lengths disagree with the footer".into(),
@@ -260,12 +290,29 @@ pub(crate) fn parse_ends(file: &Ends<'_>) -> Result<Layout, PackError> {
     Ok(layout)
 }
 
-/// Reads tg's footer from the index frame spanning `start..end` of `file`;
-/// returns it with the block index's byte range.
+/// Checks the head of a frame directory (the file's bytes at
+/// [`HEADER_LEN`]) of a container of `frames` data frames.
+fn check_directory_head(head: &[u8], frames: u32) -> Result<(), PackError> {
+    let at = |i: usize| read_u32(head, i).unwrap_or(0);
+    let ok = head.len() >= DIRECTORY_HEAD
+        && at(0) == TG_FRAME_MAGIC
+        && at(4) == (FRAME_LEN - 8) as u32
+        && (at(8), at(12), at(16)) == (BUCKETS as u32, BUCKET_LEN as u32, frames)
+        && at(20) == crc32fast::hash(&head[8..20]);
+    match ok {
+        true => Ok(()),
+        false => Err(PackError::Corrupt("the frame directory's header is wrong".into())),
+    }
+}
+
+/// Reads tg's footer from the index frame spanning `start..end` of `file`
+/// (of the version its header says); returns it with the block index's
+/// byte range.
 fn footer(
     file: &Ends<'_>,
     start: usize,
     end: usize,
+    header_version: u32,
 ) -> Result<(Footer, std::ops::Range<usize>), PackError> {
     let corrupt = |what: &str| PackError::Corrupt(what.to_string());
     // A ranged read holds the frame's header only when it holds the index.
@@ -287,8 +334,10 @@ fn footer(
         return Err(corrupt("footer checksum mismatch"));
     }
     let version = file.u32_at(f + 36).unwrap_or(0);
-    if version != VERSION {
-        return Err(PackError::Version(version, VERSION));
+    if version != header_version {
+        return Err(PackError::Corrupt(format!(
+            "the footer says version {version}, the header {header_version}"
+        )));
     }
     let get32 = |at: usize| file.u32_at(f + at).unwrap_or(0);
     let footer = Footer {
@@ -345,9 +394,9 @@ mod tests {
             Entry { compressed: index_frame_len, decompressed: 0, checksum: EMPTY_CHECKSUM },
         ];
         footer.table_crc = crc32fast::hash(&entries_bytes(&entries));
-        let mut b = encode_header();
+        let mut b = encode_header(1);
         b.extend_from_slice(&frame);
-        b.extend_from_slice(&encode_index_frame(&index, &footer));
+        b.extend_from_slice(&encode_index_frame(&index, &footer, 1));
         b.extend_from_slice(&encode_seek_table(&entries));
         b
     }

@@ -30,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod directory;
 mod ends;
 mod error;
 pub mod format;

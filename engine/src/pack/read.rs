@@ -16,9 +16,10 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use rayon::prelude::*;
 
+use super::directory;
 use super::ends::Ends;
 use super::error::PackError;
-use super::format::{FLAG_HAS_NUL, Frame, HEADER_LEN, Layout, MAX_FRAME_TEXT, parse_ends};
+use super::format::{FLAG_HAS_NUL, Frame, Layout, MAX_FRAME_TEXT, parse_ends};
 use super::store::{Mapped, Store};
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
@@ -50,6 +51,18 @@ const TAIL: u64 = 64 << 10;
 
 /// Frames decompressed per batch by [`PackedFile::unpack`].
 const UNPACK_BATCH: usize = 16;
+
+/// A container's block index as one search reads it.
+pub(crate) struct SearchIndex {
+    /// The block index.
+    pub(crate) index: BlockIndex,
+    /// The trigrams whose lists were read (sorted; `None`: every list is
+    /// at hand).
+    pub(crate) lists: Option<Vec<Trigram>>,
+    /// The data frames that can match, named by the frame directory
+    /// (`None`: the index's lists tell).
+    pub(crate) frames: Option<Vec<usize>>,
+}
 
 /// An open packed file: a tg container or another tool's seekable zstd file
 /// (a clone shares the mapping).
@@ -126,7 +139,7 @@ impl PackedFile {
     /// What [`PackedFile::open_store`] reads first of a file of `len`
     /// bytes (at once): its header, and its tail.
     pub(crate) fn ends(len: u64) -> [Range<u64>; 2] {
-        [0..(HEADER_LEN as u64).min(len), len.saturating_sub(TAIL)..len]
+        [0..super::format::BUCKETS_AT.min(len), len.saturating_sub(TAIL)..len]
     }
 
     /// Says that data frames `frames` (in order) are about to be read: a
@@ -190,35 +203,70 @@ impl PackedFile {
     /// range, its tables and the lists the query needs only
     /// (`super::partial`), each checked against its checksum (a mismatch
     /// is [`PackError::Damaged`]), with the trigrams of the lists read
-    /// (sorted; the search asks `partial::readable` of its query); else
-    /// the whole index (`None`: every list), checked against the footer's
-    /// CRC ([`PackedFile::check_index`]).
-    #[allow(clippy::type_complexity)]
+    /// (sorted; the search asks `partial::readable` of its query), or no
+    /// list when the frame directory names the few frames that can match;
+    /// else the whole index, checked against the footer's CRC
+    /// ([`PackedFile::check_index`]).
     pub(crate) fn block_index_for(
         &self,
         query: &dyn Fn(bool) -> Query,
-    ) -> Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>> {
+    ) -> Option<Result<SearchIndex, PackError>> {
         let (_, range) = self.layout.tg.clone()?;
         let whole = range.start as u64..range.end as u64;
         if self.store.holds(whole.clone()) || whole.end - whole.start <= super::partial::WHOLE {
             return match self.check_index() {
-                Ok(()) => self.block_index().map(|index| index.map(|index| (index, None))),
+                Ok(()) => self.block_index().map(|index| {
+                    index.map(|index| SearchIndex { index, lists: None, frames: None })
+                }),
                 Err(e) => Some(Err(e)),
             };
         }
+        // Lists planned without edges hold in any index (see
+        // `search_plan::query_for`).
+        let frames = match self.directory_frames(&query(false)) {
+            Ok(frames) => frames,
+            Err(e) => return Some(Err(e)),
+        };
         let tail_from = self.tail_from;
         // The first frame, which every search reads (the head of the
-        // text), comes with the index's tables.
-        let first: Vec<Range<u64>> =
-            self.frames().iter().take(1).map(|f| f.offset..f.offset + f.len).collect();
+        // text), and the directory's frames, come with the index's tables.
+        let mut first = vec![0];
+        first.extend(frames.iter().flatten().filter(|&&i| i > 0));
+        let first: Vec<Range<u64>> = first
+            .iter()
+            .filter_map(|&i| self.frames().get(i))
+            .map(|f| f.offset..f.offset + f.len)
+            .collect();
+        let lists = |edges| if frames.is_some() { Query::All } else { query(edges) };
         let read =
-            || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, query, &first);
+            || super::partial::read(self.store.as_ref(), whole.clone(), tail_from, &lists, &first);
         let reader = match read() {
             // What was kept of the index did not check sound: read afresh.
             Err(PackError::Damaged(_)) if self.store.forget_kept_part() => read(),
             other => other,
         };
-        Some(reader.and_then(|(reader, read)| Ok((self.frames_of(reader)?, Some(read)))))
+        Some(reader.and_then(|(reader, lists)| {
+            Ok(SearchIndex { index: self.frames_of(reader)?, lists: Some(lists), frames })
+        }))
+    }
+
+    /// The data frames that can hold what `query` asks for by the frame
+    /// directory, when the file has one whose buckets for `query` are at
+    /// hand (a first reader fetches them with the file's ends) and they
+    /// are few ([`directory::few`]); `None`: the block index's lists tell.
+    fn directory_frames(&self, query: &Query) -> Result<Option<Vec<usize>>, PackError> {
+        match self.layout.directory {
+            true => directory::held_frames(self.store.as_ref(), query, self.frames().len()),
+            false => Ok(None),
+        }
+    }
+
+    /// Checks every bucket of its frame directory, when it has one.
+    pub(crate) fn check_directory(&self) -> Result<(), PackError> {
+        match self.layout.directory {
+            true => directory::check(self.store.as_ref(), self.frames().len()),
+            false => Ok(()),
+        }
     }
 
     /// The block index `reader` reads, checked to describe the data frames.

@@ -56,11 +56,13 @@ pub fn check(packed: &PackedFile, file: &File, path: &Path, base: &Path) -> Resu
 }
 
 /// Checks `packed` whole: [`Finding::Damaged`] when its block index does
-/// not match the footer's CRC, or a frame does not decompress to what the
+/// not match the footer's CRC, a bucket of its frame directory does not
+/// check, or a frame does not decompress to what the
 /// seek table and footer say (the header, footer and seek table were
 /// checked when it was opened); an I/O error is an error, not a finding.
 pub fn inspect(packed: &PackedFile) -> Result<Finding, PackError> {
-    match packed.check_index().and_then(|()| packed.unpack(&mut std::io::sink())) {
+    let checked = packed.check_index().and_then(|()| packed.check_directory());
+    match checked.and_then(|()| packed.unpack(&mut std::io::sink())) {
         Ok(_) => Ok(Finding::Sound),
         Err(PackError::Io(e)) if e.kind() != std::io::ErrorKind::InvalidData => {
             Err(PackError::Io(e))

@@ -9,17 +9,18 @@
 //! next pack into the same directory.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::directory;
 use super::error::PackError;
 use super::format::{
-    EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
-    encode_header, encode_index_frame, encode_seek_table, entries_bytes,
+    EMPTY_CHECKSUM, Entry, FLAG_HAS_NUL, FOOTER_LEN, FRAME_LEN, Footer, HEADER_LEN, MAX_FRAME_TEXT,
+    VERSION, encode_header, encode_index_frame, encode_seek_table, entries_bytes,
 };
 use super::read::PackedFile;
 use crate::index::blocks::{Text, cut, index_text};
@@ -106,10 +107,18 @@ pub fn pack(
     let dir = output_dir(output)?;
     let tmp = locked_temp_file(&dir, TEMP_PREFIX, TEMP_SUFFIX)?;
     let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
-    let header = encode_header();
-    out.write_all(&header)?;
+    // A large container's frame directory follows its header: its room is
+    // kept now, and it is written once the block index is built.
+    let with_directory = directory::wanted(blocks.len());
+    let version = if with_directory { VERSION } else { 1 };
+    out.write_all(&encode_header(version))?;
     let mut entries =
         vec![Entry { compressed: HEADER_LEN as u32, decompressed: 0, checksum: EMPTY_CHECKSUM }];
+    if with_directory {
+        out.write_all(&vec![0; FRAME_LEN])?;
+        let compressed = FRAME_LEN as u32;
+        entries.push(Entry { compressed, decompressed: 0, checksum: EMPTY_CHECKSUM });
+    }
     let mut text_crc = crc32fast::Hasher::new();
 
     // The output's errors are kept here: indexing carries index errors only.
@@ -136,14 +145,19 @@ pub fn pack(
     let footer = Footer {
         text_len: data.len() as u64,
         text_crc: text_crc.finalize(),
-        frames: (entries.len() - 2) as u32,
+        frames: blocks.len() as u32,
         index_len: index.len() as u64,
         index_crc: crc32fast::hash(&index),
         table_crc: crc32fast::hash(&entries_bytes(&entries)),
         flags: if source.text.has_nul { FLAG_HAS_NUL } else { 0 },
     };
-    out.write_all(&encode_index_frame(&index, &footer))?;
+    out.write_all(&encode_index_frame(&index, &footer, version))?;
     out.write_all(&encode_seek_table(&entries))?;
+    if with_directory {
+        let reader = crate::index::reader::IndexReader::from_bytes(index.clone())?;
+        out.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+        out.write_all(&directory::encode(&reader, footer.frames)?)?;
+    }
     out.flush()?;
     drop(out);
     // The packed file may be read by whoever could read the log.

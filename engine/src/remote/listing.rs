@@ -10,6 +10,7 @@
 //! a listing leaves them out and says which objects have one.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -22,6 +23,7 @@ use super::client::{RemoteError, block_on, count_request};
 use super::object::{RemoteObject, probe};
 use super::stores::{store, store_unretried};
 use crate::kind::{index_object_name, is_index_object};
+use crate::query::Query;
 use futures_util::TryStreamExt;
 
 /// One object to search.
@@ -46,11 +48,11 @@ pub struct Rules {
 /// the store once per process and address (the command line asks whether
 /// a path is walked before the search lists it). `first`: a search's
 /// index directory, where a first reader of a packed object is told
-/// from one that kept parts of it ([`first_look`]).
+/// from one that kept parts of it, and its query ([`first_look`]).
 pub(crate) fn list(
     address: &Address,
     rules: Rules,
-    first: Option<&Path>,
+    first: Option<(&Path, &Query)>,
 ) -> Result<Vec<Listed>, RemoteError> {
     type Known = Mutex<HashMap<(String, bool), Result<Vec<Listed>, RemoteError>>>;
     static KNOWN: OnceLock<Known> = OnceLock::new();
@@ -68,7 +70,7 @@ pub(crate) fn list(
 pub(crate) fn list_now(
     address: &Address,
     rules: Rules,
-    first: Option<&Path>,
+    first: Option<(&Path, &Query)>,
 ) -> Result<Vec<Listed>, RemoteError> {
     let store = store(address)?;
     let prefix = match &address.kind {
@@ -77,15 +79,15 @@ pub(crate) fn list_now(
             // first reader reads first of it, asked side by side: one
             // round trip, not two or three.
             let prefix = format!("{}/", address.key);
-            let look = first.and_then(|base| first_look(base, &address.written));
+            let look = first.and_then(|(base, query)| first_look(base, &address.written, query));
             let guess = match look {
                 Some(look) => Some((store_unretried(address)?, look)),
                 None => None,
             };
             let (below, object, probe) = std::thread::scope(|s| {
                 let head = s.spawn(|| RemoteObject::head(&store, &address.key));
-                let probe = guess.as_ref().map(|(store, [head, tail])| {
-                    s.spawn(move || probe(store, &address.key, *head, *tail))
+                let probe = guess.as_ref().map(|(store, (head, tail, more))| {
+                    s.spawn(move || probe(store, &address.key, *head, *tail, more))
                 });
                 let below = match address.may_be_prefix() {
                     true => under(address, &store, &prefix, None, rules),
@@ -185,10 +187,14 @@ fn glob(pattern: &str) -> Result<GlobMatcher, RemoteError> {
 const FIRST_TAIL: u64 = 256 << 10;
 
 /// What a search's first reader of the object printed as `name` fetches
-/// with its first look ([`list`]), its header and its tail: for
-/// an object named as a packed file of which nothing is kept under `base`
-/// (a reader that kept parts of it fetches little more than frames).
-fn first_look(base: &Path, name: &str) -> Option<[u64; 2]> {
+/// with its first look ([`list`]): its header, its tail, and the buckets
+/// of a frame directory its `query` asks about (`crate::pack::directory`:
+/// with them, a selective query's frames come in the next round trip, not
+/// the one after); for an object named as a packed file of which nothing
+/// is kept under `base` (a reader that kept parts of it fetches little
+/// more than frames).
+fn first_look(base: &Path, name: &str, query: &Query) -> Option<(u64, u64, Vec<Range<u64>>)> {
     let first = crate::kind::maybe_packed(name.as_bytes()) && !super::kept::any(base, name);
-    first.then_some([crate::pack::format::HEADER_LEN as u64, FIRST_TAIL])
+    let buckets = || crate::pack::directory::first_ranges(query);
+    first.then(|| (crate::pack::format::BUCKETS_AT, FIRST_TAIL, buckets()))
 }

@@ -62,6 +62,7 @@ pub use listing::{Listed, Rules};
 
 use crate::pack::PackError;
 use crate::pack::read::PackedFile;
+use crate::query::Query;
 use object::RemoteObject;
 
 /// The objects the remote path `written` names, in the order a search
@@ -74,19 +75,20 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
     Some(listing::list(&address, rules, None))
 }
 
-/// [`list`] for a search whose block indexes are kept under `base`: an
-/// object named by the path is listed with what a first reader of it
-/// reads first (`listing::first_look`), in the same round trip.
+/// [`list`] for a search for `query` whose block indexes are kept under
+/// `base`: an object named by the path is listed with what a first reader
+/// of it reads first (`listing::first_look`), in the same round trip.
 pub(crate) fn list_searched(
     written: &str,
     rules: Rules,
     base: &Path,
+    query: &Query,
 ) -> Option<Result<Vec<Listed>, RemoteError>> {
     let address = match Address::parse(written)? {
         Ok(address) => address,
         Err(bad) => return Some(Err(RemoteError(bad.0))),
     };
-    Some(listing::list(&address, rules, Some(base)))
+    Some(listing::list(&address, rules, Some((base, query))))
 }
 
 /// [`list`], asked of the store now, whatever this process listed
@@ -136,16 +138,16 @@ pub fn object_at(
 /// Whether the path `path` names a remote prefix or a glob of several objects,
 /// walked like a directory (a key with no object is taken for a prefix: asked
 /// of the store, as a local path's kind is asked of the file system); `None`:
-/// it is not a remote path. Asked by a search whose block indexes are kept
-/// under `base` (`list_searched`).
-pub fn is_walked(path: &std::path::Path, base: &Path) -> Option<bool> {
+/// it is not a remote path. Asked by a search for `query` whose block
+/// indexes are kept under `base` (`list_searched`).
+pub fn is_walked(path: &std::path::Path, base: &Path, query: &Query) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
     // A glob is named like the files a shell expands it to: one is named
     // alone (rg prints no name for it), several are walked.
     Some(match address.kind {
         address::Kind::Prefix => true,
-        _ => match listing::list(&address, Rules::default(), Some(base)) {
+        _ => match listing::list(&address, Rules::default(), Some((base, query))) {
             Ok(listed) => !matches!(&listed[..], [one] if one.explicit),
             Err(_) => false,
         },

@@ -354,14 +354,16 @@ pub(crate) struct Probe {
 }
 
 /// The first `head` bytes and the last `tail` bytes of the object at `key`
-/// in `store`, asked side by side (`None`: either failed, or they were
-/// read of two objects: the object is then read as if nothing was
-/// fetched).
+/// in `store`, and its ranges `more` (each dropped when it fails: it may
+/// lie past the object's end), asked side by side (`None`: the head or
+/// the tail failed, or they were read of two objects: the object is then
+/// read as if nothing was fetched).
 pub(crate) fn probe(
     store: &Arc<dyn ObjectStore>,
     key: &str,
     head: u64,
     tail: u64,
+    more: &[Range<u64>],
 ) -> Option<Probe> {
     let key = Key::from(key);
     let get = |range: GetRange| async {
@@ -374,13 +376,19 @@ pub(crate) fn probe(
         (bytes.len() as u64 == range.end - range.start)
             .then(|| (meta, (range.start, bytes.to_vec())))
     };
-    let (first, last) = block_on(futures_util::future::join(
-        get(GetRange::Bounded(0..head)),
-        get(GetRange::Suffix(tail)),
+    let more = more.iter().map(|r| get(GetRange::Bounded(r.clone())));
+    let ((first, last), more) = block_on(futures_util::future::join(
+        futures_util::future::join(get(GetRange::Bounded(0..head)), get(GetRange::Suffix(tail))),
+        futures_util::future::join_all(more),
     ));
     let ((a, first), (b, last)) = (first?, last?);
-    let same = a.e_tag.is_some() && (&a.e_tag, a.size) == (&b.e_tag, b.size);
-    same.then(|| Probe { meta: quoted(b), pieces: vec![first, last] })
+    let same = |m: &ObjectMeta| m.e_tag.is_some() && (&m.e_tag, m.size) == (&b.e_tag, b.size);
+    if !same(&a) {
+        return None;
+    }
+    let mut pieces = vec![first, last];
+    pieces.extend(more.into_iter().flatten().filter(|(m, _)| same(m)).map(|(_, p)| p));
+    Some(Probe { meta: quoted(b), pieces })
 }
 
 /// The whole of an object of `size` bytes, when `pieces` hold it.

@@ -242,9 +242,16 @@ impl<'o> PackedSearch<'o> {
         };
         let lines: Vec<u64> = text.blocks().iter().map(|b| b.first_line).collect();
         let every = Selected { chosen: all, first_lines: Some(lines.clone()), narrowed: false };
+        if bytes_unusable_for(opts).is_some() || lists_misses(opts) {
+            return every;
+        }
+        if let Some(chosen) = text.directory_frames() {
+            let first_lines = Some(chosen.iter().map(|&i| lines[i]).collect());
+            return Selected { chosen: chosen.to_vec(), first_lines, narrowed: true };
+        }
         let query = text.readable(self.plans.query(text.has_edges()));
         let query = query.as_ref();
-        if bytes_unusable_for(opts).is_some() || lists_misses(opts) || *query == Query::All {
+        if *query == Query::All {
             return every;
         }
         // Exact: a frame more costs an inflate, more than a list read.

@@ -77,10 +77,11 @@ impl RemoteSource {
     /// a path that names none through `msgs`.
     pub fn list(opts: &SearchOptions, msgs: &Messages) -> RemoteSource {
         let rules = Rules { hidden: opts.walk.filters.hidden };
+        let query = crate::query::search_plan::query_for(&opts.matcher, false);
         let mut listed = Vec::new();
         for path in &opts.walk.paths {
             let written = path.to_string_lossy();
-            match remote::list_searched(&written, rules, &opts.index.base) {
+            match remote::list_searched(&written, rules, &opts.index.base, &query) {
                 Some(Ok(objects)) => listed.extend(objects),
                 Some(Err(e)) => msgs.error(format!("{written}: {e}")),
                 None => msgs.error(format!(

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use super::{BlockText, Opened, TextIndex};
 use crate::index::blocks::BlockIndex;
 use crate::pack::PackError;
-use crate::pack::read::PackedFile;
+use crate::pack::read::{PackedFile, SearchIndex};
 use crate::pack::verify;
 use crate::query::Query;
 use crate::query::trigram::Trigram;
@@ -23,6 +23,9 @@ pub struct PackedText {
     /// The trigrams of the posting lists read of an index read by range
     /// (sorted; `None`: the whole index is at hand).
     lists: Option<Vec<Trigram>>,
+    /// The frames that can match, as the frame directory named them for
+    /// one search (`None`: the index's lists tell).
+    frames: Option<Vec<usize>>,
     /// The frame the last read decompressed, and its text.
     last: Mutex<Option<(usize, Vec<u8>)>>,
 }
@@ -55,7 +58,8 @@ impl PackedText {
             None => return Ok(Opened::Missing),
         };
         let packed = packed.clone();
-        Ok(Opened::Trusted(PackedText { packed, index, lists: None, last: Mutex::new(None) }))
+        let last = Mutex::new(None);
+        Ok(Opened::Trusted(PackedText { packed, index, lists: None, frames: None, last }))
     }
 
     /// The text of the tg container `packed` that cannot be checked whole
@@ -66,7 +70,8 @@ impl PackedText {
     /// (a frame never read is never checked).
     pub fn read_checked(packed: &PackedFile) -> Result<Opened<PackedText>, PackError> {
         packed.check_index()?;
-        PackedText::with(packed, packed.block_index().map(|i| i.map(|i| (i, None))))
+        let whole = |index| SearchIndex { index, lists: None, frames: None };
+        PackedText::with(packed, packed.block_index().map(|i| i.map(whole)))
     }
 
     /// [`PackedText::read_checked`] for one search for `query(edges)`: a
@@ -91,16 +96,21 @@ impl PackedText {
         }
     }
 
-    /// The text of `packed` through `index`, its block index with the
-    /// lists read of it (`None`: it carries none).
-    #[allow(clippy::type_complexity)]
+    /// The frames the frame directory named for the search this text was
+    /// read for (`None`: ask the block index).
+    pub(crate) fn directory_frames(&self) -> Option<&[usize]> {
+        self.frames.as_deref()
+    }
+
+    /// The text of `packed` through `index`, its block index as read
+    /// (`None`: it carries none).
     fn with(
         packed: &PackedFile,
-        index: Option<Result<(BlockIndex, Option<Vec<Trigram>>), PackError>>,
+        index: Option<Result<SearchIndex, PackError>>,
     ) -> Result<Opened<PackedText>, PackError> {
         let Some(index) = index else { return Ok(Opened::Missing) };
-        let (packed, (index, lists)) = (packed.clone(), index?);
-        Ok(Opened::Trusted(PackedText { packed, index, lists, last: Mutex::new(None) }))
+        let (packed, SearchIndex { index, lists, frames }) = (packed.clone(), index?);
+        Ok(Opened::Trusted(PackedText { packed, index, lists, frames, last: Mutex::new(None) }))
     }
 
     /// The container.

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use trigrep::options::{IndexUse, Mode, OutputMode, SearchOptions, WalkOptions};
+use trigrep::query::Query;
+use trigrep::query::search_plan::query_for;
 
 use super::args::{LowArgs, LowMode, PatternSource};
 
@@ -135,8 +137,9 @@ fn targets(low: &mut LowArgs, mode: Mode, env: &Env) -> anyhow::Result<Targets> 
             bail!("error: attempted to read patterns from stdin while also searching stdin");
         }
         let base = env.base(low.index_base.clone());
+        let query = || query_for(&engine::match_options(low, patterns.clone()), false);
         let one_file =
-            paths.len() == 1 && (paths[0] == Path::new("-") || !is_dir(&paths[0], &base));
+            paths.len() == 1 && (paths[0] == Path::new("-") || !is_dir(&paths[0], &base, &query));
         return Ok(Targets { patterns, paths, implicit_path: false, one_file });
     }
     let use_cwd = !env.stdin_readable || stdin_consumed || !matches!(mode, Mode::Search(_));
@@ -153,11 +156,13 @@ pub fn parse_size(s: &str, flag: &str) -> anyhow::Result<u64> {
 }
 
 /// Whether `path` is a directory, or a remote prefix walked like one (by
-/// a search whose indexes are under `base`).
+/// a search for `query()` whose indexes are under `base`).
 #[cfg_attr(not(feature = "remote"), allow(unused_variables))]
-fn is_dir(path: &Path, base: &Path) -> bool {
+fn is_dir(path: &Path, base: &Path, query: &dyn Fn() -> Query) -> bool {
     #[cfg(feature = "remote")]
-    if let Some(walked) = trigrep::remote::is_walked(path, base) {
+    if trigrep::remote::is_remote(path.as_os_str().as_encoded_bytes())
+        && let Some(walked) = trigrep::remote::is_walked(path, base, &query())
+    {
         return walked;
     }
     path.is_dir()
