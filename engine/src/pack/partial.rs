@@ -24,7 +24,7 @@
 use std::ops::Range;
 
 use super::error::PackError;
-use super::format::HEADER_LEN;
+use super::format::BUCKETS_AT;
 use super::store::Store;
 use crate::index::error::IndexError;
 use crate::index::format::{EDGES_FEATURE_VERSION, FOOTER_LEN, Layout, read_u64};
@@ -186,7 +186,7 @@ pub(crate) fn read(
     let fetched_tables = index.fetched;
     let bytes = IndexBytes::Shared(std::sync::Arc::new(index.buf));
     let reader = IndexReader::opened(bytes, !by_parts).map_err(unusable)?;
-    let header = 0..(HEADER_LEN as u64).min(store.len());
+    let header = 0..BUCKETS_AT.min(store.len());
     // Kept when something was fetched (a reader holding all it needs
     // writes nothing).
     if fetched.get() || fetched_tables {

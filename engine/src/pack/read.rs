@@ -19,10 +19,13 @@ use rayon::prelude::*;
 use super::directory;
 use super::ends::Ends;
 use super::error::PackError;
-use super::format::{FLAG_HAS_NUL, Frame, Layout, MAX_FRAME_TEXT, parse_ends};
+use super::format::{
+    BUCKETS_AT, FLAG_HAS_NUL, Frame, HEADER_LEN, Layout, MAX_FRAME_TEXT, parse_ends,
+};
 use super::store::{Mapped, Store};
 use crate::index::blocks::BlockIndex;
 use crate::index::error::IndexError;
+use crate::index::format::read_u32;
 use crate::index::reader::IndexReader;
 use crate::index::storage::{IndexBytes, PendingIndex, Storage};
 use crate::query::Query;
@@ -102,8 +105,15 @@ impl PackedFile {
         // where it is (read by range, `partial`): the tail must hold the
         // seek table and the index's footer and table of contents only.
         let ranged = !store.holds(0..len);
+        // A reader that kept a version 1 container's header holds 24 bytes;
+        // a frame directory's head is read once the header says there is one.
+        let short = 0..first.end.min(HEADER_LEN as u64);
+        let first = if store.holds(first.clone()) { first } else { short.clone() };
         store.want(&[first.clone(), last])?;
-        let head = store.bytes(first)?;
+        let mut head = store.bytes(first)?;
+        if head.len() < BUCKETS_AT as usize && read_u32(&head, 16).is_some_and(|v| v >= 2) {
+            head = store.bytes(0..BUCKETS_AT.min(len))?;
+        }
         let mut tail = store.bytes(from..len)?;
         let tg = super::format::is_tg(&head);
         let ranged = ranged && tg;
@@ -139,7 +149,7 @@ impl PackedFile {
     /// What [`PackedFile::open_store`] reads first of a file of `len`
     /// bytes (at once): its header, and its tail.
     pub(crate) fn ends(len: u64) -> [Range<u64>; 2] {
-        [0..super::format::BUCKETS_AT.min(len), len.saturating_sub(TAIL)..len]
+        [0..BUCKETS_AT.min(len), len.saturating_sub(TAIL)..len]
     }
 
     /// Says that data frames `frames` (in order) are about to be read: a
@@ -221,10 +231,13 @@ impl PackedFile {
                 Err(e) => Some(Err(e)),
             };
         }
-        // Lists planned without edges hold in any index (see
-        // `search_plan::query_for`).
-        let frames = match self.directory_frames(&query(false)) {
-            Ok(frames) => frames,
+        // The frames of a frame directory whose buckets for the query are
+        // at hand (a first reader fetches them with the file's ends), when
+        // they are few; lists planned without edges hold in any index.
+        let n = self.frames().len();
+        let held = || directory::held_frames(self.store.as_ref(), &query(false), n);
+        let frames = match self.layout.directory.then(held).transpose() {
+            Ok(frames) => frames.flatten(),
             Err(e) => return Some(Err(e)),
         };
         let tail_from = self.tail_from;
@@ -248,17 +261,6 @@ impl PackedFile {
         Some(reader.and_then(|(reader, lists)| {
             Ok(SearchIndex { index: self.frames_of(reader)?, lists: Some(lists), frames })
         }))
-    }
-
-    /// The data frames that can hold what `query` asks for by the frame
-    /// directory, when the file has one whose buckets for `query` are at
-    /// hand (a first reader fetches them with the file's ends) and they
-    /// are few ([`directory::few`]); `None`: the block index's lists tell.
-    fn directory_frames(&self, query: &Query) -> Result<Option<Vec<usize>>, PackError> {
-        match self.layout.directory {
-            true => directory::held_frames(self.store.as_ref(), query, self.frames().len()),
-            false => Ok(None),
-        }
     }
 
     /// Checks every bucket of its frame directory, when it has one.
