@@ -13,7 +13,8 @@ pub enum PackError {
     /// A tg container damaged or cut short.
     #[error("corrupt or truncated tg container: {0}")]
     Corrupt(String),
-    /// A tg container of a version this tg does not read (found, read).
+    /// A tg container of a version this tg does not read (found, the newest
+    /// it reads).
     #[error("tg container version {0} is not supported (this tg reads versions 1 to {1})")]
     Version(u32, u32),
     /// A tg container whose bytes changed since it was written (found by

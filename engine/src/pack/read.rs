@@ -108,7 +108,8 @@ impl PackedFile {
         // A reader that kept a version 1 container's header holds 24 bytes;
         // a frame directory's head is read once the header says there is one.
         let short = 0..first.end.min(HEADER_LEN as u64);
-        let first = if store.holds(first.clone()) { first } else { short.clone() };
+        let kept_short = !store.holds(first.clone()) && store.holds(short.clone());
+        let first = if kept_short { short } else { first };
         store.want(&[first.clone(), last])?;
         let mut head = store.bytes(first)?;
         if head.len() < BUCKETS_AT as usize && read_u32(&head, 16).is_some_and(|v| v >= 2) {
