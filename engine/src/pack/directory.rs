@@ -7,7 +7,7 @@
 //! parts and lists, then the frames). docs/PACK-FORMAT.md draws it.
 //!
 //! A trigram's bucket and fingerprint come from one multiplicative hash
-//! ([`place`]). A bucket lists its trigrams by fingerprint, the rarest
+//! (`place`). A bucket lists its trigrams by fingerprint, the rarest
 //! with their frames; a trigram in many frames is listed bare (its
 //! frames: any). A bucket too small for all its trigrams is marked
 //! incomplete, and keeps only whole groups of a fingerprint with their

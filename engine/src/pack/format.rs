@@ -36,7 +36,7 @@ const HEADER_MAGIC: [u8; 8] = *b"TGPACK\0\0";
 const FOOTER_MAGIC: [u8; 8] = *b"TGPKFOOT";
 
 /// The container version: the newest, which a reader reads with every
-/// one since [`FIRST_VERSION`]. A container is written as the oldest
+/// one since version 1. A container is written as the oldest
 /// version that holds it (one without a frame directory as version 1).
 ///
 /// History (one line per bump):
