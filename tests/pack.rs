@@ -107,12 +107,18 @@ fn packed_logs_print_what_rg_prints_of_the_original() {
     tree.write("empty.log", "");
     tree.write("one.log", "just one needle line, no newline");
     tree.write("oneline.log", "one line RAREMARK\n");
-    let files = ["app.log", "nul.log", "crlf.log", "empty.log", "one.log", "oneline.log"];
+    tree.write("wide.log", log(&mut rng, 30_000, false));
+    let files =
+        ["app.log", "nul.log", "crlf.log", "empty.log", "one.log", "oneline.log", "wide.log"];
     let mut cases = 0;
     for f in files {
         pack(&tree, f);
         cases += check_all(&tree, f);
     }
+    // One of 256 frames or more carries a frame directory (version 2): it
+    // is searched locally through its whole block index, as version 1 is.
+    let version = |f: &str| std::fs::read(tree.path(format!("{f}.zst"))).unwrap()[16];
+    assert_eq!((version("wide.log"), version("app.log")), (2, 1));
     // The block index answered a selective query: few frames were read.
     let stats = tg_stats(&tree, &["-n", "RAREMARK", "app.log.zst"]);
     let line = stats.lines().find(|l| l.contains("blocks searched")).unwrap_or_default();
@@ -177,6 +183,10 @@ fn round_trips_through_tg_unpack_and_zstd() {
         pack(&tree, name);
         let original = std::fs::read(tree.path(name)).unwrap();
         let packed = tree.path(format!("{name}.zst"));
+        // The big log's hundreds of frames carry a frame directory (version
+        // 2), which both restore past; the empty one none (version 1).
+        let version = std::fs::read(&packed).unwrap()[16];
+        assert_eq!(version, if name == "big.log" { 2 } else { 1 }, "{name}.zst");
         let out = util::tg_command(&tree, tree.root())
             .args(["unpack", "-c", &format!("{name}.zst")])
             .output()
