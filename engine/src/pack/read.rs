@@ -112,11 +112,11 @@ impl PackedFile {
         let first = if kept_short { short } else { first };
         store.want(&[first.clone(), last])?;
         let mut head = store.bytes(first)?;
-        if head.len() < BUCKETS_AT as usize && read_u32(&head, 16).is_some_and(|v| v >= 2) {
+        let tg = super::format::is_tg(&head);
+        if tg && head.len() < BUCKETS_AT as usize && read_u32(&head, 16).is_some_and(|v| v >= 2) {
             head = store.bytes(0..BUCKETS_AT.min(len))?;
         }
         let mut tail = store.bytes(from..len)?;
-        let tg = super::format::is_tg(&head);
         let ranged = ranged && tg;
         // Twice at most: the seek table's start, then the index frame's.
         for _ in 0..2 {
