@@ -47,7 +47,7 @@ const FIRST_BUCKETS: usize = 16;
 /// Containers of this many data frames or more carry a directory (1 MiB:
 /// about 1 % of a 1 GiB log packed at the default 1 MiB frames; a
 /// smaller container's block index is fetched whole, in as many trips).
-pub(crate) const FROM_FRAMES: usize = 256;
+const FROM_FRAMES: usize = 256;
 
 /// Whether a container of `frames` data frames carries a directory.
 pub(crate) fn wanted(frames: usize) -> bool {
@@ -79,12 +79,10 @@ pub(crate) fn encode(index: &IndexReader, frames: u32) -> Result<Vec<u8>, IndexE
         out.put_le(v);
     }
     out.put_le(crc32fast::hash(&out[8..20]));
+    let frames_of =
+        |t: Trigram| -> Result<Vec<u32>, IndexError> { Ok(index.postings(t)?.collect()) };
     for (b, mut entries) in of.into_iter().enumerate() {
         entries.sort_unstable();
-        let frames_of = |t: Trigram| -> Result<Vec<u32>, IndexError> {
-            let list = index.postings(t)?;
-            Ok(list.collect())
-        };
         out.extend_from_slice(&bucket(b as u32, &entries, &frames_of)?);
     }
     Ok(out)

@@ -48,11 +48,12 @@ pub struct Rules {
 /// the store once per process and address (the command line asks whether
 /// a path is walked before the search lists it). `first`: a search's
 /// index directory, where a first reader of a packed object is told
-/// from one that kept parts of it, and its query ([`first_look`]).
+/// from one that kept parts of it, and its query, planned only when a
+/// first look asks for it ([`first_look`]).
 pub(crate) fn list(
     address: &Address,
     rules: Rules,
-    first: Option<(&Path, &Query)>,
+    first: Option<(&Path, &dyn Fn() -> Query)>,
 ) -> Result<Vec<Listed>, RemoteError> {
     type Known = Mutex<HashMap<(String, bool), Result<Vec<Listed>, RemoteError>>>;
     static KNOWN: OnceLock<Known> = OnceLock::new();
@@ -70,7 +71,7 @@ pub(crate) fn list(
 pub(crate) fn list_now(
     address: &Address,
     rules: Rules,
-    first: Option<(&Path, &Query)>,
+    first: Option<(&Path, &dyn Fn() -> Query)>,
 ) -> Result<Vec<Listed>, RemoteError> {
     let store = store(address)?;
     let prefix = match &address.kind {
@@ -193,8 +194,12 @@ const FIRST_TAIL: u64 = 256 << 10;
 /// the one after); for an object named as a packed file of which nothing
 /// is kept under `base` (a reader that kept parts of it fetches little
 /// more than frames).
-fn first_look(base: &Path, name: &str, query: &Query) -> Option<(u64, u64, Vec<Range<u64>>)> {
+fn first_look(
+    base: &Path,
+    name: &str,
+    query: &dyn Fn() -> Query,
+) -> Option<(u64, u64, Vec<Range<u64>>)> {
     let first = crate::kind::maybe_packed(name.as_bytes()) && !super::kept::any(base, name);
-    let buckets = || crate::pack::directory::first_ranges(query);
+    let buckets = || crate::pack::directory::first_ranges(&query());
     first.then(|| (crate::pack::format::BUCKETS_AT, FIRST_TAIL, buckets()))
 }

@@ -75,14 +75,15 @@ pub fn list(written: &str, rules: Rules) -> Option<Result<Vec<Listed>, RemoteErr
     Some(listing::list(&address, rules, None))
 }
 
-/// [`list`] for a search for `query` whose block indexes are kept under
-/// `base`: an object named by the path is listed with what a first reader
-/// of it reads first (`listing::first_look`), in the same round trip.
+/// [`list`] for a search for `query()` (planned only when the listing
+/// needs it) whose block indexes are kept under `base`: an object named
+/// by the path is listed with what a first reader of it reads first
+/// (`listing::first_look`), in the same round trip.
 pub(crate) fn list_searched(
     written: &str,
     rules: Rules,
     base: &Path,
-    query: &Query,
+    query: &dyn Fn() -> Query,
 ) -> Option<Result<Vec<Listed>, RemoteError>> {
     let address = match Address::parse(written)? {
         Ok(address) => address,
@@ -138,9 +139,9 @@ pub fn object_at(
 /// Whether the path `path` names a remote prefix or a glob of several objects,
 /// walked like a directory (a key with no object is taken for a prefix: asked
 /// of the store, as a local path's kind is asked of the file system); `None`:
-/// it is not a remote path. Asked by a search for `query` whose block
+/// it is not a remote path. Asked by a search for `query()` whose block
 /// indexes are kept under `base` (`list_searched`).
-pub fn is_walked(path: &std::path::Path, base: &Path, query: &Query) -> Option<bool> {
+pub fn is_walked(path: &std::path::Path, base: &Path, query: &dyn Fn() -> Query) -> Option<bool> {
     let address = Address::parse(path.to_str()?)?;
     let Ok(address) = address else { return Some(false) };
     // A glob is named like the files a shell expands it to: one is named

@@ -77,7 +77,7 @@ impl RemoteSource {
     /// a path that names none through `msgs`.
     pub fn list(opts: &SearchOptions, msgs: &Messages) -> RemoteSource {
         let rules = Rules { hidden: opts.walk.filters.hidden };
-        let query = crate::query::search_plan::query_for(&opts.matcher, false);
+        let query = || crate::query::search_plan::query_for(&opts.matcher, false);
         let mut listed = Vec::new();
         for path in &opts.walk.paths {
             let written = path.to_string_lossy();

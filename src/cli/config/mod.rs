@@ -160,9 +160,7 @@ pub fn parse_size(s: &str, flag: &str) -> anyhow::Result<u64> {
 #[cfg_attr(not(feature = "remote"), allow(unused_variables))]
 fn is_dir(path: &Path, base: &Path, query: &dyn Fn() -> Query) -> bool {
     #[cfg(feature = "remote")]
-    if trigrep::remote::is_remote(path.as_os_str().as_encoded_bytes())
-        && let Some(walked) = trigrep::remote::is_walked(path, base, &query())
-    {
+    if let Some(walked) = trigrep::remote::is_walked(path, base, query) {
         return walked;
     }
     path.is_dir()
