@@ -66,11 +66,13 @@ impl Lists<'_> {
         };
         let mut kept = self.kept.map(|k| k.pairs(parts.clone()));
         let mut keep = |t, pairs: &[(u32, u8)]| put(enc.push_all(&mut postings, t, pairs)?);
-        self.runs.merge(parts, |t, d, follow| {
-            if let Some(kept) = kept.as_mut() {
+        self.runs.merge(parts, |t, pairs| match kept.as_mut() {
+            // A rebuild's kept documents fall between the new ones.
+            Some(kept) => pairs.iter().try_for_each(|&(d, follow)| {
                 kept.before(Some((t, d)), &mut keep)?;
-            }
-            keep(t, &[(d, follow)])
+                keep(t, &[(d, follow)])
+            }),
+            None => keep(t, pairs),
         })?;
         if let Some(kept) = kept.as_mut() {
             kept.before(None, &mut keep)?;

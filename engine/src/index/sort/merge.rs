@@ -74,15 +74,18 @@ impl SortedRuns {
         out
     }
 
-    /// Calls `f` with every pair of partitions `parts`, in `(trigram, doc)`
-    /// order, and its follow mask. A pair is given twice (once per run)
-    /// only when a spill cut its document: its masks are then to be joined.
+    /// Calls `f` with the lists of partitions `parts`, in `(trigram, doc)`
+    /// order: each run's list of a trigram, its docs and their follow
+    /// masks. A pair is given twice (ending one list and starting the
+    /// next) only when a spill cut its document: its masks are then to be
+    /// joined.
     pub fn merge(
         &self,
         parts: Range<usize>,
-        mut f: impl FnMut(u32, u32, u8) -> io::Result<()>,
+        mut f: impl FnMut(u32, &[(u32, u8)]) -> io::Result<()>,
     ) -> io::Result<()> {
         let mut lists: Vec<(u32, usize, RunList<'_>)> = Vec::new();
+        let mut pairs = Vec::new();
         for p in parts {
             lists.clear();
             for (r, run) in self.runs.iter().enumerate() {
@@ -94,7 +97,9 @@ impl SortedRuns {
             // Per trigram, the runs' lists in run order: their documents.
             lists.sort_unstable_by_key(|&(t, r, _)| (t, r));
             for (t, _, l) in &lists {
-                l.for_each(|d, m| f(*t, d, m))?;
+                pairs.clear();
+                l.decode_into(&mut pairs)?;
+                f(*t, &pairs)?;
             }
         }
         Ok(())
@@ -105,5 +110,8 @@ impl SortedRuns {
 /// file in `dir`.
 pub(super) fn merge_runs(runs: Vec<Run>, dir: &Path) -> io::Result<Run> {
     let group = SortedRuns::new(runs, SortStats::default());
-    Run::in_file(dir, |enc| group.merge(0..PARTITIONS, |t, d, m| enc.push(t, d, m)))
+    Run::in_file(dir, |enc| {
+        group
+            .merge(0..PARTITIONS, |t, pairs| pairs.iter().try_for_each(|&(d, m)| enc.push(t, d, m)))
+    })
 }

@@ -207,8 +207,8 @@ mod tests {
         let out = s.finish().unwrap();
         let mut all = Vec::new();
         for range in out.ranges(4, 0, &[]) {
-            out.merge(range, |t, d, f| {
-                all.push((t, d, f));
+            out.merge(range, |t, pairs| {
+                all.extend(pairs.iter().map(|&(d, f)| (t, d, f)));
                 Ok(())
             })
             .unwrap();
@@ -253,10 +253,12 @@ mod tests {
         let out = s.finish().unwrap();
         let mut got: Pairs = Vec::new();
         for range in out.ranges(ranges, 0, &[]) {
-            out.merge(range, |t, d, f| {
-                match got.last_mut() {
-                    Some(last) if (last.0, last.1) == (t, d) => last.2 |= f,
-                    _ => got.push((t, d, f)),
+            out.merge(range, |t, pairs| {
+                for &(d, f) in pairs {
+                    match got.last_mut() {
+                        Some(last) if (last.0, last.1) == (t, d) => last.2 |= f,
+                        _ => got.push((t, d, f)),
+                    }
                 }
                 Ok(())
             })

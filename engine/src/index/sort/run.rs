@@ -150,20 +150,21 @@ pub(super) struct RunList<'a> {
 }
 
 impl RunList<'_> {
-    /// Calls `f` with each doc of the list and its follow mask, in order.
-    pub(super) fn for_each(&self, mut f: impl FnMut(u32, u8) -> io::Result<()>) -> io::Result<()> {
-        let (mut pos, mut prev) = (0, None);
-        for i in 0..self.count as usize {
-            let v = get_varint(self.docs, &mut pos).ok_or_else(bad_run)?;
-            let d = match prev {
-                None => v,
-                Some(p) => {
-                    v.checked_add(p).and_then(|d: u32| d.checked_add(1)).ok_or_else(bad_run)?
-                }
-            };
-            prev = Some(d);
-            let mask = self.masks.get(i / 2).ok_or_else(bad_run)? >> (4 * (i % 2));
-            f(d, mask & 0x0f)?;
+    /// Appends each doc of the list and its follow mask to `out`, in
+    /// order.
+    pub(super) fn decode_into(&self, out: &mut Vec<(u32, u8)>) -> io::Result<()> {
+        let count = self.count as usize;
+        if self.masks.len() != count.div_ceil(2) {
+            return Err(bad_run());
+        }
+        out.reserve(count);
+        // The first id is stored as it is, each next as its gap less one.
+        let (mut pos, mut next) = (0, 0u64);
+        for i in 0..count {
+            let gap = get_varint(self.docs, &mut pos).ok_or_else(bad_run)?;
+            let d = u32::try_from(next + u64::from(gap)).map_err(|_| bad_run())?;
+            next = u64::from(d) + 1;
+            out.push((d, (self.masks[i / 2] >> (4 * (i % 2))) & 0x0f));
         }
         Ok(())
     }
@@ -304,11 +305,9 @@ mod tests {
         let mut got = Vec::new();
         let mut lists = RunLists::new(&bytes[starts[partition(70_000)] as usize..]);
         while let Some(l) = lists.next_list().unwrap() {
-            l.for_each(|d, m| {
-                got.push((l.trigram, d, m));
-                Ok(())
-            })
-            .unwrap();
+            let mut pairs = Vec::new();
+            l.decode_into(&mut pairs).unwrap();
+            got.extend(pairs.into_iter().map(|(d, m)| (l.trigram, d, m)));
         }
         assert_eq!(got, vec![(70_000, 3, 8), (70_000, 200, 1)]);
         assert!(RunLists::new(&bytes[..bytes.len() - 1]).next_list().is_ok());
