@@ -47,7 +47,7 @@ use super::spool::Spool;
 use super::storage::{FsStorage, MemStorage, Storage};
 use super::table::{self, DocId, DocMeta, FileId, FileMeta, flags};
 use super::trigram_dir::{DirWriter, SECTION};
-use crate::query::trigram::{Gram, gram_mask, gram_trigram};
+use crate::query::trigram::Gram;
 
 /// Default memory budget for the pair sorter: 64 MiB.
 pub(crate) const DEFAULT_MEMORY_BUDGET: usize = 64 << 20;
@@ -264,9 +264,7 @@ impl IndexWriter {
         if word & (1 << (file % 64)) != 0 {
             t.always.push(&doc.to_le_bytes())?;
         }
-        for &g in trigrams {
-            self.sorter.push(gram_trigram(g), doc, gram_mask(g))?;
-        }
+        self.sorter.push_document(doc, trigrams)?;
         t.rec.clear();
         table::encode_doc(&mut t.rec, &DocMeta { file, offset, len, first_line });
         t.docs.push(&t.rec)?;

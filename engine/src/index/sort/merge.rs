@@ -111,7 +111,6 @@ impl SortedRuns {
 pub(super) fn merge_runs(runs: Vec<Run>, dir: &Path) -> io::Result<Run> {
     let group = SortedRuns::new(runs, SortStats::default());
     Run::in_file(dir, |enc| {
-        group
-            .merge(0..PARTITIONS, |t, pairs| pairs.iter().try_for_each(|&(d, m)| enc.push(t, d, m)))
+        group.merge(0..PARTITIONS, |t, pairs| enc.push_list(t, pairs.iter().copied()))
     })
 }

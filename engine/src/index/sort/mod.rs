@@ -28,6 +28,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::query::trigram::Gram;
+
 mod merge;
 mod radix;
 mod run;
@@ -95,24 +97,32 @@ impl ExternalSorter {
         self
     }
 
-    /// Adds one pair (`trigram` below 2^24) and the trigram's follow mask
-    /// in the document, spilling a run when the buffer is full. Documents
-    /// come in order: a `doc` below an earlier pair's is an error.
-    #[inline]
-    pub fn push(&mut self, trigram: u32, doc: u32, follow: u8) -> io::Result<()> {
-        debug_assert!(trigram < 1 << 24, "a trigram has 24 bits");
+    /// Adds the pairs of document `doc` and each of its `grams` (a
+    /// trigram and its follow mask in the document, [`Gram`]), spilling a
+    /// run whenever the buffer is full. Documents come in order: a `doc`
+    /// below an earlier one is an error.
+    pub fn push_document(&mut self, doc: u32, grams: &[Gram]) -> io::Result<()> {
         if doc < self.last_doc {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "pairs out of document order"));
         }
         self.last_doc = doc;
-        if self.buf.len() == self.cap {
-            self.spill()?;
+        let mut rest = grams;
+        while !rest.is_empty() {
+            if self.buf.len() == self.cap {
+                self.spill()?;
+            }
+            if self.buf.capacity() == 0 {
+                self.buf.reserve_exact(self.cap);
+            }
+            let (now, later) = rest.split_at(rest.len().min(self.cap - self.buf.len()));
+            let doc = u64::from(doc) << 8;
+            // A gram is its trigram's 24 bits over its mask's 8.
+            self.buf.extend(
+                now.iter().map(|&g| ((u64::from(g) >> 8) << 40) | doc | u64::from(g & 0xff)),
+            );
+            self.stats.pairs += now.len() as u64;
+            rest = later;
         }
-        if self.buf.capacity() == 0 {
-            self.buf.reserve_exact(self.cap);
-        }
-        self.buf.push((u64::from(trigram) << 40) | (u64::from(doc) << 8) | u64::from(follow));
-        self.stats.pairs += 1;
         Ok(())
     }
 
@@ -189,6 +199,7 @@ impl ExternalSorter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::trigram::gram;
 
     fn lcg(seed: &mut u64) -> u64 {
         *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -202,7 +213,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ExternalSorter::new(dir.path(), 64 << 10);
         for (t, d, f) in [(3, 1, 1), (1, 1, 2), (3, 1, 4), (1, 2, 0)] {
-            s.push(t, d, f).unwrap();
+            s.push_document(d, &[gram(t, f)]).unwrap();
         }
         let out = s.finish().unwrap();
         let mut all = Vec::new();
@@ -246,7 +257,7 @@ mod tests {
             };
             let p = ((t % (1 << 24)) as u32, doc);
             let follow = 1 << (lcg(&mut seed) % 4);
-            s.push(p.0, p.1, follow).unwrap();
+            s.push_document(p.1, &[gram(p.0, follow)]).unwrap();
             *reference.entry(p).or_insert(0) |= follow;
         }
         let reference: Pairs = reference.into_iter().map(|((t, d), f)| (t, d, f)).collect();
@@ -313,7 +324,7 @@ mod tests {
     #[test]
     fn documents_out_of_order_are_refused() {
         let mut s = ExternalSorter::new(&std::env::temp_dir(), 64 << 10);
-        s.push(1, 5, 0).unwrap();
-        assert!(s.push(1, 4, 0).is_err());
+        s.push_document(5, &[gram(1, 0)]).unwrap();
+        assert!(s.push_document(4, &[gram(1, 0)]).is_err());
     }
 }

@@ -47,7 +47,7 @@ struct Open {
     masks: Vec<u8>,
 }
 
-/// Writes lists, pair by pair in `(trigram, doc)` order, into a run.
+/// Writes lists, in `(trigram, doc)` order, into a run.
 pub(super) struct RunEncoder<W> {
     out: W,
     written: u64,
@@ -69,36 +69,37 @@ impl<W: Write> RunEncoder<W> {
     /// Adds sorted keys packed as a sort buffer holds them
     /// (`trigram << 40 | doc << 8 | follow`).
     pub(super) fn push_keys(&mut self, keys: &[u64]) -> io::Result<()> {
-        for &k in keys {
-            self.push((k >> 40) as u32, (k >> 8) as u32, k as u8)?;
+        for list in keys.chunk_by(|a, b| a >> 40 == b >> 40) {
+            let pairs = list.iter().map(|&k| ((k >> 8) as u32, k as u8));
+            self.push_list((list[0] >> 40) as u32, pairs)?;
         }
         Ok(())
     }
 
-    /// Adds `(trigram, doc)` and its follow mask; pairs come in `(trigram,
-    /// doc)` order, a repeated pair joining its mask.
-    #[inline]
-    pub(super) fn push(&mut self, trigram: u32, doc: u32, follow: u8) -> io::Result<()> {
-        if let Some(o) = &mut self.open
-            && o.trigram == trigram
-        {
+    /// Adds `(trigram, doc)` and its follow mask for each of `pairs`;
+    /// pairs come in `(trigram, doc)` order, a repeated pair joining its
+    /// mask.
+    pub(super) fn push_list(
+        &mut self,
+        trigram: u32,
+        pairs: impl IntoIterator<Item = (u32, u8)>,
+    ) -> io::Result<()> {
+        if self.open.as_ref().is_none_or(|o| o.trigram != trigram) {
+            self.close()?;
+            while self.starts.len() <= partition(trigram) {
+                self.starts.push(self.written);
+            }
+        }
+        let o = self.open.get_or_insert_with(|| Open { trigram, docs: vec![], masks: vec![] });
+        o.trigram = trigram;
+        for (doc, follow) in pairs {
             if o.docs.last() == Some(&doc) {
                 *o.masks.last_mut().expect("a mask per doc") |= follow;
             } else {
                 o.docs.push(doc);
                 o.masks.push(follow);
             }
-            return Ok(());
         }
-        self.close()?;
-        while self.starts.len() <= partition(trigram) {
-            self.starts.push(self.written);
-        }
-        let mut o = self.open.take().unwrap_or(Open { trigram, docs: vec![], masks: vec![] });
-        o.trigram = trigram;
-        o.docs.push(doc);
-        o.masks.push(follow);
-        self.open = Some(o);
         Ok(())
     }
 
@@ -295,7 +296,7 @@ mod tests {
         let pairs = [(5u32, 1u32, 1u8), (5, 1, 2), (5, 9, 4), (70_000, 3, 8), (70_000, 200, 1)];
         let mut e = RunEncoder::new(Vec::new());
         for (t, d, f) in pairs {
-            e.push(t, d, f).unwrap();
+            e.push_list(t, [(d, f)]).unwrap();
         }
         let (bytes, starts) = e.finish().unwrap();
         assert_eq!(starts.len(), PARTITIONS + 1);
