@@ -39,10 +39,15 @@ pub const RACY_WINDOW_NS: i64 = 20_000_000;
 /// `changed_ns` of `md` as recorded by the build, or [`RACY`] when the change
 /// is too recent to be told apart from a later one.
 pub(crate) fn recorded_change(md: &std::fs::Metadata) -> i64 {
+    recorded_ns(changed_ns(md))
+}
+
+/// A change time `t` (nanoseconds) as recorded by the build, or [`RACY`]
+/// when it is too recent to be told apart from a later one.
+pub(crate) fn recorded_ns(t: i64) -> i64 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(i64::MAX, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    let t = changed_ns(md);
     if now.saturating_sub(t) < RACY_WINDOW_NS { RACY } else { t }
 }
 

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::listing::{Listing, Seen};
 use crate::index::error::IndexError;
-use crate::index::recorded::{WATCHED_NAMES, child_rel, is_store, recorded_change};
+use crate::index::recorded::{WATCHED_NAMES, child_rel, is_store, recorded_ns};
 use crate::index::table::{RACY, flags, views};
 use crate::options::WalkFilters;
+use crate::sys::dirstat::{DirStat, Meta};
 
 /// Where the build's walk failed: a directory it could not read, a path
 /// too long to open. A search's walk fails there too and says so.
@@ -59,6 +60,9 @@ pub(super) fn walk(
     builder.filter_entry(|e| !is_store(e.file_name().as_encoded_bytes()));
     builder.build_parallel().run(|| {
         let (found, failed, links, unlisted) = (&found, &failed, &links, &unlisted);
+        // Each thread stats what it meets through handles of the
+        // directories it walks (one path component resolved a stat).
+        let mut handles = DirStat::new(root);
         Box::new(move |entry| {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -81,24 +85,43 @@ pub(super) fn walk(
             } else {
                 return ignore::WalkState::Continue;
             };
-            let Ok(md) = entry.metadata() else { return ignore::WalkState::Continue };
             let is_link = entry.path_is_symlink();
-            let path = entry.into_path();
-            let rel = crate::sys::rel_bytes(path.strip_prefix(root).unwrap_or(&path)).into_owned();
+            let path = entry.path();
+            let rel = crate::sys::rel_bytes(path.strip_prefix(root).unwrap_or(path)).into_owned();
+            // Through the handles unless it is a link followed, or below
+            // one (no handle follows links: the stat then finds nothing),
+            // whose stat follows it by path.
+            let handled = match handles.as_mut().filter(|_| !is_link) {
+                Some(h) => h.lstat_entry(&rel).ok().flatten(),
+                None => None,
+            };
+            let meta = match handled {
+                Some(meta) => meta,
+                None => match entry.metadata() {
+                    Ok(md) => Meta::of(&md),
+                    Err(_) => return ignore::WalkState::Continue,
+                },
+            };
             if is_link {
                 links.lock().unwrap().0.insert(rel.clone());
             }
             // Stat the watched names before taking the lock, so walker
-            // threads do not wait on each other's syscalls.
+            // threads do not wait on each other's syscalls: through the
+            // handles where the directory itself was.
             let mine: Vec<(Vec<u8>, Seen)> = if flags == flags::DIR {
+                let mut stat = |child: &[u8]| match (&mut handles, handled.is_some()) {
+                    (Some(h), true) => h.lstat_entry(child).ok().flatten(),
+                    _ => Meta::of_path(&root.join(crate::sys::rel_path(child))),
+                };
                 WATCHED_NAMES
                     .iter()
-                    .filter_map(|name| watched(root, child_rel(&rel, name.as_bytes()), false))
+                    .map(|name| child_rel(&rel, name.as_bytes()))
+                    .filter_map(|child| watched(child.clone(), stat(&child), false))
                     .collect()
             } else {
                 Vec::new()
             };
-            let seen = Seen { size: md.len(), changed_ns: recorded_change(&md), flags };
+            let seen = Seen { size: meta.size, changed_ns: recorded_ns(meta.changed_ns), flags };
             let mut found = found.lock().unwrap();
             let pushed = mine.iter().try_for_each(|(path, seen)| found.push(path, *seen));
             if let Err(err) = pushed.and_then(|()| found.push(&rel, seen)) {
@@ -134,8 +157,11 @@ pub(super) fn walk(
     }
     // Outside the tree, absent paths are watched too: creating one changes
     // the walk, and no directory of the tree would show it.
-    for (path, seen) in outside_watched(root).into_iter().filter_map(|w| watched(root, w, true)) {
-        found.push(&path, seen)?;
+    for w in outside_watched(root) {
+        let meta = Meta::of_path(&root.join(crate::sys::rel_path(&w)));
+        if let Some((path, seen)) = watched(w, meta, true) {
+            found.push(&path, seen)?;
+        }
     }
     found.settle()?;
     // What the walk's threads freed goes back to the system before the
@@ -281,19 +307,19 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
     }
 }
 
-/// The watch entry for `rel` (relative to `root`, or absolute); absent
-/// paths give an entry only when `keep_absent`.
-fn watched(root: &Path, rel: Vec<u8>, keep_absent: bool) -> Option<(Vec<u8>, Seen)> {
-    let path = root.join(crate::sys::rel_path(&rel));
+/// The watch entry for `rel` (relative to the root, or absolute), whose
+/// `lstat` is `meta`; absent paths give an entry only when `keep_absent`.
+fn watched(rel: Vec<u8>, meta: Option<Meta>, keep_absent: bool) -> Option<(Vec<u8>, Seen)> {
     let is_marker = rel.ends_with(b".git") || rel.ends_with(b".jj");
     let flags = if is_marker { flags::WATCH_EXISTS } else { flags::WATCH };
-    match std::fs::symlink_metadata(&path) {
-        Ok(md) => {
-            let (size, mtime) = if is_marker { (0, 0) } else { (md.len(), recorded_change(&md)) };
+    match meta {
+        Some(m) => {
+            let (size, mtime) =
+                if is_marker { (0, 0) } else { (m.size, recorded_ns(m.changed_ns)) };
             Some((rel, Seen { size, changed_ns: mtime, flags }))
         }
-        Err(_) if keep_absent => Some((rel, Seen { size: 0, changed_ns: i64::MIN, flags })),
-        Err(_) => None,
+        None if keep_absent => Some((rel, Seen { size: 0, changed_ns: i64::MIN, flags })),
+        None => None,
     }
 }
 

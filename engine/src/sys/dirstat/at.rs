@@ -53,6 +53,13 @@ impl DirStat {
         self.stat_at(rel, false)
     }
 
+    /// `lstat` of `rel`, an entry a walk just yielded below directories
+    /// it entered (the same as [`DirStat::lstat`] here: one component
+    /// resolved, relative to its parent's handle).
+    pub(crate) fn lstat_entry(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        self.lstat(rel)
+    }
+
     /// `stat` of `rel`, following links wherever they are (as a walk with
     /// `--follow` does, and `std::fs::metadata` of the joined path):
     /// `Ok(None)` when it (or a parent) does not exist, `Err` for anything

@@ -38,12 +38,18 @@ impl DirStat {
             parent = p.parent();
         }
         match std::fs::symlink_metadata(&path) {
-            Ok(md) => Ok(Some(Meta {
-                is_file: md.is_file(),
-                is_dir: md.is_dir(),
-                size: md.len(),
-                changed_ns: crate::sys::changed_ns(&md),
-            })),
+            Ok(md) => Ok(Some(Meta::of(&md))),
+            Err(e) if is_missing(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `lstat` of `rel`, an entry a walk just yielded below directories
+    /// it entered: by its path alone, whose parents the walk has seen to
+    /// be directories.
+    pub(crate) fn lstat_entry(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        match std::fs::symlink_metadata(self.root.join(crate::sys::rel_path(rel))) {
+            Ok(md) => Ok(Some(Meta::of(&md))),
             Err(e) if is_missing(&e) => Ok(None),
             Err(e) => Err(e),
         }

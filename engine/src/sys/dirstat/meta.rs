@@ -16,27 +16,27 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// `lstat` of `path` by name, for the few paths outside the tree;
-    /// `None` when it is missing or cannot be stat-ed.
-    pub fn of_path(path: &Path) -> Option<Meta> {
-        std::fs::symlink_metadata(path).ok().map(|m| Meta {
+    /// What `m` says.
+    pub(crate) fn of(m: &std::fs::Metadata) -> Meta {
+        Meta {
             is_file: m.is_file(),
             is_dir: m.is_dir(),
             size: m.len(),
-            changed_ns: crate::sys::changed_ns(&m),
-        })
+            changed_ns: crate::sys::changed_ns(m),
+        }
+    }
+
+    /// `lstat` of `path` by name, for the few paths outside the tree;
+    /// `None` when it is missing or cannot be stat-ed.
+    pub fn of_path(path: &Path) -> Option<Meta> {
+        std::fs::symlink_metadata(path).ok().map(|m| Meta::of(&m))
     }
 
     /// `stat` of `path`, following links (as a walk with `--follow`
     /// does); `Ok(None)` when it is missing.
     pub fn followed(path: &Path) -> std::io::Result<Option<Meta>> {
         match std::fs::metadata(path) {
-            Ok(m) => Ok(Some(Meta {
-                is_file: m.is_file(),
-                is_dir: m.is_dir(),
-                size: m.len(),
-                changed_ns: crate::sys::changed_ns(&m),
-            })),
+            Ok(m) => Ok(Some(Meta::of(&m))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
