@@ -27,6 +27,7 @@ use crate::index::storage::FsStorage;
 use crate::index::table::flags;
 use crate::index::writer::{IndexSummary, IndexWriter, IndexWriterBuilder};
 use crate::stats::MemorySampler;
+use crate::sys::dirstat::DirStat;
 use read::extract;
 use read_ahead::{Frontier, ask, read_ahead};
 use unchanged::Unchanged;
@@ -192,18 +193,22 @@ pub fn build_reading(
     let frontier = Frontier::default();
     let (wanted, path) = (|i| kept(i).is_none(), |i| files.path(i));
     std::thread::scope(|scope| {
-        scope.spawn(|| read_ahead(files.len(), size, wanted, &frontier, |i| ask(root, path(i))));
+        scope.spawn(|| {
+            let mut handles = DirStat::new(root);
+            let asked = |i| ask(root, path(i), files.seen(i).flags, &mut handles);
+            read_ahead(files.len(), size, wanted, &frontier, asked)
+        });
         let extracted = ordered::in_order(
             files.len(),
             |i| budget::item_cost(size(i), files.path(i).len()),
             |e: &read::Extracted| budget::result_cost(e.trigrams.capacity(), e.meta.path.len()),
             plan.window,
             threads,
-            || (TrigramSet::new(true), Vec::new()),
-            |(set, buf), i| {
+            || (TrigramSet::new(true), Vec::new(), DirStat::new(root)),
+            |(set, buf, handles), i| {
                 frontier.reach(i);
                 let Some(k) = kept(i) else {
-                    let e = extract(root, files.path(i), files.seen(i), set, buf);
+                    let e = extract(root, files.path(i), files.seen(i), set, buf, handles);
                     if e.waited {
                         frontier.waited();
                     }

@@ -15,8 +15,8 @@
 //! cost an open per file. Timing reads instead started it on warm trees
 //! whenever the machine was busy.
 
+use crate::sys::dirstat::DirStat;
 use std::collections::VecDeque;
-use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -97,11 +97,12 @@ pub(super) fn read_ahead(
     }
 }
 
-/// Asks the system to start reading the file at `rel` under `root`
-/// (nothing if it cannot be opened: its reader will say so); whether it
-/// could.
-pub(super) fn ask(root: &Path, rel: &[u8]) -> bool {
-    let Ok(file) = File::open(root.join(crate::sys::rel_path(rel))) else { return false };
+/// Asks the system to start reading the file at `rel` under `root`,
+/// flagged `flags` by the walk, opened as its reader will open it
+/// ([`super::read::open`], through `handles`); nothing if it cannot be
+/// opened (its reader will say so); whether it could.
+pub(super) fn ask(root: &Path, rel: &[u8], flags: u32, handles: &mut Option<DirStat>) -> bool {
+    let Ok(file) = super::read::open(root, rel, handles, flags) else { return false };
     crate::sys::advise_willneed(&file, 0, 0);
     true
 }

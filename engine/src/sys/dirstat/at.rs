@@ -60,6 +60,27 @@ impl DirStat {
         self.lstat(rel)
     }
 
+    /// Opens the file `rel` for reading relative to its parent's handle
+    /// (one component resolved; a link there is followed, as
+    /// [`std::fs::File::open`] follows it). A parent that is a link is
+    /// not followed: the open then fails, and a caller opens by path.
+    pub(crate) fn open_file(&mut self, rel: &[u8]) -> std::io::Result<std::fs::File> {
+        use std::os::fd::FromRawFd;
+        let (parent, name) = split(rel);
+        let dirfd = self.dir(parent, false)?;
+        with_c_name(name, |name| {
+            // SAFETY: `dirfd` is an open descriptor owned by `self`, `name`
+            // NUL-terminated; the new descriptor is owned by the `File`.
+            let fd =
+                unsafe { libc::openat(dirfd, name.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just opened and nothing else owns it.
+            Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+        })
+    }
+
     /// `stat` of `rel`, following links wherever they are (as a walk with
     /// `--follow` does, and `std::fs::metadata` of the joined path):
     /// `Ok(None)` when it (or a parent) does not exist, `Err` for anything

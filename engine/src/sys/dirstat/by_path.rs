@@ -55,6 +55,11 @@ impl DirStat {
         }
     }
 
+    /// Opens the file `rel` for reading, by its path.
+    pub(crate) fn open_file(&mut self, rel: &[u8]) -> std::io::Result<std::fs::File> {
+        std::fs::File::open(self.root.join(crate::sys::rel_path(rel)))
+    }
+
     /// `stat` of `rel`, following links wherever they are: `Ok(None)` when
     /// it (or a parent) does not exist, `Err` for anything else.
     pub fn stat_followed(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
