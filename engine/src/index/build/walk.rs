@@ -169,7 +169,7 @@ pub(super) fn walk(
     crate::sys::release_free_heap();
     found.sort();
     let (links, loops) = links.into_inner().unwrap();
-    flag_views(root, &mut found, &links, &loops)?;
+    flag_views(root, &mut found, &links, &loops, errors.is_empty())?;
     Ok((found, errors))
 }
 
@@ -195,18 +195,29 @@ fn filters(rules: views::Rules) -> WalkFilters {
 
 /// Flags each file and directory of `found` (the union's walk, sorted;
 /// `links` the symbolic links it followed, `loops` those that close a
-/// loop) with the recorded walks that leave it out (each walked again,
-/// names only) and whether a link leads to it.
+/// loop; `clean` when it met no error) with the recorded walks that leave
+/// it out (each walked again, names only, but for the one that only does
+/// not follow links, below) and whether a link leads to it.
 fn flag_views(
     root: &Path,
     found: &mut Listing,
     links: &HashSet<Vec<u8>>,
     loops: &HashSet<Vec<u8>>,
+    clean: bool,
 ) -> Result<(), IndexError> {
     let is_entry =
         |found: &Listing, i| found.seen(i).flags & (flags::WATCH | flags::WATCH_EXISTS) == 0;
     for (rules, out) in views::RECORDED.into_iter().filter(|(_, out)| *out != 0) {
-        let walked = walked_by(root, filters(rules), found)?;
+        // A walk with the union's rules but links not followed yields what
+        // the union's yielded, but the links and what lies below them
+        // (same ignore files, same hidden entries). Not so where the union
+        // met an error: a link leading nowhere is an error of a walk that
+        // follows it, and an entry of one that does not.
+        let walked = if clean && rules == (views::Rules { follow: false, ..views::UNION }) {
+            not_via_links(found, links)
+        } else {
+            walked_by(root, filters(rules), found)?
+        };
         let walks = |r: std::ops::Range<usize>| r.into_iter().any(|i| walked.has(i));
         for i in 0..found.len() {
             if !is_entry(found, i) {
@@ -248,6 +259,17 @@ impl Marks {
     fn has(&self, i: usize) -> bool {
         self.0[i / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
     }
+}
+
+/// The entries of `found` that no link of `links` leads to (nor is one).
+fn not_via_links(found: &Listing, links: &HashSet<Vec<u8>>) -> Marks {
+    let marks = Marks((0..found.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
+    for i in 0..found.len() {
+        if links.is_empty() || !via_link(found.path(i), links) {
+            marks.0[i / 64].fetch_or(1 << (i % 64), Ordering::Relaxed);
+        }
+    }
+    marks
 }
 
 /// Whether a walk error is a loop a followed link closes.
