@@ -1,11 +1,13 @@
 //! Work on every core, results taken in order: the build's extraction
 //! pipeline.
 //!
-//! [`in_order`] hands items out to worker threads one at a time, in order,
-//! and gives their results to the calling thread in the same order, as
-//! they complete: no batch waits for its slowest item, and the caller
-//! (the writer: pushing pairs, sorting and spilling runs) works while the
-//! workers go on. Items handed out but not yet taken are bounded by a
+//! [`in_order`] hands items out to worker threads in order, a few
+//! consecutive small ones at a time (one large one alone), and gives their
+//! results to the calling thread in the same order, as they complete: the
+//! caller (the writer: pushing pairs, sorting and spilling runs) works
+//! while the workers go on. Handing out and handing back a few small
+//! items at once spares a lock and a wake-up each (84,000 kernel files
+//! made 285,000 `futex` calls one by one). Items handed out but not yet taken are bounded by a
 //! window of their costs, so memory stays bounded however far the workers
 //! could run ahead (an item larger than the window goes alone). An item is
 //! counted at its cost estimate while it is worked on, and at what its
@@ -13,15 +15,37 @@
 //! trigrams turned out few does not keep the others waiting.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
+/// The most items handed out at once.
+const BATCH_ITEMS: usize = 32;
+
+/// The most cost handed out at once, but for a single item: about 64 KiB
+/// of files ([`super::budget::item_cost`]).
+const BATCH_COST: u64 = 256 << 10;
+
 /// What the workers share: the next item to hand out, the sizes handed
-/// out and not yet taken, and whether to stop.
+/// out and not yet taken, whether to stop, and how many workers wait for
+/// room (woken only when some do: a wake is a system call, and most
+/// items find room at once).
 struct Dispatch {
     next: usize,
     in_flight: u64,
     stop: bool,
+    waiting: usize,
+}
+
+impl Dispatch {
+    /// Gives `freed` back to the window, waking the workers waiting for
+    /// room, if any.
+    fn free(&mut self, freed: u64, room: &Condvar) {
+        self.in_flight -= freed;
+        if self.waiting > 0 {
+            room.notify_all();
+        }
+    }
 }
 
 /// Runs `work` on each of the items `0..n` on `threads` threads (each
@@ -42,24 +66,28 @@ pub(super) fn in_order<S, T: Send, E>(
     work: impl Fn(&mut S, usize) -> T + Sync,
     mut take: impl FnMut(usize, T) -> Result<(), E>,
 ) -> Result<(), E> {
-    let state = Mutex::new(Dispatch { next: 0, in_flight: 0, stop: false });
+    let state = Mutex::new(Dispatch { next: 0, in_flight: 0, stop: false, waiting: 0 });
     let room = Condvar::new();
-    let (tx, rx) = mpsc::channel::<(usize, T, u64)>();
+    let (tx, rx) = mpsc::channel::<(usize, Vec<T>, u64)>();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let (tx, state, room, init, work) = (tx.clone(), &state, &room, &init, &work);
             let (items, held) = (Items { n, size: &size, window }, &held);
             scope.spawn(move || {
                 let mut local = init();
-                while let Some(i) = claim(state, room, &items) {
-                    let t = work(&mut local, i);
-                    let charged = (items.size)(i);
-                    let cost = held(&t).min(charged);
-                    if cost < charged {
-                        state.lock().unwrap().in_flight -= charged - cost;
-                        room.notify_all();
+                while let Some(batch) = claim(state, room, &items) {
+                    let (start, mut results, mut cost) = (batch.start, Vec::new(), 0);
+                    for i in batch {
+                        let t = work(&mut local, i);
+                        let charged = (items.size)(i);
+                        let held = held(&t).min(charged);
+                        if held < charged {
+                            state.lock().unwrap().free(charged - held, room);
+                        }
+                        results.push(t);
+                        cost += held;
                     }
-                    if tx.send((i, t, cost)).is_err() {
+                    if tx.send((start, results, cost)).is_err() {
                         return;
                     }
                 }
@@ -69,19 +97,17 @@ pub(super) fn in_order<S, T: Send, E>(
         let mut waiting = BTreeMap::new();
         let mut want = 0;
         let mut result = Ok(());
-        for (i, t, cost) in &rx {
-            waiting.insert(i, (t, cost));
-            while let Some((t, cost)) = waiting.remove(&want) {
-                state.lock().unwrap().in_flight -= cost;
-                room.notify_all();
-                if let Err(e) = take(want, t) {
-                    result = Err(e);
-                    break;
+        'results: for (start, results, cost) in &rx {
+            waiting.insert(start, (results, cost));
+            while let Some((results, cost)) = waiting.remove(&want) {
+                for t in results {
+                    if let Err(e) = take(want, t) {
+                        result = Err(e);
+                        break 'results;
+                    }
+                    want += 1;
                 }
-                want += 1;
-            }
-            if result.is_err() {
-                break;
+                state.lock().unwrap().free(cost, &room);
             }
         }
         state.lock().unwrap().stop = true;
@@ -98,26 +124,37 @@ struct Items<'a, F> {
     window: u64,
 }
 
-/// The next item for a worker, once the window has room for it; `None`
-/// when all are handed out or the run stops.
+/// The next items for a worker (consecutive, up to [`BATCH_ITEMS`] and
+/// [`BATCH_COST`], or one alone), once the window has room for them;
+/// `None` when all are handed out or the run stops.
 fn claim<F: Fn(usize) -> u64>(
     state: &Mutex<Dispatch>,
     room: &Condvar,
     items: &Items<'_, F>,
-) -> Option<usize> {
+) -> Option<Range<usize>> {
     let mut s = state.lock().unwrap();
     loop {
         if s.stop || s.next == items.n {
             return None;
         }
-        let size = (items.size)(s.next);
-        if s.in_flight == 0 || s.in_flight + size <= items.window {
-            let i = s.next;
+        let (first, mut batch) = (s.next, 0);
+        while s.next < items.n && s.next - first < BATCH_ITEMS {
+            let size = (items.size)(s.next);
+            let alone = s.next == first && s.in_flight == 0;
+            let fits = alone || s.in_flight + size <= items.window;
+            if !fits || (s.next > first && batch + size > BATCH_COST) {
+                break;
+            }
             s.next += 1;
             s.in_flight += size;
-            return Some(i);
+            batch += size;
         }
+        if s.next > first {
+            return Some(first..s.next);
+        }
+        s.waiting += 1;
         s = room.wait(s).unwrap();
+        s.waiting -= 1;
     }
 }
 
