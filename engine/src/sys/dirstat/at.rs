@@ -1,8 +1,9 @@
-//! Linux: cheap `lstat` of many paths below one root, through directory
-//! handles.
+//! Linux: cheap `lstat` (and open) of many paths below one root, through
+//! directory handles.
 //!
 //! Stat-ing `root/a/b/c/file` by path makes the kernel resolve every
-//! component each time; the freshness sweep stats every file of a tree, so
+//! component each time; the freshness sweep and the build's walk stat
+//! every file of a tree (and the build opens each), so
 //! [`DirStat`] keeps the last few directories open (`O_PATH`) and stats each
 //! name relative to its parent (`fstatat`), resolving one component per
 //! file. A directory is opened relative to its open parent (one component

@@ -1,5 +1,6 @@
-//! `lstat` of many paths below one root, as the freshness sweep needs it
-//! ([`Meta`]): on Linux through cached directory handles (`at`, `fstatat`
+//! `lstat` of many paths below one root, as the freshness sweep and the
+//! build's walk need it ([`Meta`]), and opening them for the build's reads:
+//! on Linux through cached directory handles (`at`, `fstatat` and `openat`
 //! relative to an `O_PATH` parent), elsewhere by path (`by_path`), with
 //! the same answers.
 
