@@ -195,7 +195,7 @@ pub fn build_reading(
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let mut handles = DirStat::new(root);
-            let asked = |i| ask(root, path(i), files.seen(i).flags, &mut handles);
+            let asked = |i| ask(root, path(i), &mut handles);
             read_ahead(files.len(), size, wanted, &frontier, asked)
         });
         let extracted = ordered::in_order(

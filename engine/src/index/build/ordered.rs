@@ -7,12 +7,13 @@
 //! caller (the writer: pushing pairs, sorting and spilling runs) works
 //! while the workers go on. Handing out and handing back a few small
 //! items at once spares a lock and a wake-up each (84,000 kernel files
-//! made 285,000 `futex` calls one by one). Items handed out but not yet taken are bounded by a
-//! window of their costs, so memory stays bounded however far the workers
-//! could run ahead (an item larger than the window goes alone). An item is
-//! counted at its cost estimate while it is worked on, and at what its
-//! result holds once done (never more), so that a large file whose
-//! trigrams turned out few does not keep the others waiting.
+//! made 285,000 `futex` calls one by one). Items handed out but not yet
+//! taken are bounded by a window of their costs, so memory stays bounded
+//! however far the workers could run ahead (an item larger than the window
+//! goes alone). An item is counted at its cost estimate while it is worked
+//! on, and at what its result holds once done (never more), so that a
+//! large file whose trigrams turned out few does not keep the others
+//! waiting.
 
 use std::collections::BTreeMap;
 use std::ops::Range;

@@ -72,7 +72,7 @@ pub(super) fn extract(
         read: started.elapsed(),
         ..NOTHING
     };
-    let Ok(mut file) = open(root, rel, handles, f.flags) else {
+    let Ok(mut file) = open(root, rel, handles) else {
         return skipped(flags::SKIPPED_UNREADABLE);
     };
     // A file larger than a thread's read buffer is mapped (page cache,
@@ -115,26 +115,19 @@ pub(super) fn extract(
     Extracted { meta: meta(binary), len, trigrams, read, waited, extract, kept: None }
 }
 
+/// Opens the file `rel` under `root`: through the reading thread's
+/// directory `handles` (one path component resolved, not every one).
+pub(super) fn open(root: &Path, rel: &[u8], handles: &mut Option<DirStat>) -> io::Result<File> {
+    match handles {
+        Some(h) => h.open_file(rel),
+        None => File::open(root.join(crate::sys::rel_path(rel))),
+    }
+}
+
 /// Reads `file` (of `size` bytes when the walk saw it) to its end into
 /// `buf`, which only grows, so no byte of it is cleared twice: the bytes
 /// read, and whether some had to wait for the disk. A cached file takes
 /// two reads (its bytes, then the end), without asking its size again.
-/// Opens the file `rel` under `root` (flagged `flags` by the walk): through
-/// the reading thread's directory `handles` (one path component resolved,
-/// not every one), by path when a link leads to it or the handles fail.
-pub(super) fn open(
-    root: &Path,
-    rel: &[u8],
-    handles: &mut Option<DirStat>,
-    flags: u32,
-) -> io::Result<File> {
-    let by_handle = handles.as_mut().filter(|_| flags & flags::VIA_LINK == 0);
-    match by_handle.map(|h| h.open_file(rel)) {
-        Some(Ok(file)) => Ok(file),
-        _ => File::open(root.join(crate::sys::rel_path(rel))),
-    }
-}
-
 fn read_whole(file: &mut File, size: u64, buf: &mut Vec<u8>) -> io::Result<(usize, bool)> {
     // A byte more than the walk saw (at most a read buffer): a file grown
     // since is read on.

@@ -98,11 +98,11 @@ pub(super) fn read_ahead(
 }
 
 /// Asks the system to start reading the file at `rel` under `root`,
-/// flagged `flags` by the walk, opened as its reader will open it
-/// ([`super::read::open`], through `handles`); nothing if it cannot be
-/// opened (its reader will say so); whether it could.
-pub(super) fn ask(root: &Path, rel: &[u8], flags: u32, handles: &mut Option<DirStat>) -> bool {
-    let Ok(file) = super::read::open(root, rel, handles, flags) else { return false };
+/// opened as its reader opens it ([`super::read::open`], through
+/// `handles`); nothing if it cannot be opened (its reader will say so);
+/// whether it could.
+pub(super) fn ask(root: &Path, rel: &[u8], handles: &mut Option<DirStat>) -> bool {
+    let Ok(file) = super::read::open(root, rel, handles) else { return false };
     crate::sys::advise_willneed(&file, 0, 0);
     true
 }

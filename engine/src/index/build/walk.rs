@@ -88,30 +88,21 @@ pub(super) fn walk(
             let is_link = entry.path_is_symlink();
             let path = entry.path();
             let rel = crate::sys::rel_bytes(path.strip_prefix(root).unwrap_or(path)).into_owned();
-            // Through the handles unless it is a link followed, or below
-            // one (no handle follows links: the stat then finds nothing),
-            // whose stat follows it by path.
-            let handled = match handles.as_mut().filter(|_| !is_link) {
-                Some(h) => h.lstat_entry(&rel).ok().flatten(),
-                None => None,
+            // A link followed is stat-ed through it (by the walker).
+            let meta = match (&mut handles, is_link) {
+                (Some(h), false) => h.lstat_entry(&rel).ok().flatten(),
+                _ => entry.metadata().ok().map(|md| Meta::of(&md)),
             };
-            let meta = match handled {
-                Some(meta) => meta,
-                None => match entry.metadata() {
-                    Ok(md) => Meta::of(&md),
-                    Err(_) => return ignore::WalkState::Continue,
-                },
-            };
+            let Some(meta) = meta else { return ignore::WalkState::Continue };
             if is_link {
                 links.lock().unwrap().0.insert(rel.clone());
             }
             // Stat the watched names before taking the lock, so walker
-            // threads do not wait on each other's syscalls: through the
-            // handles where the directory itself was.
+            // threads do not wait on each other's syscalls.
             let mine: Vec<(Vec<u8>, Seen)> = if flags == flags::DIR {
-                let mut stat = |child: &[u8]| match (&mut handles, handled.is_some()) {
-                    (Some(h), true) => h.lstat_entry(child).ok().flatten(),
-                    _ => Meta::of_path(&root.join(crate::sys::rel_path(child))),
+                let mut stat = |child: &[u8]| match &mut handles {
+                    Some(h) => h.lstat_entry(child).ok().flatten(),
+                    None => Meta::of_path(&root.join(crate::sys::rel_path(child))),
                 };
                 WATCHED_NAMES
                     .iter()

@@ -106,7 +106,7 @@ impl ExternalSorter {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "pairs out of document order"));
         }
         self.last_doc = doc;
-        let mut rest = grams;
+        let (doc, mut rest) = (u64::from(doc) << 8, grams);
         while !rest.is_empty() {
             if self.buf.len() == self.cap {
                 self.spill()?;
@@ -115,7 +115,6 @@ impl ExternalSorter {
                 self.buf.reserve_exact(self.cap);
             }
             let (now, later) = rest.split_at(rest.len().min(self.cap - self.buf.len()));
-            let doc = u64::from(doc) << 8;
             // A gram is its trigram's 24 bits over its mask's 8.
             self.buf.extend(
                 now.iter().map(|&g| ((u64::from(g) >> 8) << 40) | doc | u64::from(g & 0xff)),

@@ -54,21 +54,28 @@ impl DirStat {
         self.stat_at(rel, false)
     }
 
-    /// `lstat` of `rel`, an entry a walk just yielded below directories
-    /// it entered (the same as [`DirStat::lstat`] here: one component
-    /// resolved, relative to its parent's handle).
+    /// `lstat` of `rel`, as `std::fs::symlink_metadata` of the joined path
+    /// answers (links among its parents followed, as a walk with
+    /// `--follow` entered them): relative to its parent's handle (one
+    /// component resolved), by path when no handle reaches the parent.
+    /// `Ok(None)` when it does not exist.
     pub(crate) fn lstat_entry(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
+        if self.dir(split(rel).0, false).is_err() {
+            return Meta::by_path(&self.path(rel));
+        }
         self.lstat(rel)
     }
 
-    /// Opens the file `rel` for reading relative to its parent's handle
-    /// (one component resolved; a link there is followed, as
-    /// [`std::fs::File::open`] follows it). A parent that is a link is
-    /// not followed: the open then fails, and a caller opens by path.
+    /// Opens the file `rel` for reading, as `std::fs::File::open` of the
+    /// joined path does: relative to its parent's handle (one component
+    /// resolved; a link there is followed), by path when no handle
+    /// reaches the parent (a link among its parents).
     pub(crate) fn open_file(&mut self, rel: &[u8]) -> std::io::Result<std::fs::File> {
         use std::os::fd::FromRawFd;
         let (parent, name) = split(rel);
-        let dirfd = self.dir(parent, false)?;
+        let Ok(dirfd) = self.dir(parent, false) else {
+            return std::fs::File::open(self.path(rel));
+        };
         with_c_name(name, |name| {
             // SAFETY: `dirfd` is an open descriptor owned by `self`, `name`
             // NUL-terminated; the new descriptor is owned by the `File`.
@@ -80,6 +87,11 @@ impl DirStat {
             // SAFETY: `fd` was just opened and nothing else owns it.
             Ok(unsafe { std::fs::File::from_raw_fd(fd) })
         })
+    }
+
+    /// The path of `rel` below the root.
+    fn path(&self, rel: &[u8]) -> std::path::PathBuf {
+        Path::new(std::ffi::OsStr::from_bytes(self.root.as_bytes())).join(crate::sys::rel_path(rel))
     }
 
     /// `stat` of `rel`, following links wherever they are (as a walk with

@@ -37,22 +37,14 @@ impl DirStat {
             }
             parent = p.parent();
         }
-        match std::fs::symlink_metadata(&path) {
-            Ok(md) => Ok(Some(Meta::of(&md))),
-            Err(e) if is_missing(&e) => Ok(None),
-            Err(e) => Err(e),
-        }
+        Meta::by_path(&path)
     }
 
-    /// `lstat` of `rel`, an entry a walk just yielded below directories
-    /// it entered: by its path alone, whose parents the walk has seen to
-    /// be directories.
+    /// `lstat` of `rel`, as `std::fs::symlink_metadata` of the joined path
+    /// answers (links among its parents followed); `Ok(None)` when it does
+    /// not exist.
     pub(crate) fn lstat_entry(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
-        match std::fs::symlink_metadata(self.root.join(crate::sys::rel_path(rel))) {
-            Ok(md) => Ok(Some(Meta::of(&md))),
-            Err(e) if is_missing(&e) => Ok(None),
-            Err(e) => Err(e),
-        }
+        Meta::by_path(&self.root.join(crate::sys::rel_path(rel)))
     }
 
     /// Opens the file `rel` for reading, by its path.

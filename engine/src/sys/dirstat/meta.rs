@@ -32,6 +32,17 @@ impl Meta {
         std::fs::symlink_metadata(path).ok().map(|m| Meta::of(&m))
     }
 
+    /// `lstat` of `path` by name; `Ok(None)` when it (or a parent) is
+    /// missing.
+    pub(crate) fn by_path(path: &Path) -> std::io::Result<Option<Meta>> {
+        use std::io::ErrorKind::{NotADirectory, NotFound};
+        match std::fs::symlink_metadata(path) {
+            Ok(m) => Ok(Some(Meta::of(&m))),
+            Err(e) if matches!(e.kind(), NotFound | NotADirectory) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// `stat` of `path`, following links (as a walk with `--follow`
     /// does); `Ok(None)` when it is missing.
     pub fn followed(path: &Path) -> std::io::Result<Option<Meta>> {
