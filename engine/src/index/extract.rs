@@ -25,7 +25,7 @@
 //! assert_eq!(got, want);
 //! ```
 
-use crate::query::trigram::{Gram, Trigram, fold, follow_bit, for_each_edge, gram};
+use crate::query::trigram::{Gram, Trigram, follow_bit, for_each_edge, gram};
 
 /// Words of the bitmap of all trigrams.
 const WORDS: usize = (1 << 24) / 64;
@@ -34,22 +34,13 @@ const TRIGRAMS: usize = 1 << 24;
 /// The bit of a trigram's byte that says it was seen (its low 4 bits are
 /// its follow mask).
 const SEEN: u8 = 0x80;
-/// Each byte folded ([`fold`]), looked up.
-const FOLD: [u8; 256] = {
+/// Each byte's follow bit ([`follow_bit`]) and [`SEEN`]: what the byte
+/// after a trigram sets in the trigram's table byte.
+const FOLLOW_SEEN: [u8; 256] = {
     let mut out = [0; 256];
     let mut b = 0;
     while b < 256 {
-        out[b] = fold(b as u8);
-        b += 1;
-    }
-    out
-};
-/// Each byte's follow bit ([`follow_bit`]), looked up.
-const FOLLOW: [u8; 256] = {
-    let mut out = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        out[b] = follow_bit(b as u8);
+        out[b] = SEEN | follow_bit(b as u8);
         b += 1;
     }
     out
@@ -66,7 +57,29 @@ const EDGE_TRIGRAMS: usize = 16;
 /// and reuse.
 pub struct TrigramSet {
     table: Table,
-    seen: Vec<Trigram>,
+    /// The keys ([`key`]) of the trigrams added, in the order first seen.
+    seen: Vec<u32>,
+    /// The part of the text being added, folded ([`fold_into`]).
+    folded: Vec<u8>,
+}
+
+/// A trigram's key: its bytes, folded, in the order a little-endian load
+/// of them gives (the first byte lowest), which indexes the tables.
+fn key(t: [u8; 3]) -> u32 {
+    u32::from(t[0]) | (u32::from(t[1]) << 8) | (u32::from(t[2]) << 16)
+}
+
+/// The trigram of a key.
+fn trigram(k: u32) -> Trigram {
+    ((k & 0xff) << 16) | (k & 0xff00) | (k >> 16)
+}
+
+/// Replaces `out` with `bytes` folded, as
+/// [`fold`](crate::query::trigram::fold) does, in a loop the compiler
+/// vectorizes.
+fn fold_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.clear();
+    out.extend(bytes.iter().map(|&b| b | (u8::from(b.wrapping_sub(b'A') < 26) << 5)));
 }
 
 /// Which trigrams a [`TrigramSet`] holds.
@@ -78,9 +91,11 @@ enum Table {
 }
 
 impl TrigramSet {
-    /// The bytes a set's table takes at most, with follow masks or not.
+    /// The bytes a set's table and folding buffer take at most, with
+    /// follow masks or not.
     pub const fn bytes(masks: bool) -> usize {
-        if masks { TRIGRAMS } else { TRIGRAMS / 8 }
+        let table = if masks { TRIGRAMS } else { TRIGRAMS / 8 };
+        table + PART + 3
     }
 
     /// An empty set (allocates, without touching, its table) that keeps
@@ -91,73 +106,99 @@ impl TrigramSet {
         } else {
             Table::Seen(vec![0; WORDS])
         };
-        TrigramSet { table, seen: Vec::new() }
+        TrigramSet { table, seen: Vec::new(), folded: Vec::new() }
     }
 
     /// Adds every trigram of `bytes` and the byte after each (trigrams
     /// spanning two calls are not added; the last one's follower is unknown).
+    ///
+    /// The text is folded a part at a time into a buffer (a loop the
+    /// compiler vectorizes), so that one 4-byte load gives a trigram and
+    /// its follower; the table is indexed by the trigram's bytes in load
+    /// order ([`key`]) and [`TrigramSet::take`] turns them back.
     pub fn add_bytes(&mut self, bytes: &[u8]) {
-        let [a, b, rest @ ..] = bytes else { return };
-        let Some(&last) = rest.last() else { return };
-        let seen = &mut self.seen;
-        let mut t = (u32::from(FOLD[*a as usize]) << 8) | u32::from(FOLD[*b as usize]);
-        let next = |t: Trigram, c: u8| ((t << 8) | u32::from(FOLD[c as usize])) & 0x00ff_ffff;
-        // Fixed-size tables: a trigram's index is in bounds by its 24 bits,
-        // so the loops below check no bounds.
-        match &mut self.table {
+        if bytes.len() < 3 {
+            return;
+        }
+        // Parts overlap by three bytes: a trigram and its follower lie
+        // within one part; the text's last trigram has none.
+        let mut start = 0;
+        loop {
+            let end = (start + PART + 3).min(bytes.len());
+            fold_into(&mut self.folded, &bytes[start..end]);
+            self.add_folded();
+            if end == bytes.len() {
+                let n = self.folded.len();
+                self.add_last(key([self.folded[n - 3], self.folded[n - 2], self.folded[n - 1]]));
+                return;
+            }
+            start = end - 3;
+        }
+    }
+
+    /// Adds the trigrams of the folded buffer that have a byte after them,
+    /// each with its follow bit.
+    fn add_folded(&mut self) {
+        let Self { table, seen, folded } = self;
+        let windows = folded.len().saturating_sub(3);
+        seen.reserve(windows);
+        let (len, spare) = (seen.len(), &mut seen.spare_capacity_mut()[..windows]);
+        // Each trigram is written past the list's end and kept (counted)
+        // only if new: no branch on whether it is new (about one text byte
+        // in ten, unpredictably), whose mispredictions stalled the loop (9 %
+        // slower on kernel sources).
+        let mut added = 0;
+        let mut add = |k: u32, new: bool| {
+            // SAFETY: `added` counts the new trigrams among those before
+            // this one, so it is below `windows`, the spare slice's length.
+            unsafe { spare.get_unchecked_mut(added) }.write(k);
+            added += usize::from(new);
+        };
+        // Fixed-size tables: a key is in bounds by its 24 bits, so the
+        // loops check no bounds.
+        match table {
             Table::Seen(bits) => {
                 let bits: &mut [u64; WORDS] = (&mut bits[..]).try_into().expect("a whole bitmap");
-                for &c in rest {
-                    t = next(t, c);
-                    let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
-                    if bits[word] & bit == 0 {
-                        bits[word] |= bit;
-                        seen.push(t);
-                    }
+                for w in folded.windows(4) {
+                    let k = u32::from_le_bytes(w.try_into().expect("four bytes")) & 0x00ff_ffff;
+                    let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
+                    let old = bits[word];
+                    bits[word] = old | bit;
+                    add(k, old & bit == 0);
                 }
             }
             Table::SeenFollowed(bytes) => {
                 let table: &mut [u8; TRIGRAMS] = (&mut bytes[..]).try_into().expect("a table");
-                // Each trigram is written past the list's end and kept
-                // (counted) only if new: no branch on whether it is new
-                // (about one text byte in ten, unpredictably), whose
-                // mispredictions stalled the loop (9 % slower on kernel
-                // sources). Room is made a part at a time, so a huge text
-                // takes no more than its distinct trigrams.
-                let mut add_part = |t: &mut Trigram, part: &[u8], after: Option<u8>| {
-                    seen.reserve(part.len() + 1);
-                    let (len, spare) = (seen.len(), seen.spare_capacity_mut());
-                    let mut added = 0;
-                    let mut add = |t: Trigram, follow: u8| {
-                        let old = table[t as usize];
-                        table[t as usize] = old | SEEN | follow;
-                        spare[added].write(t);
-                        added += usize::from(old == 0);
-                    };
-                    for pair in part.windows(2) {
-                        *t = next(*t, pair[0]);
-                        add(*t, FOLLOW[pair[1] as usize]);
-                    }
-                    if let Some(c) = after {
-                        *t = next(*t, c);
-                        add(*t, 0);
-                    }
-                    // SAFETY: `reserve` made room for a slot a trigram
-                    // added (`part.len()` at most), and the first `added`
-                    // were written (a slot is written before `added`
-                    // passes it).
-                    unsafe { seen.set_len(len + added) };
-                };
-                // Parts overlap by a byte: each byte but the last is
-                // followed within its part.
-                let mut start = 0;
-                while start + 1 < rest.len() {
-                    let end = (start + PART).min(rest.len() - 1);
-                    add_part(&mut t, &rest[start..=end], None);
-                    start = end;
+                for w in folded.windows(4) {
+                    let x = u32::from_le_bytes(w.try_into().expect("four bytes"));
+                    let k = x & 0x00ff_ffff;
+                    let old = table[k as usize];
+                    table[k as usize] = old | FOLLOW_SEEN[(x >> 24) as usize];
+                    add(k, old == 0);
                 }
-                add_part(&mut t, &[], Some(last));
             }
+        }
+        // SAFETY: the first `added` spare slots were written.
+        unsafe { seen.set_len(len + added) };
+    }
+
+    /// Adds the text's last trigram, whose follower is unknown, by its key.
+    fn add_last(&mut self, k: u32) {
+        let new = match &mut self.table {
+            Table::Seen(bits) => {
+                let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
+                let old = bits[word];
+                bits[word] = old | bit;
+                old & bit == 0
+            }
+            Table::SeenFollowed(table) => {
+                let old = table[k as usize];
+                table[k as usize] = old | SEEN;
+                old == 0
+            }
+        };
+        if new {
+            self.seen.push(k);
         }
     }
 
@@ -191,14 +232,14 @@ impl TrigramSet {
         match &mut self.table {
             Table::Seen(bits) => seen
                 .into_iter()
-                .map(|t| {
-                    bits[(t >> 6) as usize] = 0;
-                    gram(t, 0)
+                .map(|k| {
+                    bits[(k >> 6) as usize] = 0;
+                    gram(trigram(k), 0)
                 })
                 .collect(),
             Table::SeenFollowed(table) => seen
                 .into_iter()
-                .map(|t| gram(t, std::mem::take(&mut table[t as usize]) & 0x0f))
+                .map(|k| gram(trigram(k), std::mem::take(&mut table[k as usize]) & 0x0f))
                 .collect(),
         }
     }
@@ -207,7 +248,7 @@ impl TrigramSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::trigram::grams;
+    use crate::query::trigram::{grams, pack};
 
     fn sorted(mut grams: Vec<Gram>) -> Vec<Gram> {
         grams.sort_unstable();
@@ -235,10 +276,21 @@ mod tests {
             })
             .collect();
         let mut set = TrigramSet::new(true);
-        for cut in [text.len(), PART + 1, PART + 2, PART + 3, 2 * PART + 2] {
+        for cut in [text.len(), PART + 1, PART + 2, PART + 3, PART + 4, PART + 5, 2 * PART + 2] {
             set.add_bytes(&text[..cut]);
             assert_eq!(sorted(set.take()), grams(&text[..cut]), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn the_folding_loop_folds_each_byte_and_keys_turn_back_into_trigrams() {
+        let all: Vec<u8> = (0..=255).collect();
+        let mut folded = Vec::new();
+        fold_into(&mut folded, &all);
+        let want: Vec<u8> = all.iter().map(|&b| crate::query::trigram::fold(b)).collect();
+        assert_eq!(folded, want);
+        let t = [b'x', b'Y', 0xe9];
+        assert_eq!(trigram(key(t.map(crate::query::trigram::fold))), pack(t));
     }
 
     #[test]
