@@ -323,7 +323,8 @@ fn next_set_bit(bits: &[u8], at: &mut u64) -> Option<DocId> {
 /// The ids and follow masks of list `bytes` of `count` ids among
 /// `doc_count` documents in an index of format `format`, read every way a
 /// query reads a list (an error for a list `validate_list` refuses): the
-/// door of the `posting_list` fuzz target to the decoders.
+/// door of the `posting_list` fuzz target to the decoders (and, with debug
+/// assertions, to the writer's check of coded lists).
 pub fn read_list(
     bytes: &[u8],
     count: u32,
@@ -337,6 +338,11 @@ pub fn read_list(
     let mut out = Vec::new();
     list.for_each_with_mask(|d, m| out.push((d, m)));
     validate_list(bytes, count, doc_count, kind)?;
+    // The writer's check of a list it wrote agrees with the decoder.
+    if kind == ListKind::Coded {
+        let ids: Vec<DocId> = out.iter().map(|&(d, _)| d).collect();
+        debug_assert!(coded::holds(bytes, &ids, doc_count), "the writer's check refuses a list");
+    }
     Ok(out)
 }
 

@@ -109,7 +109,34 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
             (0..count).all(|_| g.next_id().is_some_and(|d| d < doc_count)) && g.at_padded_end()
         }
     };
-    let masks_ok = !is_bitmap(count, doc_count)
+    ids_ok && masks_hold(masks, count, doc_count)
+}
+
+/// Whether `bytes`, a list [`encode`] just wrote, decode to `ids` (sorted,
+/// distinct, below `doc_count`) as [`is_valid`] reads them: what it checks,
+/// and that the ids are `ids`. Coded ids are checked where `ids` say each
+/// code starts, so no code waits for the one before it to be read (a
+/// writer's check of its lists took twice as long decoding).
+pub(crate) fn holds(bytes: &[u8], ids: &[DocId], doc_count: u32) -> bool {
+    let count = ids.len() as u32;
+    let Some((coded, masks)) = split(bytes, count, doc_count) else { return false };
+    let ids_ok = match coded {
+        Ids::Bitmap(bits) => {
+            let in_order = ids.windows(2).fold(true, |ok, w| ok & (w[0] < w[1]));
+            let set = |d: DocId| bits.get((d / 8) as usize).is_some_and(|b| b >> (d % 8) & 1 == 1);
+            in_order && bitmap_holds(bits, count, doc_count) && ids.iter().all(|&d| set(d))
+        }
+        Ids::Gamma(bytes, k) => gamma::holds(bytes, k, ids),
+    };
+    let below = ids.last().is_none_or(|&d| d < doc_count);
+    below && ids_ok && masks_hold(masks, count, doc_count)
+}
+
+/// Whether `masks` decode to a follow mask for each of `count` ids, with
+/// its skips where they belong, when a list of `count` ids among
+/// `doc_count` documents keeps masks (else, whether there are none).
+fn masks_hold(masks: &[u8], count: u32, doc_count: u32) -> bool {
+    !is_bitmap(count, doc_count)
         || masks_code::MaskDecoder::new(masks, count).is_some_and(|mut m| {
             let every = masks_code::SKIP_EVERY;
             let at_start = |m: &masks_code::MaskDecoder, k: u64| {
@@ -117,6 +144,5 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
             };
             (0..u64::from(count)).all(|k| at_start(&m, k) && m.next_mask().is_some())
                 && m.at_padded_end()
-        });
-    ids_ok && masks_ok
+        })
 }

@@ -22,6 +22,7 @@ fn check(ids: &[DocId], masks: &[u8], docs: u32, rng: &mut StdRng) -> Vec<u8> {
     coded::encode(ids, masks, docs, &mut bytes);
     assert!(ListKind::Coded.fits(bytes.len() as u64, count, docs));
     validate_list(&bytes, count, docs, ListKind::Coded).unwrap();
+    assert!(coded::holds(&bytes, ids, docs), "the writer's check of {count} ids");
     let list = || Postings::of_kind(ListKind::Coded, &bytes, count, docs).unwrap();
     assert_eq!(list().collect::<Vec<_>>(), ids);
     let mut got = Vec::new();
@@ -101,7 +102,7 @@ fn issue_0038_the_encoder_writes_coded_lists() {
 fn issue_0038_broken_coded_lists_are_refused_or_decode_within_bounds() {
     let mut rng = StdRng::seed_from_u64(7);
     let docs = 300;
-    for density in [0.02, 0.2, 0.5] {
+    for density in [0.02, 0.2, 0.5, 0.9] {
         let ids: Vec<DocId> = (0..docs).filter(|_| rng.random_bool(density)).collect();
         let m = masks(ids.len(), &mut rng);
         let bytes = check(&ids, &m, docs, &mut rng);
@@ -112,6 +113,7 @@ fn issue_0038_broken_coded_lists_are_refused_or_decode_within_bounds() {
                 b[i] ^= 1 << bit;
                 let valid = validate_list(&b, count, docs, ListKind::Coded).is_ok();
                 // Never a panic; what validates decodes to `count` ids.
+                let mut same = false;
                 if let Ok(list) = Postings::of_kind(ListKind::Coded, &b, count, docs) {
                     let got: Vec<DocId> = list.clone().collect();
                     list.for_each_with_mask(|_, _| ());
@@ -121,13 +123,25 @@ fn issue_0038_broken_coded_lists_are_refused_or_decode_within_bounds() {
                             got.windows(2).all(|w| w[0] < w[1]) && got[count as usize - 1] < docs
                         );
                     }
+                    same = got == ids;
                 }
+                // The writer's check says yes exactly when the list is valid
+                // and its ids are the ones written (a flipped mask bit).
+                assert_eq!(coded::holds(&b, &ids, docs), valid && same, "byte {i} bit {bit}");
             }
         }
         // Cut short or lengthened: refused.
         assert!(validate_list(&bytes[..bytes.len() - 1], count, docs, ListKind::Coded).is_err());
         let longer = [&bytes[..], &[0]].concat();
         assert!(validate_list(&longer, count, docs, ListKind::Coded).is_err());
+        assert!(!coded::holds(&bytes[..bytes.len() - 1], &ids, docs));
+        assert!(!coded::holds(&longer, &ids, docs));
+        // Other ids than those written.
+        let mut other = ids.clone();
+        *other.last_mut().unwrap() -= 1;
+        if other.windows(2).all(|w| w[0] < w[1]) {
+            assert!(!coded::holds(&bytes, &other, docs));
+        }
     }
     // An unknown tag, and a mask code over-subscribing the code space.
     assert!(validate_list(&[40, 0], 1, 100, ListKind::Coded).is_err());

@@ -66,6 +66,44 @@ pub(super) fn encode(ids: &[DocId], k: u32, out: &mut Vec<u8>) {
     w.finish();
 }
 
+/// Whether `bytes` decode ([`Gamma`]) to exactly `ids` (increasing)
+/// coded with order `k`, the stream read to its end and its padding zero.
+/// Each code is checked where the codes of the ids before it end, so no
+/// check waits for the one before (as a decoder's read of a code waits for
+/// the read of the one before it to know where it starts); a code read
+/// where the one before ends, if each is right, is the next one, so this
+/// is the decoder's answer.
+pub(super) fn holds(bytes: &[u8], k: u32, ids: &[DocId]) -> bool {
+    let mut bits = BitReader::new(bytes);
+    let (mut pos, mut wrong) = (0u64, false);
+    let mut prev: Option<DocId> = None;
+    for &d in ids {
+        // The gap after the id before, less one (ids not increasing are
+        // wrong, whatever the bits).
+        let x = match prev {
+            None => u64::from(d),
+            Some(p) => {
+                wrong |= d <= p;
+                u64::from(d.wrapping_sub(p).wrapping_sub(1))
+            }
+        };
+        prev = Some(d);
+        let y = x + (1 << k);
+        let len = 64 - y.leading_zeros();
+        let zeros = len - 1 - k;
+        bits.seek(pos);
+        // The code is `zeros` zero bits, then `y`: as a number, `y`.
+        wrong |= if zeros + len <= 57 {
+            bits.read(zeros + len) != y
+        } else {
+            bits.read(zeros) != 0 || bits.read(len) != y
+        };
+        pos += u64::from(zeros + len);
+    }
+    bits.seek(pos);
+    !wrong && bits.at_padded_end()
+}
+
 /// Decodes the ids of a list coded with order `k`, one at a time.
 #[derive(Clone, Debug)]
 pub(super) struct Gamma<'a> {
