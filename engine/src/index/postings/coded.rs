@@ -113,13 +113,14 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
 }
 
 /// Whether `bytes`, a list [`encode`] just wrote, decode to `ids` (sorted,
-/// distinct, below `doc_count`) as [`is_valid`] reads them: what it checks,
-/// and that the ids are `ids`. Coded ids are checked where `ids` say each
-/// code starts, so no code waits for the one before it to be read (a
-/// writer's check of its lists took twice as long decoding).
-pub(crate) fn holds(bytes: &[u8], ids: &[DocId], doc_count: u32) -> bool {
+/// distinct, below `doc_count`) and, when it keeps them, their `masks`, as
+/// [`is_valid`] reads them: what it checks, and that the ids and masks are
+/// these. Codes are checked where `ids` and `masks` say each starts, so no
+/// code waits for the one before it to be read (a writer's check of its
+/// lists took twice as long decoding).
+pub(crate) fn holds(bytes: &[u8], ids: &[DocId], masks: &[u8], doc_count: u32) -> bool {
     let count = ids.len() as u32;
-    let Some((coded, masks)) = split(bytes, count, doc_count) else { return false };
+    let Some((coded, mask_bytes)) = split(bytes, count, doc_count) else { return false };
     let ids_ok = match coded {
         Ids::Bitmap(bits) => {
             let in_order = ids.windows(2).fold(true, |ok, w| ok & (w[0] < w[1]));
@@ -129,7 +130,11 @@ pub(crate) fn holds(bytes: &[u8], ids: &[DocId], doc_count: u32) -> bool {
         Ids::Gamma(bytes, k) => gamma::holds(bytes, k, ids),
     };
     let below = ids.last().is_none_or(|&d| d < doc_count);
-    below && ids_ok && masks_hold(masks, count, doc_count)
+    let masks_ok = match is_bitmap(count, doc_count) {
+        true => masks.len() == ids.len() && masks_code::holds(mask_bytes, masks),
+        false => mask_bytes.is_empty(),
+    };
+    below && ids_ok && masks_ok
 }
 
 /// Whether `masks` decode to a follow mask for each of `count` ids, with

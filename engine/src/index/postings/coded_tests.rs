@@ -22,7 +22,7 @@ fn check(ids: &[DocId], masks: &[u8], docs: u32, rng: &mut StdRng) -> Vec<u8> {
     coded::encode(ids, masks, docs, &mut bytes);
     assert!(ListKind::Coded.fits(bytes.len() as u64, count, docs));
     validate_list(&bytes, count, docs, ListKind::Coded).unwrap();
-    assert!(coded::holds(&bytes, ids, docs), "the writer's check of {count} ids");
+    assert!(coded::holds(&bytes, ids, masks, docs), "the writer's check of {count} ids");
     let list = || Postings::of_kind(ListKind::Coded, &bytes, count, docs).unwrap();
     assert_eq!(list().collect::<Vec<_>>(), ids);
     let mut got = Vec::new();
@@ -116,31 +116,40 @@ fn issue_0038_broken_coded_lists_are_refused_or_decode_within_bounds() {
                 let mut same = false;
                 if let Ok(list) = Postings::of_kind(ListKind::Coded, &b, count, docs) {
                     let got: Vec<DocId> = list.clone().collect();
-                    list.for_each_with_mask(|_, _| ());
+                    let mut got_masks = Vec::new();
+                    list.for_each_with_mask(|_, m| got_masks.push(m));
+                    let masked = is_bitmap(count, docs);
+                    let masks_same = !masked || got_masks == m;
                     if valid {
                         assert_eq!(got.len(), count as usize);
                         assert!(
                             got.windows(2).all(|w| w[0] < w[1]) && got[count as usize - 1] < docs
                         );
                     }
-                    same = got == ids;
+                    same = got == ids && masks_same;
                 }
                 // The writer's check says yes exactly when the list is valid
-                // and its ids are the ones written (a flipped mask bit).
-                assert_eq!(coded::holds(&b, &ids, docs), valid && same, "byte {i} bit {bit}");
+                // and its ids and masks are the ones written.
+                assert_eq!(coded::holds(&b, &ids, &m, docs), valid && same, "byte {i} bit {bit}");
             }
         }
         // Cut short or lengthened: refused.
         assert!(validate_list(&bytes[..bytes.len() - 1], count, docs, ListKind::Coded).is_err());
         let longer = [&bytes[..], &[0]].concat();
         assert!(validate_list(&longer, count, docs, ListKind::Coded).is_err());
-        assert!(!coded::holds(&bytes[..bytes.len() - 1], &ids, docs));
-        assert!(!coded::holds(&longer, &ids, docs));
+        assert!(!coded::holds(&bytes[..bytes.len() - 1], &ids, &m, docs));
+        assert!(!coded::holds(&longer, &ids, &m, docs));
         // Other ids than those written.
         let mut other = ids.clone();
         *other.last_mut().unwrap() -= 1;
         if other.windows(2).all(|w| w[0] < w[1]) {
-            assert!(!coded::holds(&bytes, &other, docs));
+            assert!(!coded::holds(&bytes, &other, &m, docs));
+        }
+        // Other masks than those written.
+        if is_bitmap(count, docs) {
+            let mut other = m.clone();
+            other[0] ^= 1;
+            assert!(!coded::holds(&bytes, &ids, &other, docs));
         }
     }
     // An unknown tag, and a mask code over-subscribing the code space.

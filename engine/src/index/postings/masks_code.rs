@@ -89,6 +89,46 @@ pub(super) fn encode(masks: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&stream);
 }
 
+/// Whether `bytes` (a code, then `masks.len()` masks) decode
+/// ([`MaskDecoder`]) to `masks` (their low 4 bits), with the starts kept
+/// where they belong, the stream read to its end and its padding zero.
+/// Each code is checked where the codes of the masks before it end, as
+/// [`super::gamma::holds`] checks ids: in a prefix code, a code whose bits
+/// are there is the one a decoder reads there.
+pub(super) fn holds(bytes: &[u8], masks: &[u8]) -> bool {
+    let Some(decoder) = MaskDecoder::new(bytes, masks.len() as u32) else { return false };
+    let mut lens = [0u8; 16];
+    for (i, b) in bytes[..CODE_LEN].iter().enumerate() {
+        (lens[2 * i], lens[2 * i + 1]) = (b & 0x0f, b >> 4);
+    }
+    let codes = canonical(&lens);
+    let mut bits = decoder.bits.clone();
+    let (mut pos, mut wrong) = (0u64, false);
+    for (k, &m) in masks.iter().enumerate() {
+        if k > 0 && (k as u64).is_multiple_of(SKIP_EVERY) {
+            bits.seek(pos);
+            wrong |= !decoder_at(&decoder, &bits, k as u64 / SKIP_EVERY);
+        }
+        let (code, len) = codes[usize::from(m & 0x0f)];
+        if len == 0 {
+            return false;
+        }
+        bits.seek(pos);
+        wrong |= bits.read(u32::from(len)) != u64::from(code);
+        pos += u64::from(len);
+    }
+    bits.seek(pos);
+    !wrong && bits.at_padded_end()
+}
+
+/// Whether the start kept for block `block` of `decoder` is where `bits`
+/// stand.
+fn decoder_at(decoder: &MaskDecoder, bits: &BitReader, block: u64) -> bool {
+    let at = (block as usize - 1) * 4;
+    let kept = decoder.skips.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4")));
+    kept.is_some_and(|pos| u64::from(pos) == bits.position())
+}
+
 /// Decodes a list's masks in id order.
 #[derive(Clone, Debug)]
 pub(super) struct MaskDecoder<'a> {
