@@ -115,7 +115,7 @@ impl TrigramSet {
     /// The text is folded a part at a time into a buffer (a loop the
     /// compiler vectorizes), so that one 4-byte load gives a trigram and
     /// its follower; the table is indexed by the trigram's bytes in load
-    /// order ([`key`]) and [`TrigramSet::take`] turns them back.
+    /// order and [`TrigramSet::take`] turns them back.
     pub fn add_bytes(&mut self, bytes: &[u8]) {
         if bytes.len() < 3 {
             return;

@@ -93,10 +93,11 @@ impl PostingEncoder {
     }
 
     /// Ends the open list, writing its bytes, and returns its entry. The
-    /// bytes are decoded before they are written (while they are in the
-    /// cache): a list that would not decode as its entry says is an error
-    /// here, so the check of a whole new index before it is published
-    /// needs only the lists' checksums ([`IndexReader::verify_built`]).
+    /// bytes are checked before they are written (while they are in the
+    /// cache): a list that would not decode as its entry says (for format 7,
+    /// to the very ids and masks given: [`coded::holds`]) is an error here,
+    /// so the check of a whole new index before it is published needs only
+    /// the lists' checksums ([`IndexReader::verify_built`]).
     ///
     /// [`IndexReader::verify_built`]: super::reader::IndexReader::verify_built
     pub(crate) fn close(&mut self, out: &mut impl Write) -> io::Result<Option<TrigramEntry>> {
