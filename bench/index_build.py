@@ -11,7 +11,8 @@ Hot by default (the tree is read once before timing); with --cold the page
 cache is dropped before every build (root), and the drop verified by
 timing a re-read of the tree's first 256 MiB; each cold round also times
 reading every file of the tree after a drop, 16 at once (the disk's
-floor the issue compares a cold build with).
+floor the issue compares a cold build with), and the summary gives each
+build over its own round's read too (the disk's speed drifts).
 
     python3 bench/index_build.py --old /tmp/tg-old --new target/release/tg \\
         --tree linux=$HOME/.cache/trigrep-corpora/linux --runs 3 [--cold] \\
@@ -180,6 +181,13 @@ def main():
         reads = [r["wall"] for r in rows if r["tree"] == name and r["binary"] == "read"]
         if reads:
             print(f"| {name} | every file read, 16 at once | {median(reads):.2f} | | | | | |")
+            # The disk's speed drifts between rounds: each build over the
+            # read of its own round, just before it.
+            for label in ("old", "new"):
+                rs = [r for r in rows if r["tree"] == name and r["binary"] == label]
+                ratios = [r["wall"] / reads[r["run"]] for r in rs]
+                print(f"| {name} | {label}, each build over its round's read | "
+                      f"{median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) | | | | | |")
     last = [r for r in rows if r["binary"] == "new"]
     if last and "time:" in last[-1]["stderr"]:
         print("\nnew, last run's --stats:\n" + last[-1]["stderr"].strip())
