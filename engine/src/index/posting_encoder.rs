@@ -122,10 +122,10 @@ impl PostingEncoder {
             }
         }
         let kind = ListKind::of(self.version, count, self.doc_count);
-        // Coded lists are checked against their ids ([`coded::holds`]).
+        // Coded lists are checked against their ids and masks.
         let checked = match kind {
             ListKind::Coded if coded::holds(&self.bytes, &ids, &masks, self.doc_count) => Ok(()),
-            ListKind::Coded => Err("it does not decode to its ids".to_string()),
+            ListKind::Coded => Err("it does not decode to its ids and masks".to_string()),
             _ => validate_list(&self.bytes, count, self.doc_count, kind).map_err(|e| e.to_string()),
         };
         checked.map_err(|e| io::Error::other(format!("a posting list just encoded: {e}")))?;

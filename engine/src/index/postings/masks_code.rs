@@ -97,17 +97,12 @@ pub(super) fn encode(masks: &[u8], out: &mut Vec<u8>) {
 /// are there is the one a decoder reads there.
 pub(super) fn holds(bytes: &[u8], masks: &[u8]) -> bool {
     let Some(decoder) = MaskDecoder::new(bytes, masks.len() as u32) else { return false };
-    let mut lens = [0u8; 16];
-    for (i, b) in bytes[..CODE_LEN].iter().enumerate() {
-        (lens[2 * i], lens[2 * i + 1]) = (b & 0x0f, b >> 4);
-    }
-    let codes = canonical(&lens);
+    let codes = canonical(&code_lengths_stated(bytes.first_chunk().expect("a code")));
     let mut bits = decoder.bits.clone();
     let (mut pos, mut wrong) = (0u64, false);
     for (k, &m) in masks.iter().enumerate() {
         if k > 0 && (k as u64).is_multiple_of(SKIP_EVERY) {
-            bits.seek(pos);
-            wrong |= !decoder_at(&decoder, &bits, k as u64 / SKIP_EVERY);
+            wrong |= decoder.kept_start(k as u64 / SKIP_EVERY) != Some(pos);
         }
         let (code, len) = codes[usize::from(m & 0x0f)];
         if len == 0 {
@@ -121,12 +116,13 @@ pub(super) fn holds(bytes: &[u8], masks: &[u8]) -> bool {
     !wrong && bits.at_padded_end()
 }
 
-/// Whether the start kept for block `block` of `decoder` is where `bits`
-/// stand.
-fn decoder_at(decoder: &MaskDecoder, bits: &BitReader, block: u64) -> bool {
-    let at = (block as usize - 1) * 4;
-    let kept = decoder.skips.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4")));
-    kept.is_some_and(|pos| u64::from(pos) == bits.position())
+/// The code lengths a code's bytes state, mask by mask.
+fn code_lengths_stated(code: &[u8; CODE_LEN]) -> [u8; 16] {
+    let mut lens = [0u8; 16];
+    for (i, b) in code.iter().enumerate() {
+        (lens[2 * i], lens[2 * i + 1]) = (b & 0x0f, b >> 4);
+    }
+    lens
 }
 
 /// Decodes a list's masks in id order.
@@ -152,11 +148,7 @@ impl<'a> MaskDecoder<'a> {
     pub(super) fn new(bytes: &'a [u8], count: u32) -> Option<Self> {
         let (code, rest) = bytes.split_first_chunk::<CODE_LEN>()?;
         let (skips, stream) = rest.split_at_checked(skips_len(count))?;
-        let mut lens = [0u8; 16];
-        for (i, b) in code.iter().enumerate() {
-            lens[2 * i] = b & 0x0f;
-            lens[2 * i + 1] = b >> 4;
-        }
+        let lens = code_lengths_stated(code);
         let mut count = [0u32; MAX_BITS + 1];
         for &l in &lens {
             count[usize::from(l)] += 1;
@@ -230,9 +222,15 @@ impl<'a> MaskDecoder<'a> {
     /// Whether the next mask is of rank `SKIP_EVERY * block` and starts
     /// where the starts kept say.
     pub(super) fn at_block(&self, block: u64) -> bool {
+        self.kept_start(block) == Some(self.bits.position())
+    }
+
+    /// The bit where the code of mask `SKIP_EVERY * block` starts, as kept
+    /// (`block` ≥ 1).
+    fn kept_start(&self, block: u64) -> Option<u64> {
         let at = (block as usize - 1) * 4;
-        let kept = self.skips.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4")));
-        kept.is_some_and(|pos| u64::from(pos) == self.bits.position())
+        let kept = self.skips.get(at..at + 4)?;
+        Some(u64::from(u32::from_le_bytes(kept.try_into().expect("4 bytes"))))
     }
 
     /// Whether the stream was read to its end exactly, padding zero.
