@@ -10,10 +10,10 @@
 //! made 285,000 `futex` calls one by one). Items handed out but not yet
 //! taken are bounded by a window of their costs, so memory stays bounded
 //! however far the workers could run ahead (an item larger than the window
-//! goes alone). An item is counted at its cost estimate while it is worked
-//! on, and at what its result holds once done (never more), so that a
-//! large file whose trigrams turned out few does not keep the others
-//! waiting.
+//! goes alone). An item is counted at its cost estimate while its batch
+//! is worked on, and at what its result holds once the batch is done
+//! (never more), so that a large file (alone in its batch) whose trigrams
+//! turned out few does not keep the others waiting.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -77,16 +77,18 @@ pub(super) fn in_order<S, T: Send, E>(
             scope.spawn(move || {
                 let mut local = init();
                 while let Some(batch) = claim(state, room, &items) {
-                    let (start, mut results, mut cost) = (batch.start, Vec::new(), 0);
+                    let (start, mut results, mut cost, mut over) = (batch.start, Vec::new(), 0, 0);
                     for i in batch {
                         let t = work(&mut local, i);
                         let charged = (items.size)(i);
                         let held = held(&t).min(charged);
-                        if held < charged {
-                            state.lock().unwrap().free(charged - held, room);
-                        }
                         results.push(t);
-                        cost += held;
+                        (cost, over) = (cost + held, over + charged - held);
+                    }
+                    // What the results hold less than charged, given back
+                    // once a batch (a large item goes alone, so at once).
+                    if over > 0 {
+                        state.lock().unwrap().free(over, room);
                     }
                     if tx.send((start, results, cost)).is_err() {
                         return;

@@ -2,7 +2,7 @@
 //! saying how the ids are coded, the ids, then for a list in at least 1/8
 //! of the documents its follow masks, Huffman-coded.
 
-use super::follow::{bitmap_holds, bitmap_len, is_bitmap};
+use super::follow::{bit, bitmap_holds, bitmap_len, is_bitmap};
 use super::gamma::{self, MAX_ORDER};
 use super::masks_code::{self, CODE_LEN};
 use super::varint::{get_varint, put_varint};
@@ -109,7 +109,16 @@ pub(super) fn is_valid(bytes: &[u8], count: u32, doc_count: u32) -> bool {
             (0..count).all(|_| g.next_id().is_some_and(|d| d < doc_count)) && g.at_padded_end()
         }
     };
-    ids_ok && masks_hold(masks, count, doc_count)
+    let masks_ok = !is_bitmap(count, doc_count)
+        || masks_code::MaskDecoder::new(masks, count).is_some_and(|mut m| {
+            let every = masks_code::SKIP_EVERY;
+            let at_start = |m: &masks_code::MaskDecoder, k: u64| {
+                !k.is_multiple_of(every) || k == 0 || m.at_block(k / every)
+            };
+            (0..u64::from(count)).all(|k| at_start(&m, k) && m.next_mask().is_some())
+                && m.at_padded_end()
+        });
+    ids_ok && masks_ok
 }
 
 /// Whether `bytes`, a list [`encode`] just wrote, decode to `ids` (sorted,
@@ -124,8 +133,7 @@ pub(crate) fn holds(bytes: &[u8], ids: &[DocId], masks: &[u8], doc_count: u32) -
     let ids_ok = match coded {
         Ids::Bitmap(bits) => {
             let in_order = ids.windows(2).fold(true, |ok, w| ok & (w[0] < w[1]));
-            let set = |d: DocId| bits.get((d / 8) as usize).is_some_and(|b| b >> (d % 8) & 1 == 1);
-            in_order && bitmap_holds(bits, count, doc_count) && ids.iter().all(|&d| set(d))
+            in_order && bitmap_holds(bits, count, doc_count) && ids.iter().all(|&d| bit(bits, d))
         }
         Ids::Gamma(bytes, k) => gamma::holds(bytes, k, ids),
     };
@@ -135,19 +143,4 @@ pub(crate) fn holds(bytes: &[u8], ids: &[DocId], masks: &[u8], doc_count: u32) -
         false => mask_bytes.is_empty(),
     };
     below && ids_ok && masks_ok
-}
-
-/// Whether `masks` decode to a follow mask for each of `count` ids, with
-/// its skips where they belong, when a list of `count` ids among
-/// `doc_count` documents keeps masks (else, whether there are none).
-fn masks_hold(masks: &[u8], count: u32, doc_count: u32) -> bool {
-    !is_bitmap(count, doc_count)
-        || masks_code::MaskDecoder::new(masks, count).is_some_and(|mut m| {
-            let every = masks_code::SKIP_EVERY;
-            let at_start = |m: &masks_code::MaskDecoder, k: u64| {
-                !k.is_multiple_of(every) || k == 0 || m.at_block(k / every)
-            };
-            (0..u64::from(count)).all(|k| at_start(&m, k) && m.next_mask().is_some())
-                && m.at_padded_end()
-        })
 }

@@ -60,10 +60,11 @@ impl DirStat {
     /// component resolved), by path when no handle reaches the parent.
     /// `Ok(None)` when it does not exist.
     pub(crate) fn lstat_entry(&mut self, rel: &[u8]) -> std::io::Result<Option<Meta>> {
-        if self.dir(split(rel).0, false).is_err() {
-            return Meta::by_path(&self.path(rel));
+        let (parent, name) = split(rel);
+        match self.dir(parent, false) {
+            Ok(dirfd) => stat_in(dirfd, name, false),
+            Err(_) => Meta::by_path(&self.path(rel)),
         }
-        self.lstat(rel)
     }
 
     /// Opens the file `rel` for reading, as `std::fs::File::open` of the
@@ -104,31 +105,10 @@ impl DirStat {
 
     /// [`DirStat::lstat`], or with `follow` [`DirStat::stat_followed`].
     fn stat_at(&mut self, rel: &[u8], follow: bool) -> std::io::Result<Option<Meta>> {
-        let missing = |e: &std::io::Error| {
-            if follow { e.raw_os_error() == Some(libc::ENOENT) } else { is_missing(e) }
-        };
         let (parent, name) = split(rel);
-        let dirfd = match self.dir(parent, follow) {
-            Ok(fd) => fd,
-            Err(e) if missing(&e) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let name = if name.is_empty() { &b"."[..] } else { name };
-        let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-        let result = with_c_name(name, |name| {
-            // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
-            // open descriptor owned by `self`, `name` a NUL-terminated string.
-            unsafe {
-                let mut st: libc::stat = std::mem::zeroed();
-                if libc::fstatat(dirfd, name.as_ptr(), &mut st, at_flags) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(st)
-            }
-        });
-        match result {
-            Ok(st) => Ok(Some(from_stat(&st))),
-            Err(e) if missing(&e) => Ok(None),
+        match self.dir(parent, follow) {
+            Ok(dirfd) => stat_in(dirfd, name, follow),
+            Err(e) if missing(&e, follow) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -232,4 +212,33 @@ fn split(rel: &[u8]) -> (&[u8], &[u8]) {
         Some(i) => (&rel[..i], &rel[i + 1..]),
         None => (&b""[..], rel),
     }
+}
+
+/// `lstat` (or with `follow`, `stat`) of `name` in the open directory
+/// `dirfd` (`.` when empty): `Ok(None)` when it does not exist.
+fn stat_in(dirfd: libc::c_int, name: &[u8], follow: bool) -> std::io::Result<Option<Meta>> {
+    let name = if name.is_empty() { &b"."[..] } else { name };
+    let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    let result = with_c_name(name, |name| {
+        // SAFETY: `st` is plain data written by the kernel; `dirfd` is an
+        // open descriptor (its `DirStat`'s), `name` a NUL-terminated string.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstatat(dirfd, name.as_ptr(), &mut st, at_flags) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(st)
+        }
+    });
+    match result {
+        Ok(st) => Ok(Some(from_stat(&st))),
+        Err(e) if missing(&e, follow) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `e` says a path (or a parent) does not exist: with `follow`,
+/// only `ENOENT` (a loop or a parent that is no directory is an error).
+fn missing(e: &std::io::Error, follow: bool) -> bool {
+    if follow { e.raw_os_error() == Some(libc::ENOENT) } else { is_missing(e) }
 }
